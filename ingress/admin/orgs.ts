@@ -1,0 +1,136 @@
+import { recordActivity } from "../../shared/activity.js";
+import { insertMember, insertOrg, orgCycle, updateOrg, findOrg, allowanceOf, cycleUsed, type OrgRow } from "../../shared/db/orgs.js";
+import { transaction } from "../../shared/db/pool.js";
+import { PLAN_NAMES, type Plan } from "../../shared/plans.js";
+import type { IngressDeps } from "../deps.js";
+import { ok, refuse } from "../reply.js";
+import { ADMIN_ACTOR, admin, check, idParam, iso, validator } from "./common.js";
+
+const orgFields = {
+  name: { type: "string", minLength: 1, maxLength: 200 },
+  plan: { type: "string", enum: PLAN_NAMES },
+  fix_target_days: { type: "integer", minimum: 1, maximum: 3650 },
+  subscription: { type: "string", enum: ["active", "lapsed"] },
+};
+
+const createOrgBody = validator<{ name: string; plan: Plan; fix_target_days: number; subscription: "active" | "lapsed" }>({
+  type: "object",
+  required: ["name"],
+  properties: {
+    ...orgFields,
+    plan: { ...orgFields.plan, default: "free" },
+    fix_target_days: { ...orgFields.fix_target_days, default: 30 },
+    subscription: { ...orgFields.subscription, default: "active" },
+  },
+  additionalProperties: false,
+});
+
+const patchOrgBody = validator<{ name?: string; plan?: Plan; fix_target_days?: number; subscription?: "active" | "lapsed" }>({
+  type: "object",
+  properties: orgFields,
+  additionalProperties: false,
+});
+
+const memberBody = validator<{ name: string; email: string; role: "owner" | "admin" | "member" }>({
+  type: "object",
+  required: ["name", "email"],
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 200 },
+    email: { type: "string", format: "email", maxLength: 320 },
+    role: { type: "string", enum: ["owner", "admin", "member"], default: "member" },
+  },
+  additionalProperties: false,
+});
+
+/** Counted calls in the current cycle: the live Redis counter, PostgreSQL when Redis lost it. */
+async function usedNow(deps: IngressDeps, org: OrgRow): Promise<number> {
+  const { startMs } = orgCycle(org, deps.clock.now());
+  const live = await deps.redis.get(deps.keys.cycleUsed(org.id, startMs));
+  return live === null ? cycleUsed(deps.db, org.id, startMs) : Number(live);
+}
+
+export async function orgView(deps: IngressDeps, org: OrgRow) {
+  const { startMs, resetsMs } = orgCycle(org, deps.clock.now());
+  return {
+    id: org.id,
+    name: org.name,
+    plan: org.plan,
+    fix_target_days: org.fix_target_days,
+    subscription: org.subscription,
+    cycle_started_at: iso(new Date(startMs)),
+    cycle_resets_at: iso(new Date(resetsMs)),
+    allowance: allowanceOf(org.plan),
+    used: await usedNow(deps, org),
+  };
+}
+
+export const createOrg = admin(async (_request, deps, _params, body) => {
+  const input = check(createOrgBody, body);
+  if ("reply" in input) return input.reply;
+  const now = deps.clock.now();
+  const org = await transaction(deps.db, async (tx) => {
+    const row = await insertOrg(tx, {
+      name: input.value.name,
+      plan: input.value.plan,
+      fixTargetDays: input.value.fix_target_days,
+      subscription: input.value.subscription,
+      nowMs: now,
+    });
+    await recordActivity(tx, {
+      orgId: row.id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "settings",
+      action: "Organization created", actionCode: "org.created", detail: { plan: row.plan },
+    });
+    return row;
+  });
+  await deps.projector.orgChanged(org.id);
+  return ok({ org: await orgView(deps, org) }, 201);
+});
+
+export const getOrg = admin(async (_request, deps, params) => {
+  const id = idParam(params, "org");
+  const org = id === null ? null : await findOrg(deps.db, id);
+  if (!org) return refuse("not_found");
+  return ok({ org: await orgView(deps, org) });
+});
+
+export const patchOrg = admin(async (_request, deps, params, body) => {
+  const id = idParam(params, "org");
+  if (id === null) return refuse("not_found");
+  const input = check(patchOrgBody, body);
+  if ("reply" in input) return input.reply;
+  const now = deps.clock.now();
+  const v = input.value;
+  const org = await transaction(deps.db, async (tx) => {
+    const row = await updateOrg(tx, id, { name: v.name, plan: v.plan, fixTargetDays: v.fix_target_days, subscription: v.subscription }, now);
+    if (row) {
+      await recordActivity(tx, {
+        orgId: id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "settings",
+        action: "Organization settings changed", actionCode: "org.updated", detail: { fields: Object.keys(v) },
+      });
+    }
+    return row;
+  });
+  if (!org) return refuse("not_found");
+  await deps.projector.orgChanged(org.id);
+  return ok({ org: await orgView(deps, org) });
+});
+
+export const addMember = admin(async (_request, deps, params, body) => {
+  const id = idParam(params, "org");
+  if (id === null || !(await findOrg(deps.db, id))) return refuse("not_found");
+  const input = check(memberBody, body);
+  if ("reply" in input) return input.reply;
+  const now = deps.clock.now();
+  const member = await transaction(deps.db, async (tx) => {
+    const row = await insertMember(tx, { orgId: id, ...input.value, nowMs: now });
+    if (row) {
+      await recordActivity(tx, {
+        orgId: id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "members",
+        action: `Member ${row.email} added as ${row.role}`, actionCode: "member.added", detail: { email: row.email, role: row.role },
+      });
+    }
+    return row;
+  });
+  if (!member) return refuse("conflict", { detail: "a member with this email exists" });
+  return ok({ member: { id: member.id, name: member.name, email: member.email, role: member.role, created_at: iso(member.created_at) } }, 201);
+});

@@ -1,0 +1,69 @@
+import type { IngressDeps } from "./deps.js";
+import { createRouter, type Handler } from "./router.js";
+import { refuse } from "./reply.js";
+import type { HttpReply, HttpRequest } from "./types.js";
+import { healthz, metrics, getClock, moveClock } from "./system.js";
+import { addMember, createOrg, getOrg, patchOrg } from "./admin/orgs.js";
+import { registerAdminRoutes } from "./admin/routes.js";
+import { registerPublicRoutes, CORS_PATHS } from "./routes/index.js";
+
+/**
+ * The route table. Public endpoints answer under /api/v1/ both as `verify.php` and
+ * `verify`; the admin API lives under /admin/v1/.
+ */
+export function buildApp(deps: IngressDeps) {
+  const router = createRouter<IngressDeps>();
+  const add = (method: string, path: string, handler: Handler<IngressDeps>) => router.add(method, path, handler);
+
+  add("GET", "/healthz", healthz);
+  add("GET", "/metrics", metrics);
+  add("GET", "/admin/v1/clock", getClock);
+  add("POST", "/admin/v1/clock", moveClock);
+  add("POST", "/admin/v1/orgs", createOrg);
+  add("GET", "/admin/v1/orgs/:org", getOrg);
+  add("PATCH", "/admin/v1/orgs/:org", patchOrg);
+  add("POST", "/admin/v1/orgs/:org/members", addMember);
+  registerAdminRoutes(add);
+  registerPublicRoutes(add);
+
+  const record = deps.metrics.getSingleMetric("gateway_http_requests_total");
+
+  return async function dispatch(request: HttpRequest): Promise<HttpReply> {
+    const path = request.path.length > 1 ? request.path.replace(/\/+$/, "") : request.path;
+    if (request.method === "OPTIONS") {
+      const corsOk = CORS_PATHS.some((p) => path === p || path === p.replace(/\.php$/, ""));
+      if (!corsOk) return refuse("method_not_allowed");
+      return {
+        status: 204,
+        headers: {
+          "access-control-allow-origin": "*",
+          "access-control-allow-methods": "GET, POST, OPTIONS",
+          "access-control-allow-headers": "content-type",
+          "access-control-max-age": "600",
+        },
+        body: "",
+      };
+    }
+    const match = router.match(request.method, path);
+    let reply: HttpReply;
+    if (match === null) reply = refuse("unknown_endpoint");
+    else if (match === "method") reply = refuse("method_not_allowed");
+    else reply = await match.handler(request, deps, match.params);
+    if (record && "inc" in record) {
+      const body = reply.body as { reason?: unknown } | null;
+      const reason = body && typeof body === "object" && typeof body.reason === "string" ? body.reason : "ok";
+      (record as { inc(labels: Record<string, string>): void }).inc({
+        endpoint: match && match !== "method" ? endpointLabel(path) : "unknown",
+        status: String(reply.status),
+        reason,
+      });
+    }
+    return reply;
+  };
+}
+
+function endpointLabel(path: string): string {
+  if (path.startsWith("/admin/")) return "admin";
+  const last = path.split("/").pop() ?? "";
+  return last.replace(/\.php$/, "") || "root";
+}

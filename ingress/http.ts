@@ -1,0 +1,166 @@
+import { randomUUID } from "node:crypto";
+import ipaddr from "ipaddr.js";
+import uws from "uWebSockets.js";
+import type { Logger } from "../shared/log.js";
+import type { Clock } from "../shared/clock.js";
+import type { Reason } from "../shared/reasons.js";
+import type { HttpReply, HttpRequest } from "./types.js";
+
+/**
+ * The one place that touches uWebSockets.js. Its rules: attach onAborted first; copy
+ * URL, headers and query before the first await (the request object dies with the
+ * callback); copy body chunks (uWS reuses their memory); cap the body; cork every write
+ * made after an await; never write to an aborted response; keep the listen socket to
+ * close it on shutdown.
+ */
+
+export const MAX_BODY_BYTES = 256 * 1024;
+
+export type Dispatch = (request: HttpRequest) => Promise<HttpReply> | HttpReply;
+
+export interface HttpServer {
+  readonly port: number;
+  close(): void;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: "200 OK", 201: "201 Created", 204: "204 No Content", 301: "301 Moved Permanently",
+  400: "400 Bad Request", 401: "401 Unauthorized", 403: "403 Forbidden", 404: "404 Not Found",
+  405: "405 Method Not Allowed", 409: "409 Conflict", 413: "413 Payload Too Large",
+  429: "429 Too Many Requests", 500: "500 Internal Server Error", 502: "502 Bad Gateway",
+  503: "503 Service Unavailable", 504: "504 Gateway Timeout",
+};
+
+export function refusalBody(reason: Reason): { ok: false; reason: Reason } {
+  return { ok: false, reason };
+}
+
+function normalizeAddress(raw: string): string {
+  try {
+    const parsed = ipaddr.parse(raw);
+    if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+      return (parsed as ipaddr.IPv6).toIPv4Address().toString();
+    }
+    return parsed.toString();
+  } catch {
+    return raw;
+  }
+}
+
+function faultReply(requestId: string): HttpReply {
+  // Fixed and generic: a 5xx must never look like a refusal nor leak internals.
+  return { status: 500, body: { ok: false, reason: "internal_error", request_id: requestId } };
+}
+
+function serialize(reply: HttpReply): { body: string | Buffer; contentType: string | null } {
+  if (typeof reply.body === "string" || Buffer.isBuffer(reply.body)) return { body: reply.body, contentType: null };
+  return { body: JSON.stringify(reply.body), contentType: "application/json" };
+}
+
+export function listen(options: {
+  host: string;
+  port: number;
+  dispatch: Dispatch;
+  clock: Clock;
+  logger: Logger;
+}): Promise<HttpServer> {
+  const { dispatch, clock, logger } = options;
+  const app = uws.App();
+
+  const write = (res: uws.HttpResponse, state: { aborted: boolean }, reply: HttpReply) => {
+    if (state.aborted) return;
+    const { body, contentType } = serialize(reply);
+    res.cork(() => {
+      res.writeStatus(STATUS_TEXT[reply.status] ?? `${reply.status} Status`);
+      if (contentType && !reply.headers?.["content-type"]) res.writeHeader("content-type", contentType);
+      for (const [name, value] of Object.entries(reply.headers ?? {})) res.writeHeader(name, value);
+      res.end(body);
+    });
+  };
+
+  app.any("/*", (res, req) => {
+    const state = { aborted: false };
+    res.onAborted(() => {
+      state.aborted = true;
+    });
+    const headers: Record<string, string> = {};
+    const headerOrder: string[] = [];
+    req.forEach((name, value) => {
+      headerOrder.push(name);
+      headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+    });
+    const base = {
+      method: req.getCaseSensitiveMethod().toUpperCase(),
+      path: req.getUrl(),
+      query: req.getQuery() ?? "",
+      headers,
+      headerOrder,
+      remoteAddress: normalizeAddress(Buffer.from(res.getRemoteAddressAsText()).toString()),
+      requestId: randomUUID(),
+      receivedAt: clock.now(),
+      startedNs: process.hrtime.bigint(),
+    };
+
+    const run = (body: Buffer) => {
+      let reply: Promise<HttpReply> | HttpReply;
+      try {
+        reply = dispatch({ ...base, body });
+      } catch (error) {
+        logger.error({ err: error, requestId: base.requestId, path: base.path }, "route fault");
+        write(res, state, faultReply(base.requestId));
+        return;
+      }
+      if (reply instanceof Promise) {
+        reply.then(
+          (value) => write(res, state, value),
+          (error: unknown) => {
+            logger.error({ err: error, requestId: base.requestId, path: base.path }, "route fault");
+            write(res, state, faultReply(base.requestId));
+          },
+        );
+      } else {
+        write(res, state, reply);
+      }
+    };
+
+    if (base.method === "GET" || base.method === "HEAD" || base.method === "OPTIONS") {
+      run(Buffer.alloc(0));
+      return;
+    }
+    const declared = Number(headers["content-length"] ?? "0");
+    if (declared > MAX_BODY_BYTES) {
+      write(res, state, { status: 413, headers: { connection: "close" }, body: refusalBody("payload_too_large") });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    res.onData((chunk, isLast) => {
+      if (refused) return;
+      size += chunk.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        refused = true;
+        write(res, state, { status: 413, headers: { connection: "close" }, body: refusalBody("payload_too_large") });
+        return;
+      }
+      // uWS reuses the chunk's memory after this callback: copy it.
+      chunks.push(Buffer.from(Buffer.from(chunk)));
+      if (isLast) run(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+  });
+
+  return new Promise((resolve, reject) => {
+    app.listen(options.host, options.port, (token) => {
+      if (!token) {
+        reject(new Error(`cannot listen on ${options.host}:${options.port}`));
+        return;
+      }
+      resolve({
+        port: uws.us_socket_local_port(token),
+        close: () => {
+          uws.us_listen_socket_close(token);
+        },
+      });
+    });
+  });
+}

@@ -1,0 +1,56 @@
+import type { HttpRequest } from "./types.js";
+
+export type Params = Record<string, unknown>;
+
+/**
+ * Public endpoints take their parameters from the query string and the body, JSON or
+ * form-encoded, read without trusting the declared content type (interface.md section 1).
+ * Body fields win over query fields of the same name. Returns null for a body that is
+ * neither (a malformed request).
+ */
+export function readParams(request: HttpRequest): Params | null {
+  const params: Params = Object.create(null);
+  for (const [name, value] of new URLSearchParams(request.query)) params[name] = value;
+  const body = request.body;
+  if (body.length === 0) return params;
+  const text = body.toString("utf8").trim();
+  if (text === "") return params;
+  if (text.startsWith("{")) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return null;
+    }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return null;
+    for (const [name, value] of Object.entries(parsed)) {
+      if (name === "__proto__") continue;
+      params[name] = value;
+    }
+    return params;
+  }
+  if (text.startsWith("[")) return null;
+  for (const [name, value] of new URLSearchParams(text)) params[name] = value;
+  return params;
+}
+
+/** The admin API reads JSON only. */
+export function readJson(request: HttpRequest): Params | null {
+  const text = request.body.toString("utf8").trim();
+  if (text === "") return Object.create(null) as Params;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return null;
+    return parsed as Params;
+  } catch {
+    return null;
+  }
+}
+
+/** A parameter as a string, or undefined when absent or empty-and-optional. */
+export function str(params: Params, name: string): string | undefined {
+  const value = params[name];
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return undefined;
+}

@@ -1,0 +1,50 @@
+import type { IngressDeps } from "./deps.js";
+import { readJson } from "./params.js";
+import { ok, refuse, refuseField } from "./reply.js";
+import type { HttpReply, HttpRequest } from "./types.js";
+import { admin } from "./admin/common.js";
+
+/** /healthz: Redis and PostgreSQL answer and snapshots are loaded. */
+export async function healthz(_request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
+  const timeout = <T>(p: Promise<T>) =>
+    Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 2000).unref())]);
+  try {
+    const ready = await timeout(deps.redis.exists(deps.keys.snapshotSentinel()));
+    if (!ready) return { status: 503, body: { ok: false, reason: "snapshots_loading" } };
+  } catch {
+    return { status: 503, body: { ok: false, reason: "redis_unavailable" } };
+  }
+  try {
+    await timeout(deps.db.query("SELECT 1"));
+  } catch {
+    return { status: 503, body: { ok: false, reason: "database_unavailable" } };
+  }
+  return { status: 200, body: { ok: true } };
+}
+
+export async function metrics(_request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
+  return {
+    status: 200,
+    headers: { "content-type": deps.metrics.contentType },
+    body: await deps.metrics.metrics(),
+  };
+}
+
+/** The test clock (operator-api.md section 4): 404 unless GATEWAY_TEST_CLOCK=1. */
+export const getClock = (request: HttpRequest, deps: IngressDeps) => {
+  if (!deps.testClock) return refuse("unknown_endpoint");
+  return admin(() => ok({ now: deps.clock.nowSeconds() }))(request, deps, {});
+};
+
+export const moveClock = (request: HttpRequest, deps: IngressDeps) => {
+  const control = deps.testClock;
+  if (!control) return refuse("unknown_endpoint");
+  return admin(async () => {
+    const body = readJson(request);
+    const advance = body?.advance_s;
+    if (typeof advance !== "number" || !Number.isFinite(advance) || advance < 0 || advance > 10 * 365 * 86400) {
+      return refuseField("bad_advance_s", "advance_s must be a number of seconds >= 0");
+    }
+    return ok({ now: await control.advance(advance) });
+  })(request, deps, {});
+};

@@ -1,0 +1,27 @@
+/** What a route sees of a request: plain data, copied out of uWS before any await. */
+export interface HttpRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  /** Lower-case header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Lower-case header names in arrival order (bot assessment reads it). */
+  readonly headerOrder: readonly string[];
+  readonly body: Buffer;
+  /** The connecting address, IPv4-mapped IPv6 unwrapped. */
+  readonly remoteAddress: string;
+  readonly requestId: string;
+  /** Clock milliseconds when the request arrived. */
+  readonly receivedAt: number;
+  /** High-resolution start, for latency_ms. */
+  readonly startedNs: bigint;
+}
+
+export interface HttpReply {
+  status: number;
+  headers?: Record<string, string>;
+  /** An object is sent as JSON; a string or Buffer as is (with its content-type header). */
+  body: unknown;
+}
+
+export type RouteParams = Readonly<Record<string, string>>;

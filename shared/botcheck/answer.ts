@@ -1,0 +1,32 @@
+import type { BotcheckConfig } from "./evidence.js";
+import type { BotcheckReason } from "./reasons.js";
+
+/** The bot-check answers of interface 2.5, before the route adds `ts`. */
+export type DisabledAnswer = { enforced: false; allow: true };
+export type VerifiedAnswer = { enforced: true; allow: true; verified: true };
+export type GrantedAnswer = { enforced: true; allow: true; token: string };
+export type ChallengeAnswer = { enforced: true; allow: false; challenge: true; nonce: string; config: BotcheckConfig };
+export type RefusedAnswer = { enforced: true; allow: false; reason: BotcheckReason; blocked_url?: string };
+export type BotcheckAnswer = DisabledAnswer | VerifiedAnswer | GrantedAnswer | ChallengeAnswer | RefusedAnswer;
+
+/** Bot protection off for the key: exactly this, nothing else. */
+export function disabledAnswer(): DisabledAnswer {
+  return { enforced: false, allow: true };
+}
+
+export function verifiedAnswer(): VerifiedAnswer {
+  return { enforced: true, allow: true, verified: true };
+}
+
+export function grantedAnswer(token: string): GrantedAnswer {
+  return { enforced: true, allow: true, token };
+}
+
+export function challengeAnswer(nonce: string, config: BotcheckConfig): ChallengeAnswer {
+  const { hold_ms, allow_desktop, allow_tablet, allow_mobile } = config;
+  return { enforced: true, allow: false, challenge: true, nonce, config: { hold_ms, allow_desktop, allow_tablet, allow_mobile } };
+}
+
+export function refusedAnswer(reason: BotcheckReason, blockedUrl?: string): RefusedAnswer {
+  return blockedUrl ? { enforced: true, allow: false, reason, blocked_url: blockedUrl } : { enforced: true, allow: false, reason };
+}

@@ -1,0 +1,127 @@
+import { UAParser } from "ua-parser-js";
+import { type DeviceClass, effectiveDeviceClass } from "./device.js";
+import type { Signals } from "./signals.js";
+
+/** The key's bot-check settings (the `config` object of a challenge answer). */
+export interface BotcheckConfig {
+  hold_ms: number;
+  allow_desktop: boolean;
+  allow_tablet: boolean;
+  allow_mobile: boolean;
+}
+
+export interface AssessInput {
+  /** Request headers, names in lower case. */
+  headers: Readonly<Record<string, string>>;
+  /** Header names, lower case, in arrival order (for order clues; may be empty). */
+  headerOrder: readonly string[];
+  signals: Signals | undefined;
+  config: BotcheckConfig;
+  /** Whether the request carried a token that `verifyToken` accepted. */
+  tokenValid: boolean;
+}
+
+export type Engine = "blink" | "gecko" | "webkit" | "other";
+export type Platform = "windows" | "macos" | "ios" | "android" | "chromeos" | "linux";
+
+/** Everything the rules look at, read once from the request. */
+export interface Evidence {
+  userAgent: string;
+  headers: Readonly<Record<string, string>>;
+  headerOrder: readonly string[];
+  signals: Signals | undefined;
+  config: BotcheckConfig;
+  device: DeviceClass;
+  engine: Engine;
+  /** Major version of the browser the engine implies: Chrome for Blink, Firefox for Gecko, Safari/iOS for WebKit. */
+  engineMajor: number | undefined;
+  /** An Android WebView (in-app browser): its headers differ from Chrome's. */
+  webView: boolean;
+  /** Platform the user agent claims. */
+  uaPlatform: Platform | undefined;
+  hasSecFetch: boolean;
+  hasClientHints: boolean;
+}
+
+export function gatherEvidence(input: AssessInput): Evidence {
+  const userAgent = input.headers["user-agent"] ?? "";
+  const parsed = UAParser(userAgent);
+  const engine = engineOf(parsed.engine.name);
+  const names = Object.keys(input.headers);
+  return {
+    userAgent,
+    headers: input.headers,
+    headerOrder: input.headerOrder,
+    signals: input.signals,
+    config: input.config,
+    device: effectiveDeviceClass(userAgent, input.signals),
+    engine,
+    engineMajor: engineMajorOf(engine, parsed),
+    webView: parsed.browser.name === "Chrome WebView" || /; wv\)/.test(userAgent),
+    uaPlatform: uaPlatformOf(userAgent),
+    hasSecFetch: names.some((name) => name.startsWith("sec-fetch-")),
+    hasClientHints: names.some((name) => name.startsWith("sec-ch-ua")),
+  };
+}
+
+function engineOf(name: string | undefined): Engine {
+  if (name === "Blink") return "blink";
+  if (name === "Gecko") return "gecko";
+  if (name === "WebKit") return "webkit";
+  return "other";
+}
+
+function engineMajorOf(engine: Engine, parsed: ReturnType<typeof UAParser>): number | undefined {
+  const ua = parsed.ua;
+  if (engine === "blink") return majorOf(/Chrom(?:e|ium)\/(\d+)/.exec(ua)?.[1]);
+  if (engine === "gecko") return majorOf(/(?:Firefox|rv:)\/?(\d+)/.exec(ua)?.[1]);
+  if (engine === "webkit") {
+    // Every iOS browser is WebKit and follows the iOS version; desktop Safari has Version/.
+    if (parsed.os.name === "iOS") return majorOf(parsed.os.version?.split(".")[0]);
+    return majorOf(/Version\/(\d+)/.exec(ua)?.[1]);
+  }
+  return undefined;
+}
+
+function majorOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number.parseInt(text, 10);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/** Order matters: Android UAs say Linux, iPad and iPhone UAs say "like Mac OS X". */
+const UA_PLATFORMS: ReadonlyArray<readonly [RegExp, Platform]> = [
+  [/Windows NT|Windows Phone/, "windows"],
+  [/Android/, "android"],
+  [/CrOS/, "chromeos"],
+  [/iPhone|iPad|iPod/, "ios"],
+  [/Macintosh|Mac OS X/, "macos"],
+  [/Linux|X11/, "linux"],
+];
+
+function uaPlatformOf(userAgent: string): Platform | undefined {
+  return UA_PLATFORMS.find(([pattern]) => pattern.test(userAgent))?.[1];
+}
+
+const CH_PLATFORMS: Readonly<Record<string, Platform>> = {
+  windows: "windows",
+  macos: "macos",
+  ios: "ios",
+  android: "android",
+  "chrome os": "chromeos",
+  "chromium os": "chromeos",
+  linux: "linux",
+};
+
+/** The platform of a `Sec-CH-UA-Platform` value (a quoted string), if it names a known one. */
+export function clientHintPlatform(value: string | undefined): Platform | undefined {
+  if (value === undefined) return undefined;
+  return CH_PLATFORMS[value.trim().replace(/^"|"$/g, "").toLowerCase()];
+}
+
+/** The primary subtag of a language tag or of the first Accept-Language entry: "de-CH,de;q=0.9" → "de". */
+export function primaryLanguage(value: string | undefined): string | undefined {
+  const first = value?.split(",")[0]?.split(";")[0]?.trim().toLowerCase();
+  const primary = first?.split(/[-_]/)[0];
+  return primary && primary !== "*" ? primary : undefined;
+}

@@ -1,0 +1,88 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { UA_HASH_BYTES, uaHashBytes } from "./ua-hash.js";
+
+/** Default lifetime of a pass token: 24 hours. */
+export const TOKEN_TTL_S = 86_400;
+/** The signing secret must have at least this many bytes. */
+export const TOKEN_SECRET_MIN_BYTES = 32;
+
+const VERSION = 1;
+const MAX_KEY_ID_BYTES = 64;
+const MAX_EXPIRY_S = 0xffff_ffff;
+const MAC_BYTES = 32;
+const HEADER_BYTES = 1 + 4 + UA_HASH_BYTES; // version, expiry, UA hash; the key id follows
+/** Domain separation: a MAC made for another purpose with the same secret never verifies here. */
+const CONTEXT = Buffer.from("access-gateway/botcheck-token\0", "utf8");
+const SHAPE = /^[A-Za-z0-9_-]{1,200}\.[A-Za-z0-9_-]{43}$/;
+
+export interface TokenIssue {
+  keyId: string | number;
+  userAgent: string;
+  /** Unix seconds. */
+  nowS: number;
+  ttlS?: number;
+}
+
+export interface TokenCheck {
+  keyId: string | number;
+  userAgent: string;
+  nowS: number;
+}
+
+/**
+ * A pass token: `base64url(payload) "." base64url(HMAC-SHA256(secret, context ‖ payload))`.
+ * Payload bytes: version (1) ‖ expiry, Unix seconds (uint32 BE) ‖ first 16 bytes of
+ * SHA-256(User-Agent) ‖ key id (UTF-8, 1–64 bytes). Nothing in it is secret.
+ * Throws only on programming faults (bad secret, bad time, bad key id).
+ */
+export function issueToken(issue: TokenIssue, secret: Buffer): string {
+  assertSecret(secret);
+  const ttlS = issue.ttlS ?? TOKEN_TTL_S;
+  const expiresS = issue.nowS + ttlS;
+  if (!Number.isInteger(issue.nowS) || !Number.isInteger(ttlS) || ttlS <= 0 || expiresS > MAX_EXPIRY_S || issue.nowS < 0) {
+    throw new RangeError("issueToken: nowS and ttlS must be whole seconds, ttlS > 0");
+  }
+  const keyId = Buffer.from(String(issue.keyId), "utf8");
+  if (keyId.length === 0 || keyId.length > MAX_KEY_ID_BYTES) throw new RangeError("issueToken: key id must be 1-64 bytes");
+  const payload = Buffer.alloc(HEADER_BYTES + keyId.length);
+  payload.writeUInt8(VERSION, 0);
+  payload.writeUInt32BE(expiresS, 1);
+  uaHashBytes(issue.userAgent).copy(payload, 5);
+  keyId.copy(payload, HEADER_BYTES);
+  return `${payload.toString("base64url")}.${mac(payload, secret).toString("base64url")}`;
+}
+
+/**
+ * True only for an untampered token of this secret, for this key and user agent,
+ * before its expiry (valid while nowS < expiry). Never throws on the token.
+ */
+export function verifyToken(token: unknown, check: TokenCheck, secret: Buffer): boolean {
+  assertSecret(secret);
+  if (typeof token !== "string" || !SHAPE.test(token)) return false;
+  const [payloadText = "", macText = ""] = token.split(".");
+  const payload = canonical(payloadText);
+  const given = canonical(macText);
+  if (payload === undefined || given === undefined || given.length !== MAC_BYTES) return false;
+  if (payload.length <= HEADER_BYTES || payload.length > HEADER_BYTES + MAX_KEY_ID_BYTES) return false;
+  if (!timingSafeEqual(given, mac(payload, secret))) return false;
+  if (payload.readUInt8(0) !== VERSION) return false;
+  if (check.nowS >= payload.readUInt32BE(1)) return false;
+  if (!uaHashBytes(check.userAgent).equals(payload.subarray(5, HEADER_BYTES))) return false;
+  return payload.subarray(HEADER_BYTES).equals(Buffer.from(String(check.keyId), "utf8"));
+}
+
+function mac(payload: Buffer, secret: Buffer): Buffer {
+  return createHmac("sha256", secret).update(CONTEXT).update(payload).digest();
+}
+
+/** Decodes base64url only in its one canonical spelling, so no two strings make the same token. */
+function canonical(text: string): Buffer | undefined {
+  const bytes = Buffer.from(text, "base64url");
+  return bytes.toString("base64url") === text ? bytes : undefined;
+}
+
+function assertSecret(secret: Buffer): void {
+  if (!Buffer.isBuffer(secret) || secret.length < TOKEN_SECRET_MIN_BYTES) {
+    throw new RangeError(`botcheck token secret must be at least ${TOKEN_SECRET_MIN_BYTES} bytes`);
+  }
+}

@@ -1,0 +1,34 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+export function sha256(input: string | Buffer): Buffer {
+  return createHash("sha256").update(input).digest();
+}
+
+export function sha256Hex(input: string | Buffer): string {
+  return createHash("sha256").update(input).digest("hex");
+}
+
+export function hmacHex(key: string | Buffer, message: string): string {
+  return createHmac("sha256", key).update(message).digest("hex");
+}
+
+/** Constant-time comparison of two strings of possibly different length. */
+export function safeEqual(a: string, b: string): boolean {
+  const left = sha256(a);
+  const right = sha256(b);
+  return timingSafeEqual(left, right) && a.length === b.length;
+}
+
+const ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+
+/** A random token over an unambiguous alphabet (no 0/O, 1/l/I), unbiased by rejection. */
+export function randomToken(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 256 - (256 % ALPHABET.length)) out += ALPHABET[byte % ALPHABET.length];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}

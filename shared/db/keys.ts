@@ -1,0 +1,186 @@
+import type { Queryable } from "./pool.js";
+
+export interface BotcheckSettings {
+  enabled: boolean;
+  hold_ms: number;
+  allow_desktop: boolean;
+  allow_tablet: boolean;
+  allow_mobile: boolean;
+  blocked_url?: string | null;
+}
+
+export interface KeyRow {
+  id: number;
+  org_id: number;
+  key_hash: Buffer;
+  prefix: string;
+  kind: "client" | "server";
+  name: string;
+  domain: string | null;
+  environment: string;
+  industry: string;
+  scopes: string[];
+  ip_allow: string[];
+  ip_deny: string[];
+  ip_binding: boolean;
+  countries_allow: string[];
+  countries_block: string[];
+  rate_per_minute: number;
+  is_trial: boolean;
+  expires_at: Date | null;
+  botcheck: BotcheckSettings;
+  firewall: Record<string, unknown> | null;
+  content_origin: string | null;
+  status: "active" | "suspended" | "revoked";
+  suspended_by: string | null;
+  revoked_at: Date | null;
+  rotated_from: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Fields an operator sets (operator-api.md section 2, key body). */
+export interface KeySettings {
+  name: string;
+  domain: string | null;
+  environment: string;
+  industry: string;
+  scopes: string[];
+  ip_allow: string[];
+  ip_deny: string[];
+  ip_binding: boolean;
+  countries_allow: string[];
+  countries_block: string[];
+  rate_per_minute: number;
+  is_trial: boolean;
+  expires_at: string | null;
+  botcheck: BotcheckSettings;
+  firewall: Record<string, unknown> | null;
+  content_origin: string | null;
+}
+
+export const SETTING_COLUMNS = [
+  "name", "domain", "environment", "industry", "scopes", "ip_allow", "ip_deny", "ip_binding", "countries_allow",
+  "countries_block", "rate_per_minute", "is_trial", "expires_at", "botcheck", "firewall", "content_origin",
+] as const satisfies readonly (keyof KeySettings)[];
+
+const JSON_COLUMNS = new Set(["botcheck", "firewall"]);
+
+function columnValue(column: keyof KeySettings, value: unknown): unknown {
+  if (JSON_COLUMNS.has(column)) return value === null ? null : JSON.stringify(value);
+  return value;
+}
+
+export async function countLiveKeys(db: Queryable, orgId: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND status <> 'revoked'",
+    [orgId],
+  );
+  return rows[0].n;
+}
+
+export async function insertKey(
+  db: Queryable,
+  key: { orgId: number; hash: Buffer; prefix: string; kind: "client" | "server"; settings: KeySettings; nowMs: number; rotatedFrom?: number },
+): Promise<KeyRow> {
+  const values = SETTING_COLUMNS.map((c) => columnValue(c, key.settings[c]));
+  const placeholders = SETTING_COLUMNS.map((_, i) => `$${i + 7}`);
+  const { rows } = await db.query<KeyRow>(
+    `INSERT INTO api_keys (org_id, key_hash, prefix, kind, rotated_from, created_at, updated_at, ${SETTING_COLUMNS.join(", ")})
+     VALUES ($1, $2, $3, $4, $5, to_timestamp($6 / 1000.0), to_timestamp($6 / 1000.0), ${placeholders.join(", ")})
+     RETURNING *`,
+    [key.orgId, key.hash, key.prefix, key.kind, key.rotatedFrom ?? null, key.nowMs, ...values],
+  );
+  return rows[0];
+}
+
+export async function findKey(db: Queryable, id: number): Promise<KeyRow | null> {
+  const { rows } = await db.query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [id]);
+  return rows[0] ?? null;
+}
+
+export async function updateKeySettings(
+  db: Queryable,
+  id: number,
+  change: Partial<KeySettings>,
+  nowMs: number,
+): Promise<KeyRow | null> {
+  const columns = SETTING_COLUMNS.filter((c) => c in change);
+  const sets = columns.map((c, i) => `${c} = $${i + 3}`);
+  const { rows } = await db.query<KeyRow>(
+    `UPDATE api_keys SET ${[...sets, "updated_at = to_timestamp($2 / 1000.0)"].join(", ")}
+     WHERE id = $1 AND status <> 'revoked' RETURNING *`,
+    [id, nowMs, ...columns.map((c) => columnValue(c, change[c]))],
+  );
+  return rows[0] ?? null;
+}
+
+export async function setKeyStatus(
+  db: Queryable,
+  id: number,
+  status: KeyRow["status"],
+  nowMs: number,
+  by: string | null = null,
+): Promise<KeyRow | null> {
+  // A revoked key never comes back: the WHERE clause makes revocation final.
+  const { rows } = await db.query<KeyRow>(
+    `UPDATE api_keys SET status = $2, suspended_by = CASE WHEN $2 = 'suspended' THEN $4 END,
+       revoked_at = CASE WHEN $2 = 'revoked' THEN to_timestamp($3 / 1000.0) ELSE revoked_at END,
+       updated_at = to_timestamp($3 / 1000.0)
+     WHERE id = $1 AND status <> 'revoked' RETURNING *`,
+    [id, status, nowMs, by],
+  );
+  return rows[0] ?? null;
+}
+
+export async function keysOfOrg(db: Queryable, orgId: number): Promise<KeyRow[]> {
+  const { rows } = await db.query<KeyRow>("SELECT * FROM api_keys WHERE org_id = $1 ORDER BY id", [orgId]);
+  return rows;
+}
+
+export interface InstallationRow {
+  key_id: number;
+  install: string;
+  status: "approved" | "pending" | "blocked";
+  first_seen_at: Date;
+  last_seen_at: Date;
+}
+
+export async function installationsOf(db: Queryable, keyId: number): Promise<InstallationRow[]> {
+  const { rows } = await db.query<InstallationRow>(
+    "SELECT * FROM installations WHERE key_id = $1 ORDER BY first_seen_at, install",
+    [keyId],
+  );
+  return rows;
+}
+
+/** Records a sighting; the first status written wins (a later sighting only moves last_seen_at). */
+export async function upsertInstallation(
+  db: Queryable,
+  row: { keyId: number; install: string; status: InstallationRow["status"]; seenMs: number },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO installations (key_id, install, status, first_seen_at, last_seen_at)
+     VALUES ($1, $2, $3, to_timestamp($4 / 1000.0), to_timestamp($4 / 1000.0))
+     ON CONFLICT (key_id, install) DO UPDATE SET
+       last_seen_at = GREATEST(installations.last_seen_at, EXCLUDED.last_seen_at),
+       first_seen_at = LEAST(installations.first_seen_at, EXCLUDED.first_seen_at)`,
+    [row.keyId, row.install, row.status, row.seenMs],
+  );
+}
+
+export async function setInstallationStatus(
+  db: Queryable,
+  keyId: number,
+  install: string,
+  status: "approved" | "blocked",
+  nowMs: number,
+): Promise<InstallationRow> {
+  const { rows } = await db.query<InstallationRow>(
+    `INSERT INTO installations (key_id, install, status, first_seen_at, last_seen_at)
+     VALUES ($1, $2, $3, to_timestamp($4 / 1000.0), to_timestamp($4 / 1000.0))
+     ON CONFLICT (key_id, install) DO UPDATE SET status = EXCLUDED.status RETURNING *`,
+    [keyId, install, status, nowMs],
+  );
+  return rows[0];
+}

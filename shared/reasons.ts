@@ -1,0 +1,74 @@
+/**
+ * Every refusal reason of the public and operator contracts, once: its HTTP status and
+ * whether a refused call with one of the account's keys counts against the allowance
+ * (interface.md section 8). A reason is never renamed or reused.
+ */
+export const REASONS = {
+  // Enforcement chain (interface.md section 7).
+  missing_key: { status: 400, counts: false, message: "No API key was sent." },
+  invalid_key: { status: 401, counts: false, message: "The API key does not exist or was revoked." },
+  key_suspended: { status: 403, counts: false, message: "The API key is paused." },
+  expired: { status: 403, counts: true, message: "The API key is past its expiry." },
+  ip_blocked: { status: 403, counts: true, message: "The caller's address is on the key's deny list." },
+  ip_not_allowed: { status: 403, counts: true, message: "The caller's address is not in the key's allowlist." },
+  geo_blocked: { status: 403, counts: true, message: "Calls from this country are blocked for the key." },
+  geo_not_allowed: { status: 403, counts: true, message: "Calls from this country are not allowed for the key." },
+  insufficient_scope: { status: 403, counts: true, message: "The key lacks the requested scope." },
+  domain_mismatch: { status: 403, counts: true, message: "The key is not bound to this domain." },
+  domain_not_verified: { status: 403, counts: true, message: "Ownership of the key's domain was never proved." },
+  usage_limit_exceeded: { status: 429, counts: false, message: "The plan's allowance for this cycle is spent." },
+  rate_limited: { status: 429, counts: false, message: "Too many calls from this key in one minute." },
+  installation_pending: { status: 403, counts: true, message: "This installation awaits the account owner's approval." },
+  installation_blocked: { status: 403, counts: true, message: "This installation is blocked." },
+  server_key_required: { status: 403, counts: false, message: "This endpoint needs a server key." },
+  ip_binding_required: { status: 403, counts: false, message: "Secrets need a key with an IP allowlist." },
+  origin_mismatch: { status: 403, counts: false, message: "Protected content requested from another page." },
+  // Endpoint-specific.
+  not_found: { status: 404, counts: true, message: "Not found." },
+  no_scan: { status: 404, counts: true, message: "No scan of this domain has run yet." },
+  missing_name: { status: 400, counts: true, message: "The secret name is missing." },
+  unknown_secret: { status: 404, counts: true, message: "No secret of that name." },
+  scan_rate_limited: { status: 429, counts: true, message: "More than 10 fresh scans this hour." },
+  unknown_owner: { status: 400, counts: true, message: "The owner is not a member of the organization." },
+  bad_from: { status: 400, counts: true, message: "from must be YYYY-MM-DD." },
+  bad_to: { status: 400, counts: true, message: "to must be YYYY-MM-DD." },
+  unknown_group: { status: 400, counts: true, message: "Unknown activity group." },
+  unknown_domain: { status: 404, counts: true, message: "The organization has not verified this domain." },
+  bad_finding_key: { status: 400, counts: true, message: "finding_key must be <group>:<name>." },
+  unknown_status: { status: 400, counts: true, message: "status must be open, in_progress or done." },
+  bad_due: { status: 400, counts: true, message: "due must be YYYY-MM-DD." },
+  due_in_past: { status: 400, counts: true, message: "due must be today or later." },
+  expired_challenge: { status: 403, counts: true, message: "The challenge expired or was already used." },
+  hold_too_short: { status: 403, counts: true, message: "The hold was shorter than required." },
+  bot_ua: { status: 403, counts: true, message: "The visitor's user agent is a bot." },
+  missing_headers: { status: 403, counts: true, message: "The visitor's request lacks a browser's headers." },
+  automation: { status: 403, counts: true, message: "The page reported browser automation." },
+  device_not_allowed: { status: 403, counts: true, message: "This device class is not allowed." },
+  // Request-level (any endpoint).
+  bad_request: { status: 400, counts: false, message: "The request is malformed." },
+  payload_too_large: { status: 413, counts: false, message: "The request body is too large." },
+  method_not_allowed: { status: 405, counts: false, message: "Method not allowed." },
+  unknown_endpoint: { status: 404, counts: false, message: "No such endpoint." },
+  // Operator contract (operator-api.md section 2).
+  unauthorized: { status: 401, counts: false, message: "Wrong or missing admin token." },
+  admin_disabled: { status: 503, counts: false, message: "ADMIN_TOKEN is not set." },
+  conflict: { status: 409, counts: false, message: "Conflict." },
+  key_limit_reached: { status: 409, counts: false, message: "The plan's number of keys is reached." },
+  internal_error: { status: 500, counts: false, message: "The service failed; treat it as unreachable." },
+  unavailable: { status: 503, counts: false, message: "The service is starting or a dependency is down." },
+  timeout: { status: 504, counts: false, message: "The work did not finish in time; treat it as unreachable." },
+} as const satisfies Record<string, { status: number; counts: boolean; message: string }>;
+
+export type Reason = keyof typeof REASONS;
+
+export function statusOf(reason: Reason): number {
+  return REASONS[reason].status;
+}
+
+export function countsAgainstAllowance(reason: Reason | "ok"): boolean {
+  return reason === "ok" || REASONS[reason].counts;
+}
+
+export function isReason(value: string): value is Reason {
+  return Object.hasOwn(REASONS, value);
+}

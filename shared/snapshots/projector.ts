@@ -1,0 +1,179 @@
+import { createHash } from "node:crypto";
+import type { Redis } from "ioredis";
+import type { Clock } from "../clock.js";
+import { installationsOf, keysOfOrg, type KeyRow } from "../db/keys.js";
+import { verifiedDomains } from "../db/domains.js";
+import { allowanceOf, cycleUsed, findOrg, orgCycle, type OrgRow } from "../db/orgs.js";
+import type { Queryable } from "../db/pool.js";
+import type { Logger } from "../log.js";
+import type { Keys } from "../redis/keys.js";
+import type { KeySnapshot, OrgSnapshot, SnapshotChange } from "./types.js";
+
+/**
+ * Postgres → Redis. Every admin change calls the projector after its transaction
+ * commits; on start, and whenever the sentinel key is missing (Redis lost its data),
+ * `rebuildAll` projects everything again and restores the counters PostgreSQL knows.
+ * The version of a snapshot is a digest of its JSON, so re-projecting an unchanged row
+ * leaves every ingress cache valid, and any change is seen by verify's version check.
+ */
+
+export function digest(json: string): string {
+  return createHash("sha256").update(json).digest("base64url").slice(0, 16);
+}
+
+export function keySnapshotOf(row: KeyRow): KeySnapshot {
+  return {
+    id: row.id,
+    org_id: row.org_id,
+    kind: row.kind,
+    name: row.name,
+    prefix: row.prefix,
+    environment: row.environment,
+    industry: row.industry,
+    scopes: row.scopes,
+    domain: row.domain,
+    ip_allow: row.ip_allow,
+    ip_deny: row.ip_deny,
+    ip_binding: row.ip_binding,
+    countries_allow: row.countries_allow,
+    countries_block: row.countries_block,
+    rate_per_minute: row.rate_per_minute,
+    is_trial: row.is_trial,
+    expires_at_ms: row.expires_at?.getTime() ?? null,
+    status: row.status === "suspended" ? "suspended" : "active",
+    botcheck: row.botcheck,
+    firewall: row.firewall,
+    content_origin: row.content_origin,
+  };
+}
+
+export function orgSnapshotOf(row: OrgRow, domains: string[]): OrgSnapshot {
+  return {
+    id: row.id,
+    plan: row.plan,
+    allowance: allowanceOf(row.plan),
+    subscription: row.subscription,
+    cycle_anchor_ms: row.cycle_anchor.getTime(),
+    lapsed_at_ms: row.lapsed_at?.getTime() ?? null,
+    verified_domains: domains,
+  };
+}
+
+export interface ProjectorDeps {
+  db: Queryable;
+  redis: Redis;
+  keys: Keys;
+  clock: Clock;
+  logger: Logger;
+}
+
+export function createProjector(deps: ProjectorDeps) {
+  const { db, redis, keys, clock, logger } = deps;
+
+  const publish = (change: SnapshotChange) => redis.publish(keys.snapshotChannel(), JSON.stringify(change));
+
+  async function writeKey(row: KeyRow, withInstallations: boolean): Promise<void> {
+    const hash = row.key_hash.toString("hex");
+    const multi = redis.multi();
+    if (row.status === "revoked") {
+      multi.del(keys.keyIndex(hash), keys.keySnapshot(row.org_id, row.id), keys.installations(row.org_id, row.id));
+    } else {
+      const json = JSON.stringify(keySnapshotOf(row));
+      multi.hset(keys.keySnapshot(row.org_id, row.id), "json", json, "v", digest(json));
+      multi.set(keys.keyIndex(hash), `${row.org_id}:${row.id}`);
+      if (withInstallations) {
+        for (const inst of await installationsOf(db, row.id)) {
+          multi.hsetnx(keys.installations(row.org_id, row.id), inst.install, inst.status);
+        }
+      }
+    }
+    await multi.exec();
+  }
+
+  async function writeOrg(row: OrgRow): Promise<void> {
+    const json = JSON.stringify(orgSnapshotOf(row, await verifiedDomains(db, row.id)));
+    const { startMs } = orgCycle(row, clock.now());
+    const used = await cycleUsed(db, row.id, startMs);
+    const multi = redis.multi();
+    multi.hset(keys.orgSnapshot(row.id), "json", json, "v", digest(json));
+    // Redis is ahead of PostgreSQL while usage events are in flight: restore only a lost counter.
+    multi.set(keys.cycleUsed(row.id, startMs), used, "NX");
+    await multi.exec();
+  }
+
+  return {
+    async keyChanged(keyId: number): Promise<void> {
+      const { rows } = await db.query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [keyId]);
+      if (rows[0]) {
+        await writeKey(rows[0], false);
+        await publish({ type: "key", id: keyId });
+      }
+    },
+
+    async orgChanged(orgId: number): Promise<void> {
+      const row = await findOrg(db, orgId);
+      if (row) {
+        await writeOrg(row);
+        await publish({ type: "org", id: orgId });
+      }
+    },
+
+    async installationChanged(orgId: number, keyId: number, install: string, status: string): Promise<void> {
+      await redis.hset(keys.installations(orgId, keyId), install, status);
+    },
+
+    /** Everything, from PostgreSQL. The sentinel is set last: until then verify answers 503. */
+    async rebuildAll(): Promise<{ orgs: number; keys: number }> {
+      const started = Date.now();
+      const { rows: orgIds } = await db.query<{ id: number }>("SELECT id FROM orgs ORDER BY id");
+      let keyCount = 0;
+      for (const { id } of orgIds) {
+        const org = await findOrg(db, id);
+        if (!org) continue;
+        await writeOrg(org);
+        for (const key of await keysOfOrg(db, id)) {
+          await writeKey(key, true);
+          keyCount++;
+        }
+      }
+      await redis.set(keys.snapshotSentinel(), String(clock.now()));
+      await publish({ type: "all", id: 0 });
+      logger.info({ orgs: orgIds.length, keys: keyCount, ms: Date.now() - started }, "snapshots rebuilt");
+      return { orgs: orgIds.length, keys: keyCount };
+    },
+  };
+}
+
+export type Projector = ReturnType<typeof createProjector>;
+
+/**
+ * Watches the sentinel; when Redis has lost it, rebuilds. A short lock keeps several
+ * processes from rebuilding at once (a duplicate rebuild would be harmless, only wasteful).
+ */
+export function watchSnapshots(deps: ProjectorDeps & { projector: Projector; intervalMs?: number }): { stop(): void } {
+  const { redis, keys, projector, logger } = deps;
+  let running = false;
+  const lockKey = `${keys.snapshotSentinel()}:rebuilding`;
+  const tick = async () => {
+    if (running) return;
+    running = true;
+    try {
+      if (await redis.exists(keys.snapshotSentinel())) return;
+      if ((await redis.set(lockKey, "1", "PX", 30_000, "NX")) !== "OK") return;
+      try {
+        logger.warn("snapshot sentinel missing: rebuilding from PostgreSQL");
+        await projector.rebuildAll();
+      } finally {
+        await redis.del(lockKey);
+      }
+    } catch (error) {
+      logger.error({ err: error }, "snapshot watch failed");
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), deps.intervalMs ?? 500);
+  timer.unref();
+  void tick();
+  return { stop: () => clearInterval(timer) };
+}

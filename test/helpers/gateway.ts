@@ -1,0 +1,119 @@
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import { loadConfig } from "../../shared/config.js";
+import { openContext, type Context } from "../../shared/context.js";
+import { silentLogger } from "../../shared/log.js";
+import { startIngress, type RunningIngress } from "../../ingress/main.js";
+import { createTestDatabase } from "./database.js";
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+export const TEST_SECRET = "11".repeat(32);
+
+export interface TestGateway {
+  url: string;
+  ctx: Context;
+  ingress: RunningIngress;
+  prefix: string;
+  databaseUrl: string;
+  env: Record<string, string>;
+  admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  call(path: string, init?: { method?: string; body?: unknown; form?: Record<string, string>; headers?: Record<string, string>; query?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * An in-process gateway on a free port with its own database and Redis prefix, the test
+ * clock on. `extraEnv` adds variables (e.g. DNS_RESOLVER for scans).
+ */
+export async function startTestGateway(label: string, extraEnv: Record<string, string> = {}): Promise<TestGateway> {
+  const database = await createTestDatabase(label);
+  const prefix = `t:${label}:${randomBytes(4).toString("hex")}:`;
+  const env = {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    REDIS_PREFIX: prefix,
+    DATABASE_URL: database.url,
+    ADMIN_TOKEN,
+    GATEWAY_SECRET: TEST_SECRET,
+    GATEWAY_TEST_CLOCK: "1",
+    GATEWAY_ENV: "production",
+    LOG_LEVEL: "silent",
+    ...extraEnv,
+  };
+  const config = loadConfig(env);
+  const ctx = await openContext(config, "test", { logger: silentLogger() });
+  const ingress = await startIngress(ctx);
+  const url = `http://127.0.0.1:${ingress.port}`;
+  await ingress.deps.projector.rebuildAll();
+
+  const call: TestGateway["call"] = async (path, init = {}) => {
+    const query = init.query ? `?${new URLSearchParams(init.query)}` : "";
+    const headers: Record<string, string> = { ...(init.headers ?? {}) };
+    let body: string | undefined;
+    if (init.form) {
+      body = new URLSearchParams(init.form).toString();
+      headers["content-type"] ??= "application/x-www-form-urlencoded";
+    } else if (init.body !== undefined) {
+      body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const response = await fetch(`${url}${path}${query}`, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: response.status, body: parsed, headers: response.headers };
+  };
+
+  return {
+    url,
+    ctx,
+    ingress,
+    prefix,
+    databaseUrl: database.url,
+    env,
+    call,
+    async admin(method, path, body) {
+      const result = await call(`/admin/v1${path}`, {
+        method,
+        body: body ?? (method === "GET" ? undefined : {}),
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      return { status: result.status, body: result.body };
+    },
+    async stop() {
+      await ingress.stop();
+      await cleanRedis(prefix);
+      await ctx.close();
+      await database.drop();
+    },
+  };
+}
+
+export async function cleanRedis(prefix: string): Promise<void> {
+  const redis = new Redis("redis://127.0.0.1:6379");
+  try {
+    let cursor = "0";
+    do {
+      const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+      cursor = next;
+      if (found.length) await redis.del(...found);
+    } while (cursor !== "0");
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Polls until `probe` returns a truthy value (bounded); for observable events, not sleeps. */
+export async function waitFor<T>(probe: () => Promise<T> | T, timeoutMs = 5000, intervalMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("waitFor: condition not met in time");
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

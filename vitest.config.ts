@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    pool: "forks",
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    fileParallelism: true,
+    maxWorkers: 2,
+  },
+});
