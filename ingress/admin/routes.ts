@@ -1,7 +1,23 @@
 import type { Handler } from "../router.js";
 import type { IngressDeps } from "../deps.js";
+import { addDomain, verifyDomain } from "./domains.js";
+import { decideInstallation, listInstallations } from "./installations.js";
+import { createKey, getKey, keyTransition, patchKey, rotateKey } from "./keys.js";
+import { keyUsage } from "./usage.js";
 
-/** Admin resources beyond organizations register here (keys, domains, installations, usage, ...). */
+/** Admin resources beyond organizations (operator-api.md section 2). */
 export function registerAdminRoutes(add: (method: string, path: string, handler: Handler<IngressDeps>) => void): void {
-  void add;
+  add("POST", "/admin/v1/orgs/:org/domains", addDomain);
+  add("POST", "/admin/v1/orgs/:org/domains/:domain/verify", verifyDomain);
+  add("POST", "/admin/v1/orgs/:org/keys", createKey);
+  add("GET", "/admin/v1/keys/:id", getKey);
+  add("PATCH", "/admin/v1/keys/:id", patchKey);
+  add("POST", "/admin/v1/keys/:id/suspend", keyTransition("suspend"));
+  add("POST", "/admin/v1/keys/:id/resume", keyTransition("resume"));
+  add("POST", "/admin/v1/keys/:id/revoke", keyTransition("revoke"));
+  add("POST", "/admin/v1/keys/:id/rotate", rotateKey);
+  add("GET", "/admin/v1/keys/:id/installations", listInstallations);
+  add("POST", "/admin/v1/keys/:id/installations/:install/approve", decideInstallation("approved"));
+  add("POST", "/admin/v1/keys/:id/installations/:install/block", decideInstallation("blocked"));
+  add("GET", "/admin/v1/keys/:id/usage", keyUsage);
 }

@@ -102,10 +102,11 @@ export function createProjector(deps: ProjectorDeps) {
   }
 
   return {
-    async keyChanged(keyId: number): Promise<void> {
+    /** `installations`: also copy the key's installations from PostgreSQL (a new, rotated key). */
+    async keyChanged(keyId: number, options: { installations?: boolean } = {}): Promise<void> {
       const { rows } = await db.query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [keyId]);
       if (rows[0]) {
-        await writeKey(rows[0], false);
+        await writeKey(rows[0], options.installations ?? false);
         await publish({ type: "key", id: keyId });
       }
     },

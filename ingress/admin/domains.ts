@@ -1,0 +1,85 @@
+import { randomBytes } from "node:crypto";
+import { recordActivity } from "../../shared/activity.js";
+import { findDomain, insertDomain, markVerified, txtRecord, type DomainRow } from "../../shared/db/domains.js";
+import { findOrg } from "../../shared/db/orgs.js";
+import { transaction } from "../../shared/db/pool.js";
+import { lookupTxt } from "../../shared/dns/txt.js";
+import { normalizeDomain } from "../../shared/validation.js";
+import type { IngressDeps } from "../deps.js";
+import { ok, refuse, refuseField } from "../reply.js";
+import { ADMIN_ACTOR, admin, check, idParam, iso, validator } from "./common.js";
+
+const domainBody = validator<{ domain: string; verified?: boolean }>({
+  type: "object",
+  required: ["domain"],
+  properties: { domain: { type: "string", format: "domain" }, verified: { type: "boolean" } },
+  additionalProperties: false,
+});
+
+function domainView(row: DomainRow) {
+  return {
+    name: row.name,
+    verified: row.verified,
+    verified_at: iso(row.verified_at),
+    verification_token: row.verification_token,
+    txt_record: txtRecord(row),
+  };
+}
+
+export const addDomain = admin(async (_request, deps, params, body) => {
+  const orgId = idParam(params, "org");
+  if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
+  const input = check(domainBody, body);
+  if ("reply" in input) return input.reply;
+  const name = normalizeDomain(input.value.domain);
+  if (!name) return refuseField("bad_domain");
+  const now = deps.clock.now();
+  const row = await transaction(deps.db, async (tx) => {
+    const inserted = await insertDomain(tx, {
+      orgId, name, token: randomBytes(16).toString("hex"), verified: input.value.verified === true, nowMs: now,
+    });
+    if (inserted) {
+      await recordActivity(tx, {
+        orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "trust", domain: name,
+        action: inserted.verified ? `Domain ${name} added and verified by an operator` : `Domain ${name} added`,
+        actionCode: inserted.verified ? "domain.verified" : "domain.added", detail: { manual: inserted.verified },
+      });
+    }
+    return inserted;
+  });
+  if (!row) return refuse("conflict", { detail: "the organization already has this domain" });
+  if (row.verified) await deps.projector.orgChanged(orgId);
+  return ok({ domain: domainView(row) }, 201);
+});
+
+export const verifyDomain = admin(async (_request, deps, params) => {
+  const orgId = idParam(params, "org");
+  const name = normalizeDomain(params.domain ?? "");
+  const row = orgId === null || !name ? null : await findDomain(deps.db, orgId, name);
+  if (!row || orgId === null) return refuse("not_found");
+  if (row.verified) return ok({ domain: domainView(row) });
+  const expected = txtRecord(row);
+  let records: string[];
+  try {
+    records = await lookupTxt(deps.config.dnsResolver, expected.name);
+  } catch (error) {
+    deps.logger.info({ err: error, domain: row.name }, "verification lookup failed");
+    return ok({ domain: domainView(row), checked: { found: [], error: "lookup_failed" } });
+  }
+  if (!records.some((r) => r.trim() === expected.value)) {
+    return ok({ domain: domainView(row), checked: { found: records.slice(0, 10) } });
+  }
+  const now = deps.clock.now();
+  const verified = await transaction(deps.db, async (tx) => {
+    const updated = await markVerified(tx, row.id, "dns", now);
+    await recordActivity(tx, {
+      orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "trust", domain: row.name,
+      action: `Domain ${row.name} verified by DNS TXT record`, actionCode: "domain.verified", detail: { method: "dns_txt" },
+    });
+    return updated;
+  });
+  await deps.projector.orgChanged(orgId);
+  return ok({ domain: domainView(verified) });
+});
+
+export type { IngressDeps };

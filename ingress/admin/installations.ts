@@ -1,0 +1,48 @@
+import { recordActivity } from "../../shared/activity.js";
+import { findKey, installationsOf, setInstallationStatus, type InstallationRow } from "../../shared/db/keys.js";
+import { transaction } from "../../shared/db/pool.js";
+import { ok, refuse, refuseField } from "../reply.js";
+import { ADMIN_ACTOR, admin, idParam, iso } from "./common.js";
+
+function view(row: InstallationRow) {
+  return { install: row.install, status: row.status, first_seen_at: iso(row.first_seen_at), last_seen_at: iso(row.last_seen_at) };
+}
+
+export const listInstallations = admin(async (_request, deps, params) => {
+  const id = idParam(params, "id");
+  const key = id === null ? null : await findKey(deps.db, id);
+  if (!key) return refuse("not_found");
+  const rows = await installationsOf(deps.db, key.id);
+  // Redis sees an installation before the usage actor writes it down: include those too.
+  const live = await deps.redis.hgetall(deps.keys.installations(key.org_id, key.id));
+  const known = new Set(rows.map((r) => r.install));
+  const now = new Date(deps.clock.now());
+  const pending = Object.entries(live)
+    .filter(([install]) => !known.has(install))
+    .map(([install, status]) => view({ key_id: key.id, install, status: status as InstallationRow["status"], first_seen_at: now, last_seen_at: now }));
+  const merged = rows.map((r) => view({ ...r, status: (live[r.install] as InstallationRow["status"] | undefined) ?? r.status }));
+  return ok({ installations: [...merged, ...pending] });
+});
+
+export function decideInstallation(decision: "approved" | "blocked") {
+  return admin(async (_request, deps, params) => {
+    const id = idParam(params, "id");
+    const key = id === null ? null : await findKey(deps.db, id);
+    if (!key || key.status === "revoked") return refuse("not_found");
+    const install = params.install ?? "";
+    if (install.length === 0 || install.length > 200) return refuseField("bad_install");
+    const now = deps.clock.now();
+    const row = await transaction(deps.db, async (tx) => {
+      const updated = await setInstallationStatus(tx, key.id, install, decision, now);
+      await recordActivity(tx, {
+        orgId: key.org_id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "trust", domain: key.domain,
+        action: `Installation ${install} of key "${key.name}" ${decision}`,
+        actionCode: decision === "approved" ? "installation.approved" : "installation.blocked",
+        detail: { key_id: key.id, install },
+      });
+      return updated;
+    });
+    await deps.projector.installationChanged(key.org_id, key.id, install, decision);
+    return ok({ installation: view(row) });
+  });
+}

@@ -1,0 +1,48 @@
+import type { KeyRow } from "../../shared/db/keys.js";
+import type { OrgRow } from "../../shared/db/orgs.js";
+import { windowEnd } from "../../shared/plans.js";
+import { iso } from "./common.js";
+
+/** `YYYY-MM-DD HH:MM:SS` in UTC, the public key object's date-time form (interface.md 2.1). */
+export function publicTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace("T", " ");
+}
+
+/** The effective end: the hard expires_at, or the organization's window end, whichever comes first. */
+export function effectiveEnd(key: Pick<KeyRow, "expires_at">, org: Pick<OrgRow, "cycle_anchor" | "lapsed_at">, nowMs: number): number {
+  const window = windowEnd({ cycleAnchorMs: org.cycle_anchor.getTime(), lapsedAtMs: org.lapsed_at?.getTime() ?? null }, nowMs);
+  const hard = key.expires_at?.getTime();
+  return hard === undefined ? window : Math.min(hard, window);
+}
+
+export function keyDetails(key: KeyRow, org: OrgRow, nowMs: number) {
+  const end = effectiveEnd(key, org, nowMs);
+  const status = key.status === "active" && end <= nowMs ? "expired" : key.status;
+  return {
+    id: key.id,
+    org_id: key.org_id,
+    name: key.name,
+    prefix: key.prefix,
+    environment: key.environment,
+    industry: key.industry,
+    scopes: key.scopes.length === 0 ? "full_access" : key.scopes.join(","),
+    domain: key.domain ?? "",
+    is_trial: key.is_trial,
+    expires_at: publicTime(end),
+    kind: key.kind,
+    status,
+    scope_list: key.scopes,
+    ip_allow: key.ip_allow,
+    ip_deny: key.ip_deny,
+    ip_binding: key.ip_binding,
+    countries_allow: key.countries_allow,
+    countries_block: key.countries_block,
+    rate_per_minute: key.rate_per_minute,
+    hard_expires_at: iso(key.expires_at),
+    botcheck: key.botcheck,
+    firewall: key.firewall,
+    content_origin: key.content_origin,
+    created_at: iso(key.created_at),
+    updated_at: iso(key.updated_at),
+  };
+}

@@ -1,0 +1,227 @@
+import { recordActivity } from "../../shared/activity.js";
+import { randomToken, sha256 } from "../../shared/crypto/hash.js";
+import {
+  countLiveKeys, findKey, insertKey, setKeyStatus, updateKeySettings, type KeyRow, type KeySettings,
+} from "../../shared/db/keys.js";
+import { findOrg, type OrgRow } from "../../shared/db/orgs.js";
+import { transaction, type Queryable } from "../../shared/db/pool.js";
+import { PLANS } from "../../shared/plans.js";
+import { normalizeDomain } from "../../shared/validation.js";
+import type { IngressDeps } from "../deps.js";
+import { ok, refuse, refuseField } from "../reply.js";
+import { ADMIN_ACTOR, admin, check, idParam, parseTime, validator } from "./common.js";
+import { keyDetails } from "./key-view.js";
+
+const stringList = (format?: string, maxItems = 256) => ({
+  type: "array",
+  maxItems,
+  uniqueItems: false,
+  items: format ? { type: "string", format, maxLength: 64 } : { type: "string", minLength: 1, maxLength: 64 },
+});
+
+const settingsProperties = {
+  name: { type: "string", minLength: 1, maxLength: 200 },
+  domain: { anyOf: [{ type: "string", format: "domain" }, { type: "null" }] },
+  environment: { type: "string", enum: ["production", "staging", "development"] },
+  industry: { type: "string", maxLength: 100 },
+  scopes: { ...stringList(undefined, 64), items: { type: "string", pattern: "^[A-Za-z0-9_.:-]{1,64}$" } },
+  ip_allow: stringList("cidr"),
+  ip_deny: stringList("cidr"),
+  ip_binding: { type: "boolean" },
+  countries_allow: stringList("country"),
+  countries_block: stringList("country"),
+  rate_per_minute: { type: "integer", minimum: 1, maximum: 10_000_000 },
+  is_trial: { type: "boolean" },
+  expires_at: { anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] },
+  botcheck: {
+    type: "object",
+    properties: {
+      enabled: { type: "boolean" },
+      hold_ms: { type: "integer", minimum: 0, maximum: 60_000 },
+      allow_desktop: { type: "boolean" },
+      allow_tablet: { type: "boolean" },
+      allow_mobile: { type: "boolean" },
+      blocked_url: { anyOf: [{ type: "string", format: "http-url", maxLength: 2048 }, { type: "null" }] },
+    },
+    additionalProperties: false,
+  },
+  firewall: { anyOf: [{ type: "object", maxProperties: 64 }, { type: "null" }] },
+  content_origin: { anyOf: [{ type: "string", format: "http-url", maxLength: 2048 }, { type: "null" }] },
+};
+
+type KeyBody = Partial<Omit<KeySettings, "botcheck">> & { kind?: "client" | "server"; botcheck?: Partial<KeySettings["botcheck"]> };
+
+const createBody = validator<KeyBody & { name: string; kind: "client" | "server" }>({
+  type: "object",
+  required: ["name", "kind"],
+  properties: { ...settingsProperties, kind: { type: "string", enum: ["client", "server"] } },
+  additionalProperties: false,
+});
+
+const patchBody = validator<KeyBody>({
+  type: "object",
+  properties: settingsProperties,
+  additionalProperties: false,
+});
+
+const BOTCHECK_DEFAULTS = { enabled: false, hold_ms: 1500, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null };
+
+function settingsOf(body: KeyBody, base?: KeyRow): Partial<KeySettings> {
+  const out: Partial<KeySettings> = {};
+  for (const [field, value] of Object.entries(body)) {
+    if (field === "kind") continue;
+    (out as Record<string, unknown>)[field] = value;
+  }
+  if (body.domain) out.domain = normalizeDomain(body.domain);
+  if (body.expires_at) out.expires_at = new Date(parseTime(body.expires_at)).toISOString();
+  if (body.countries_allow) out.countries_allow = [...new Set(body.countries_allow)];
+  if (body.countries_block) out.countries_block = [...new Set(body.countries_block)];
+  if (body.botcheck) out.botcheck = { ...BOTCHECK_DEFAULTS, ...(base?.botcheck ?? {}), ...body.botcheck };
+  return out;
+}
+
+function newKey(kind: "client" | "server", production: boolean): { key: string; prefix: string } {
+  const head = `${kind === "client" ? "ak" : "sk"}_${production ? "live" : "test"}_`;
+  const key = `${head}${randomToken(kind === "client" ? 32 : 40)}`;
+  return { key, prefix: key.slice(0, head.length + 4) };
+}
+
+async function lockOrg(db: Queryable, orgId: number): Promise<OrgRow | null> {
+  const { rows } = await db.query<OrgRow>("SELECT * FROM orgs WHERE id = $1 FOR UPDATE", [orgId]);
+  return rows[0] ?? null;
+}
+
+async function details(deps: IngressDeps, key: KeyRow) {
+  const org = await findOrg(deps.db, key.org_id);
+  if (!org) throw new Error(`key ${key.id} has no organization`);
+  return keyDetails(key, org, deps.clock.now());
+}
+
+export const createKey = admin(async (_request, deps, params, body) => {
+  const orgId = idParam(params, "org");
+  if (orgId === null) return refuse("not_found");
+  const input = check(createBody, body);
+  if ("reply" in input) return input.reply;
+  const v = input.value;
+  if (v.kind === "client" && !v.domain) return refuseField("missing_domain", "client keys are locked to a domain");
+  const now = deps.clock.now();
+  const settings: KeySettings = {
+    name: v.name, domain: null, environment: "production", industry: "", scopes: [], ip_allow: [], ip_deny: [],
+    ip_binding: false, countries_allow: [], countries_block: [], rate_per_minute: 600, is_trial: false, expires_at: null,
+    botcheck: { ...BOTCHECK_DEFAULTS }, firewall: null, content_origin: null,
+    ...settingsOf(v),
+  };
+  const fresh = newKey(v.kind, deps.config.environment === "production");
+  const result = await transaction(deps.db, async (tx) => {
+    const org = await lockOrg(tx, orgId);
+    if (!org) return "not_found" as const;
+    const limit = PLANS[org.plan].keys;
+    if (limit !== null && (await countLiveKeys(tx, orgId)) >= limit) return "key_limit_reached" as const;
+    const row = await insertKey(tx, { orgId, hash: sha256(fresh.key), prefix: fresh.prefix, kind: v.kind, settings, nowMs: now });
+    await recordActivity(tx, {
+      orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",
+      action: `${v.kind === "client" ? "Client" : "Server"} key "${row.name}" created`, actionCode: "key.created",
+      domain: row.domain, detail: { key_id: row.id, prefix: row.prefix },
+    });
+    return row;
+  });
+  if (typeof result === "string") return refuse(result);
+  await deps.projector.keyChanged(result.id);
+  return ok({ key: fresh.key, details: await details(deps, result) }, 201);
+});
+
+export const getKey = admin(async (_request, deps, params) => {
+  const id = idParam(params, "id");
+  const key = id === null ? null : await findKey(deps.db, id);
+  if (!key) return refuse("not_found");
+  return ok({ details: await details(deps, key) });
+});
+
+export const patchKey = admin(async (_request, deps, params, body) => {
+  const id = idParam(params, "id");
+  const current = id === null ? null : await findKey(deps.db, id);
+  if (!current || current.status === "revoked") return refuse("not_found");
+  const input = check(patchBody, body);
+  if ("reply" in input) return input.reply;
+  if (current.kind === "client" && "domain" in input.value && !input.value.domain) {
+    return refuseField("bad_domain", "client keys are locked to a domain");
+  }
+  const now = deps.clock.now();
+  const row = await transaction(deps.db, async (tx) => {
+    const updated = await updateKeySettings(tx, current.id, settingsOf(input.value, current), now);
+    if (updated) {
+      await recordActivity(tx, {
+        orgId: updated.org_id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",
+        action: `Key "${updated.name}" settings changed`, actionCode: "key.updated", domain: updated.domain,
+        detail: { key_id: updated.id, fields: Object.keys(input.value) },
+      });
+    }
+    return updated;
+  });
+  if (!row) return refuse("not_found");
+  await deps.projector.keyChanged(row.id);
+  return ok({ details: await details(deps, row) });
+});
+
+const TRANSITIONS = {
+  suspend: { status: "suspended", code: "key.suspended", words: "suspended" },
+  resume: { status: "active", code: "key.resumed", words: "resumed" },
+  revoke: { status: "revoked", code: "key.revoked", words: "revoked" },
+} as const;
+
+export function keyTransition(action: keyof typeof TRANSITIONS) {
+  const t = TRANSITIONS[action];
+  return admin(async (_request, deps, params) => {
+    const id = idParam(params, "id");
+    const current = id === null ? null : await findKey(deps.db, id);
+    if (!current || current.status === "revoked") return refuse("not_found");
+    const now = deps.clock.now();
+    const row = await transaction(deps.db, async (tx) => {
+      const updated = await setKeyStatus(tx, current.id, t.status, now, ADMIN_ACTOR);
+      if (updated) {
+        await recordActivity(tx, {
+          orgId: updated.org_id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",
+          action: `Key "${updated.name}" ${t.words}`, actionCode: t.code, domain: updated.domain, detail: { key_id: updated.id },
+        });
+      }
+      return updated;
+    });
+    if (!row) return refuse("not_found");
+    await deps.projector.keyChanged(row.id);
+    return ok({ details: await details(deps, row) });
+  });
+}
+
+export const rotateKey = admin(async (_request, deps, params) => {
+  const id = idParam(params, "id");
+  const current = id === null ? null : await findKey(deps.db, id);
+  if (!current || current.status === "revoked") return refuse("not_found");
+  const now = deps.clock.now();
+  const fresh = newKey(current.kind, deps.config.environment === "production");
+  const row = await transaction(deps.db, async (tx) => {
+    const revoked = await setKeyStatus(tx, current.id, "revoked", now);
+    if (!revoked) return null;
+    const settings = Object.fromEntries(
+      (Object.keys(settingsProperties) as (keyof KeySettings)[]).map((f) => [f, f === "expires_at" ? current.expires_at?.toISOString() ?? null : current[f]]),
+    ) as unknown as KeySettings;
+    const created = await insertKey(tx, {
+      orgId: current.org_id, hash: sha256(fresh.key), prefix: fresh.prefix, kind: current.kind, settings, nowMs: now, rotatedFrom: current.id,
+    });
+    // The new key keeps the old one's installations: rotation must not lock the site out.
+    await tx.query(
+      `INSERT INTO installations (key_id, install, status, first_seen_at, last_seen_at)
+       SELECT $2, install, status, first_seen_at, last_seen_at FROM installations WHERE key_id = $1`,
+      [current.id, created.id],
+    );
+    await recordActivity(tx, {
+      orgId: created.org_id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",
+      action: `Key "${created.name}" rotated`, actionCode: "key.rotated", domain: created.domain,
+      detail: { old_key_id: current.id, key_id: created.id, prefix: created.prefix },
+    });
+    return created;
+  });
+  if (!row) return refuse("not_found");
+  await deps.projector.keyChanged(current.id);
+  await deps.projector.keyChanged(row.id, { installations: true });
+  return ok({ key: fresh.key, details: await details(deps, row) }, 201);
+});

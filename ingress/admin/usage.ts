@@ -1,0 +1,43 @@
+import { findKey } from "../../shared/db/keys.js";
+import { ok, refuse, refuseField } from "../reply.js";
+import { admin, idParam } from "./common.js";
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+interface UsageRow {
+  day: string;
+  endpoint: string;
+  reason: string;
+  counted: number;
+  refused: number;
+  calls: number;
+}
+
+/** Per-day counts of one key: counted, refused, by reason and by endpoint label. */
+export const keyUsage = admin(async (request, deps, params) => {
+  const id = idParam(params, "id");
+  const key = id === null ? null : await findKey(deps.db, id);
+  if (!key) return refuse("not_found");
+  const query = new URLSearchParams(request.query);
+  const today = new Date(deps.clock.now()).toISOString().slice(0, 10);
+  const from = query.get("from") ?? new Date(deps.clock.now() - 29 * 86400_000).toISOString().slice(0, 10);
+  const to = query.get("to") ?? today;
+  if (!DATE.test(from) || Number.isNaN(Date.parse(from))) return refuseField("bad_from");
+  if (!DATE.test(to) || Number.isNaN(Date.parse(to))) return refuseField("bad_to");
+  const { rows } = await deps.db.query<UsageRow>(
+    `SELECT day, endpoint, reason, counted, refused, calls FROM usage_daily
+     WHERE key_id = $1 AND day BETWEEN $2 AND $3 ORDER BY day, endpoint, reason`,
+    [key.id, from, to],
+  );
+  const days = new Map<string, { day: string; calls: number; counted: number; refused: number; by_reason: Record<string, number>; by_endpoint: Record<string, number> }>();
+  for (const row of rows) {
+    const entry = days.get(row.day) ?? { day: row.day, calls: 0, counted: 0, refused: 0, by_reason: {}, by_endpoint: {} };
+    entry.calls += row.calls;
+    entry.counted += row.counted;
+    entry.refused += row.refused;
+    entry.by_reason[row.reason] = (entry.by_reason[row.reason] ?? 0) + row.calls;
+    entry.by_endpoint[row.endpoint] = (entry.by_endpoint[row.endpoint] ?? 0) + row.calls;
+    days.set(row.day, entry);
+  }
+  return ok({ key_id: key.id, from, to, usage: [...days.values()] });
+});
