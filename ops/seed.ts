@@ -1,0 +1,46 @@
+import { recordActivity } from "../shared/activity.js";
+import { randomToken, sha256 } from "../shared/crypto/hash.js";
+import { insertDomain } from "../shared/db/domains.js";
+import { insertKey, type KeySettings } from "../shared/db/keys.js";
+import { insertMember, insertOrg } from "../shared/db/orgs.js";
+import { transaction, type Pool } from "../shared/db/pool.js";
+
+export interface DemoSeed {
+  orgId: number;
+  clientKey: string;
+  serverKey: string;
+  domain: string;
+}
+
+const DEMO_DOMAIN = "demo.example";
+
+function settings(name: string, domain: string | null): KeySettings {
+  return {
+    name, domain, environment: "development", industry: "", scopes: [], ip_allow: [], ip_deny: [], ip_binding: false,
+    countries_allow: [], countries_block: [], rate_per_minute: 600, is_trial: false, expires_at: null,
+    botcheck: { enabled: false, hold_ms: 1500, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
+    firewall: null, content_origin: null,
+  };
+}
+
+/** A demo organization with one client and one server key, when the database has no organization. */
+export async function seedDemo(db: Pool, nowMs: number, production: boolean): Promise<DemoSeed | null> {
+  return transaction(db, async (tx) => {
+    await tx.query("LOCK TABLE orgs IN EXCLUSIVE MODE");
+    const { rows } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM orgs");
+    if (rows[0].n > 0) return null;
+    const org = await insertOrg(tx, { name: "Demo", plan: "professional", fixTargetDays: 30, subscription: "active", nowMs });
+    await insertMember(tx, { orgId: org.id, name: "Demo Owner", email: "owner@demo.example", role: "owner", nowMs });
+    await insertDomain(tx, { orgId: org.id, name: DEMO_DOMAIN, token: randomToken(32), verified: true, nowMs });
+    const env = production ? "live" : "test";
+    const clientKey = `ak_${env}_${randomToken(32)}`;
+    const serverKey = `sk_${env}_${randomToken(40)}`;
+    await insertKey(tx, { orgId: org.id, hash: sha256(clientKey), prefix: clientKey.slice(0, 12), kind: "client", settings: settings("Demo site", DEMO_DOMAIN), nowMs });
+    await insertKey(tx, { orgId: org.id, hash: sha256(serverKey), prefix: serverKey.slice(0, 12), kind: "server", settings: settings("Demo backend", DEMO_DOMAIN), nowMs });
+    await recordActivity(tx, {
+      orgId: org.id, atMs: nowMs, who: "system", via: "system", group: "settings",
+      action: "Demo organization seeded", actionCode: "org.seeded",
+    });
+    return { orgId: org.id, clientKey, serverKey, domain: DEMO_DOMAIN };
+  });
+}

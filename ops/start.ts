@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+import { type ChildProcess, fork } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { ACTORS } from "../actors/index.js";
+import { startIngress } from "../ingress/main.js";
+import { ConfigError, loadConfig, type Config } from "../shared/config.js";
+import { openContext } from "../shared/context.js";
+import { migrate } from "../shared/db/migrate.js";
+import { createPool, ensureDatabase, resolveDatabaseUrl } from "../shared/db/pool.js";
+import { systemClock } from "../shared/clock.js";
+import { createLogger } from "../shared/log.js";
+import { createKeys } from "../shared/redis/keys.js";
+import { createRedis } from "../shared/redis/client.js";
+import { createProjector } from "../shared/snapshots/projector.js";
+import { ensureServices } from "./services.js";
+import { seedDemo } from "./seed.js";
+
+/**
+ * One entry point for every role:
+ *   node dist/ops/start.js                 supervisor: services, database, migrations, seed, then
+ *                                          the ingress and every actor as restarted children
+ *   node dist/ops/start.js ingress         the HTTP ingress alone
+ *   node dist/ops/start.js actor <name>    one actor alone
+ */
+
+const SHUTDOWN_MS = 10_000;
+const env = process.env;
+const pgUser = env.PGUSER;
+
+function loadOrExit(): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+}
+
+function onSignals(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = () => {
+    if (stopping) return;
+    stopping = true;
+    const force = setTimeout(() => process.exit(1), SHUTDOWN_MS);
+    force.unref();
+    stop().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on("SIGINT", handler);
+  process.on("SIGTERM", handler);
+}
+
+async function runIngress(config: Config): Promise<void> {
+  const ctx = await openContext(config, "ingress", { pgUser });
+  const ingress = await startIngress(ctx);
+  process.stdout.write(`listening on http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${ingress.port}\n`);
+  onSignals(async () => {
+    await ingress.stop();
+    await ctx.close();
+  });
+}
+
+async function runActor(config: Config, name: string): Promise<void> {
+  const load = ACTORS[name];
+  if (!load) {
+    process.stderr.write(`unknown actor ${JSON.stringify(name)}; known: ${Object.keys(ACTORS).join(", ") || "none"}\n`);
+    process.exit(2);
+  }
+  const ctx = await openContext(config, `actor:${name}`, { pgUser });
+  const actor = await (await load())(ctx);
+  ctx.logger.info({ actor: name }, "actor running");
+  onSignals(async () => {
+    await actor.stop();
+    await ctx.close();
+  });
+}
+
+interface Child {
+  role: string[];
+  process: ChildProcess | null;
+  restarts: number;
+  startedAt: number;
+}
+
+async function supervise(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel, "supervisor");
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  await ensureServices(config, say, pgUser);
+  const dbUrl = resolveDatabaseUrl(config.databaseUrl, pgUser);
+  if (await ensureDatabase(dbUrl)) say(`created database ${new URL(dbUrl).pathname.slice(1)}`);
+  const pool = createPool(dbUrl, 2);
+  const applied = await migrate(pool);
+  if (applied.length) say(`applied migrations: ${applied.join(", ")}`);
+
+  const childEnv: NodeJS.ProcessEnv = { ...env };
+  if (!config.adminToken) {
+    childEnv.ADMIN_TOKEN = randomBytes(24).toString("base64url");
+    say(`demo mode: ADMIN_TOKEN=${childEnv.ADMIN_TOKEN}`);
+  }
+  const seeded = await seedDemo(pool, Date.now(), config.environment === "production");
+  if (seeded) {
+    say("seeded a demo organization (these keys are shown once):");
+    say(`  organization id: ${seeded.orgId}   verified domain: ${seeded.domain}`);
+    say(`  client key: ${seeded.clientKey}`);
+    say(`  server key: ${seeded.serverKey}`);
+    // The children rebuild snapshots on start too; projecting now lets the first call succeed at once.
+    const redis = createRedis(config.redisUrl, "supervisor");
+    const ctxLike = { db: pool, redis, keys: createKeys(config.redisPrefix), clock: systemClock(), logger };
+    await createProjector(ctxLike).rebuildAll();
+    redis.disconnect();
+  }
+  await pool.end();
+
+  const entry = fileURLToPath(import.meta.url);
+  const children: Child[] = [
+    { role: ["ingress"], process: null, restarts: 0, startedAt: 0 },
+    ...Object.keys(ACTORS).map((name) => ({ role: ["actor", name], process: null, restarts: 0, startedAt: 0 })),
+  ];
+  let stopping = false;
+
+  const launch = (child: Child) => {
+    child.startedAt = Date.now();
+    const proc = fork(entry, child.role, { env: childEnv, stdio: "inherit" });
+    child.process = proc;
+    proc.on("exit", (code, signal) => {
+      child.process = null;
+      if (stopping) return;
+      // Back off on crash loops; a child that ran a minute starts its count afresh.
+      if (Date.now() - child.startedAt > 60_000) child.restarts = 0;
+      const delay = Math.min(500 * 2 ** child.restarts, 30_000);
+      child.restarts++;
+      logger.warn({ role: child.role.join(" "), code, signal, delay }, "child exited; restarting");
+      setTimeout(() => {
+        if (!stopping) launch(child);
+      }, delay).unref();
+    });
+  };
+  for (const child of children) launch(child);
+
+  onSignals(async () => {
+    stopping = true;
+    const exits = children
+      .filter((c) => c.process)
+      .map((c) => new Promise<void>((resolve) => {
+        const proc = c.process as ChildProcess;
+        proc.once("exit", () => resolve());
+        proc.kill("SIGTERM");
+      }));
+    const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_MS - 500).unref());
+    await Promise.race([Promise.all(exits), deadline]);
+    for (const c of children) c.process?.kill("SIGKILL");
+    say("stopped");
+  });
+}
+
+async function main(): Promise<void> {
+  const config = loadOrExit();
+  const [role, name] = process.argv.slice(2);
+  if (role === undefined) await supervise(config);
+  else if (role === "ingress") await runIngress(config);
+  else if (role === "actor" && name) await runActor(config, name);
+  else {
+    process.stderr.write("usage: start.js [ingress | actor <name>]\n");
+    process.exit(2);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
