@@ -44,6 +44,9 @@ export const REASONS = {
   missing_headers: { status: 403, counts: true, message: "The visitor's request lacks a browser's headers." },
   automation: { status: 403, counts: true, message: "The page reported browser automation." },
   device_not_allowed: { status: 403, counts: true, message: "This device class is not allowed." },
+  headless: { status: 403, counts: true, message: "The visitor's browser is headless." },
+  inconsistent_client: { status: 403, counts: true, message: "The visitor's headers contradict its browser or device." },
+  invalid_challenge: { status: 403, counts: true, message: "The challenge is malformed or belongs to another key or browser." },
   // Request-level (any endpoint).
   bad_request: { status: 400, counts: false, message: "The request is malformed." },
   payload_too_large: { status: 413, counts: false, message: "The request body is too large." },

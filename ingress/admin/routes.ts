@@ -1,5 +1,6 @@
 import type { Handler } from "../router.js";
 import type { IngressDeps } from "../deps.js";
+import { putContent, putSecret, removeContent, removeSecret } from "./content.js";
 import { addDomain, verifyDomain } from "./domains.js";
 import { decideInstallation, listInstallations } from "./installations.js";
 import { createKey, getKey, keyTransition, patchKey, rotateKey } from "./keys.js";
@@ -20,4 +21,8 @@ export function registerAdminRoutes(add: (method: string, path: string, handler:
   add("POST", "/admin/v1/keys/:id/installations/:install/approve", decideInstallation("approved"));
   add("POST", "/admin/v1/keys/:id/installations/:install/block", decideInstallation("blocked"));
   add("GET", "/admin/v1/keys/:id/usage", keyUsage);
+  add("PUT", "/admin/v1/orgs/:org/content/:content_key", putContent);
+  add("DELETE", "/admin/v1/orgs/:org/content/:content_key", removeContent);
+  add("PUT", "/admin/v1/orgs/:org/secrets/:name", putSecret);
+  add("DELETE", "/admin/v1/orgs/:org/secrets/:name", removeSecret);
 }

@@ -27,6 +27,7 @@ export function challengeAnswer(nonce: string, config: BotcheckConfig): Challeng
   return { enforced: true, allow: false, challenge: true, nonce, config: { hold_ms, allow_desktop, allow_tablet, allow_mobile } };
 }
 
-export function refusedAnswer(reason: BotcheckReason, blockedUrl?: string): RefusedAnswer {
+/** `blockedUrl`: the key's `blocked_url` setting, sent only when set. */
+export function refusedAnswer(reason: BotcheckReason, blockedUrl?: string | null): RefusedAnswer {
   return blockedUrl ? { enforced: true, allow: false, reason, blocked_url: blockedUrl } : { enforced: true, allow: false, reason };
 }

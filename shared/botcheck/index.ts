@@ -1,10 +1,34 @@
-export { type DisabledAnswer, type VerifiedAnswer, type GrantedAnswer, type ChallengeAnswer, type RefusedAnswer, type BotcheckAnswer, disabledAnswer, verifiedAnswer, grantedAnswer, challengeAnswer, refusedAnswer } from "./answer.js";
-export { type Assessment, type Clue, type Verdict, assess } from "./assess.js";
+export {
+  type BotcheckAnswer,
+  type ChallengeAnswer,
+  challengeAnswer,
+  type DisabledAnswer,
+  disabledAnswer,
+  type GrantedAnswer,
+  grantedAnswer,
+  type RefusedAnswer,
+  refusedAnswer,
+  type VerifiedAnswer,
+  verifiedAnswer,
+} from "./answer.js";
+export { type Assessment, assess, type Clue, type Verdict } from "./assess.js";
 export { type DeviceClass, deviceClass, effectiveDeviceClass } from "./device.js";
 export type { AssessInput, BotcheckConfig } from "./evidence.js";
-export { CHALLENGE_TTL_MS, CHALLENGE_TTL_S, type ChallengeRecord, type GrantAttempt, type GrantDecision, challengeRecord, createNonce, evaluateGrant, isNonce, parseChallenge, serializeChallenge } from "./nonce.js";
+export {
+  CHALLENGE_TTL_MS,
+  CHALLENGE_TTL_S,
+  type ChallengeRecord,
+  challengeRecord,
+  createNonce,
+  evaluateGrant,
+  type GrantAttempt,
+  type GrantDecision,
+  isNonce,
+  parseChallenge,
+  serializeChallenge,
+} from "./nonce.js";
 export { type AssessReason, BOTCHECK_REASONS, type BotcheckReason, type GrantReason } from "./reasons.js";
 export { ALLOW_BELOW, DECISIVE, REFUSE_AT, RULES, type Rule } from "./rules.js";
-export { type Signals, type SignalsParse, createSignalsParser, signalsSchema } from "./signals.js";
-export { TOKEN_SECRET_MIN_BYTES, TOKEN_TTL_S, type TokenCheck, type TokenIssue, issueToken, verifyToken } from "./token.js";
+export { createSignalsParser, type Signals, type SignalsParse, signalsSchema } from "./signals.js";
+export { issueToken, TOKEN_SECRET_MIN_BYTES, TOKEN_TTL_S, type TokenCheck, type TokenIssue, verifyToken } from "./token.js";
 export { uaHash } from "./ua-hash.js";

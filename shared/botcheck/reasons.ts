@@ -24,10 +24,6 @@ export const BOTCHECK_REASONS = {
     stage: "assess",
     meaning: "Headers and signals contradict the claimed browser or device (client hints, platform, touch, languages, header order).",
   },
-  missing_signals: {
-    stage: "assess",
-    meaning: "The page sent no usable signals object, so the page script most likely never ran.",
-  },
   device_not_allowed: {
     stage: "assess",
     meaning: "The visitor's device class (desktop, tablet, mobile) is switched off for the key.",

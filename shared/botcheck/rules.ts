@@ -72,7 +72,8 @@ export const RULES: readonly Rule[] = [
     id: "known_bot_ua",
     reason: "bot_ua",
     weight: DECISIVE,
-    description: "isbot recognises the user agent: crawlers (Googlebot, Bingbot), tools and HTTP libraries (curl, python-requests, Go, axios).",
+    description:
+      "isbot recognises the user agent: crawlers (Googlebot, Bingbot), tools and HTTP libraries (curl, python-requests, Go, axios).",
     check: (e) => isbotMatch(e.userAgent),
   },
   // missing_headers: what every browser sends
@@ -156,7 +157,8 @@ export const RULES: readonly Rule[] = [
     id: "client_hints_platform_mismatch",
     reason: "inconsistent_client",
     weight: 30,
-    description: "Sec-CH-UA-Platform names another platform than the user agent (Android with a Linux UA is Chrome's desktop mode and passes).",
+    description:
+      "Sec-CH-UA-Platform names another platform than the user agent (Android with a Linux UA is Chrome's desktop mode and passes).",
     check: (e) => {
       const hinted = clientHintPlatform(header(e, "sec-ch-ua-platform"));
       if (hinted === undefined || e.uaPlatform === undefined || hinted === e.uaPlatform) return null;
@@ -177,9 +179,9 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: "no_signals",
-    reason: "missing_signals",
+    reason: "automation",
     weight: 20,
-    description: "No usable signals object: the page script did not run or sent something malformed.",
+    description: "No usable signals object: the page script did not run (a client without JavaScript) or sent garbage.",
     check: (e) => when(e.signals === undefined, "signals"),
   },
   {

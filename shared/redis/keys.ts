@@ -26,7 +26,10 @@ export function createKeys(prefix: string) {
     keyIndex: (keyHash: string) => `${prefix}kh:${keyHash}`,
     keySnapshot: (orgId: KeyId, keyId: KeyId) => `${prefix}${tag(orgId)}:key:${keyId}`,
     orgSnapshot: (orgId: KeyId) => `${prefix}${tag(orgId)}:org:${orgId}`,
+    /** Hash content_key → JSON {type, value, updated_at}. */
     contentSnapshot: (orgId: KeyId) => `${prefix}${tag(orgId)}:content:${orgId}`,
+    /** Hash name → base64 of the sealed (still encrypted) secret. */
+    secretSnapshot: (orgId: KeyId) => `${prefix}${tag(orgId)}:secrets:${orgId}`,
     /** Per-key fixed one-minute window: minute = floor(now_s / 60). */
     rateWindow: (orgId: KeyId, keyId: KeyId, minute: number) => `${prefix}${tag(orgId)}:rate:${keyId}:${minute}`,
     /** Calls counted in the organization's current cycle (pooled across its keys). */

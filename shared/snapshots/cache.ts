@@ -83,7 +83,8 @@ export function createSnapshotCache(redis: Redis, keys: Keys) {
     },
     apply(change: SnapshotChange) {
       if (change.type === "key") dropKey(change.id);
-      else if (change.type === "org" || change.type === "content") dropOrg(change.id);
+      else if (change.type === "org") dropOrg(change.id);
+      else if (change.type === "content") return;
       else clear();
     },
     async subscribe(): Promise<void> {

@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import type { Clock } from "../clock.js";
 import { installationsOf, keysOfOrg, type KeyRow } from "../db/keys.js";
 import { verifiedDomains } from "../db/domains.js";
+import { contentOf, secretsOf } from "../db/content.js";
 import { allowanceOf, cycleUsed, findOrg, orgCycle, type OrgRow } from "../db/orgs.js";
 import type { Queryable } from "../db/pool.js";
 import type { Logger } from "../log.js";
@@ -101,7 +102,24 @@ export function createProjector(deps: ProjectorDeps) {
     await multi.exec();
   }
 
+  /** Content and sealed secrets of one organization, replaced whole (they are small). */
+  async function writeContent(orgId: number): Promise<void> {
+    const [content, secrets] = await Promise.all([contentOf(db, orgId), secretsOf(db, orgId)]);
+    const multi = redis.multi();
+    multi.del(keys.contentSnapshot(orgId), keys.secretSnapshot(orgId));
+    for (const row of content) {
+      multi.hset(keys.contentSnapshot(orgId), row.content_key, JSON.stringify({ type: row.type, value: row.value, updated_at: row.updated_at.getTime() }));
+    }
+    for (const row of secrets) multi.hset(keys.secretSnapshot(orgId), row.name, row.sealed.toString("base64"));
+    await multi.exec();
+  }
+
   return {
+    async contentChanged(orgId: number): Promise<void> {
+      await writeContent(orgId);
+      await publish({ type: "content", id: orgId });
+    },
+
     /** `installations`: also copy the key's installations from PostgreSQL (a new, rotated key). */
     async keyChanged(keyId: number, options: { installations?: boolean } = {}): Promise<void> {
       const { rows } = await db.query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [keyId]);
@@ -132,6 +150,7 @@ export function createProjector(deps: ProjectorDeps) {
         const org = await findOrg(db, id);
         if (!org) continue;
         await writeOrg(org);
+        await writeContent(id);
         for (const key of await keysOfOrg(db, id)) {
           await writeKey(key, true);
           keyCount++;

@@ -1,0 +1,122 @@
+import { recordActivity } from "../../shared/activity.js";
+import { seal } from "../../shared/crypto/seal.js";
+import { CONTENT_TYPES, deleteContent, deleteSecret, secretAad, upsertContent, upsertSecret, type ContentType } from "../../shared/db/content.js";
+import { findOrg } from "../../shared/db/orgs.js";
+import { transaction } from "../../shared/db/pool.js";
+import { ok, refuse, refuseField } from "../reply.js";
+import { ADMIN_ACTOR, admin, check, idParam, iso, validator } from "./common.js";
+
+const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
+const MAX_VALUE_BYTES = 64 * 1024;
+
+const contentBody = validator<{ type: ContentType; value: unknown }>({
+  type: "object",
+  required: ["type", "value"],
+  properties: { type: { type: "string", enum: CONTENT_TYPES }, value: {} },
+  additionalProperties: false,
+});
+
+const secretBody = validator<{ value: string }>({
+  type: "object",
+  required: ["value"],
+  properties: { value: { type: "string", minLength: 1, maxLength: MAX_VALUE_BYTES } },
+  additionalProperties: false,
+});
+
+/** The value must match its declared type; json accepts any JSON value. */
+function typedValue(type: ContentType, value: unknown): { ok: true; value: unknown } | { ok: false } {
+  switch (type) {
+    case "text":
+    case "html":
+      return typeof value === "string" ? { ok: true, value } : { ok: false };
+    case "number":
+      return typeof value === "number" && Number.isFinite(value) ? { ok: true, value } : { ok: false };
+    case "boolean":
+      return typeof value === "boolean" ? { ok: true, value } : { ok: false };
+    case "json":
+      return { ok: true, value };
+  }
+}
+
+export const putContent = admin(async (_request, deps, params, body) => {
+  const orgId = idParam(params, "org");
+  if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
+  const contentKey = params.content_key ?? "";
+  if (!NAME.test(contentKey)) return refuseField("bad_content_key");
+  const input = check(contentBody, body);
+  if ("reply" in input) return input.reply;
+  const typed = typedValue(input.value.type, input.value.value);
+  if (!typed.ok) return refuseField("bad_value", `value is not of type ${input.value.type}`);
+  if (Buffer.byteLength(JSON.stringify(typed.value)) > MAX_VALUE_BYTES) return refuseField("bad_value", "value exceeds 64 KiB");
+  const now = deps.clock.now();
+  const row = await transaction(deps.db, async (tx) => {
+    const saved = await upsertContent(tx, { orgId, contentKey, type: input.value.type, value: typed.value, nowMs: now });
+    await recordActivity(tx, {
+      orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "settings",
+      action: `Content "${contentKey}" published`, actionCode: "content.updated", detail: { content_key: contentKey, type: saved.type },
+    });
+    return saved;
+  });
+  await deps.projector.contentChanged(orgId);
+  return ok({ content: { [contentKey]: { type: row.type, value: row.value, updated_at: iso(row.updated_at) } } });
+});
+
+export const removeContent = admin(async (_request, deps, params) => {
+  const orgId = idParam(params, "org");
+  const contentKey = params.content_key ?? "";
+  if (orgId === null) return refuse("not_found");
+  const now = deps.clock.now();
+  const removed = await transaction(deps.db, async (tx) => {
+    const done = await deleteContent(tx, orgId, contentKey);
+    if (done) {
+      await recordActivity(tx, {
+        orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "settings",
+        action: `Content "${contentKey}" removed`, actionCode: "content.deleted", detail: { content_key: contentKey },
+      });
+    }
+    return done;
+  });
+  if (!removed) return refuse("not_found");
+  await deps.projector.contentChanged(orgId);
+  return ok({ deleted: contentKey });
+});
+
+export const putSecret = admin(async (_request, deps, params, body) => {
+  const orgId = idParam(params, "org");
+  if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
+  const name = params.name ?? "";
+  if (!NAME.test(name)) return refuseField("bad_name");
+  const input = check(secretBody, body);
+  if ("reply" in input) return input.reply;
+  const now = deps.clock.now();
+  const row = await transaction(deps.db, async (tx) => {
+    const saved = await upsertSecret(tx, { orgId, name, sealed: seal(deps.masterSecret, input.value.value, secretAad(orgId, name)), nowMs: now });
+    await recordActivity(tx, {
+      orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",
+      action: `Secret "${name}" set`, actionCode: "secret.updated", detail: { name },
+    });
+    return saved;
+  });
+  await deps.projector.contentChanged(orgId);
+  return ok({ secret: { name: row.name, updated_at: iso(row.updated_at) } });
+});
+
+export const removeSecret = admin(async (_request, deps, params) => {
+  const orgId = idParam(params, "org");
+  const name = params.name ?? "";
+  if (orgId === null) return refuse("not_found");
+  const now = deps.clock.now();
+  const removed = await transaction(deps.db, async (tx) => {
+    const done = await deleteSecret(tx, orgId, name);
+    if (done) {
+      await recordActivity(tx, {
+        orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",
+        action: `Secret "${name}" deleted`, actionCode: "secret.deleted", detail: { name },
+      });
+    }
+    return done;
+  });
+  if (!removed) return refuse("not_found");
+  await deps.projector.contentChanged(orgId);
+  return ok({ deleted: name });
+});
