@@ -4,6 +4,7 @@ import { putContent, putSecret, removeContent, removeSecret } from "./content.js
 import { addDomain, verifyDomain } from "./domains.js";
 import { decideInstallation, listInstallations } from "./installations.js";
 import { createKey, getKey, keyTransition, patchKey, rotateKey } from "./keys.js";
+import { acceptRisk, releaseRisk } from "./risks.js";
 import { keyUsage } from "./usage.js";
 
 /** Admin resources beyond organizations (operator-api.md section 2). */
@@ -25,4 +26,6 @@ export function registerAdminRoutes(add: (method: string, path: string, handler:
   add("DELETE", "/admin/v1/orgs/:org/content/:content_key", removeContent);
   add("PUT", "/admin/v1/orgs/:org/secrets/:name", putSecret);
   add("DELETE", "/admin/v1/orgs/:org/secrets/:name", removeSecret);
+  add("POST", "/admin/v1/orgs/:org/risks", acceptRisk);
+  add("DELETE", "/admin/v1/orgs/:org/risks/:domain/:finding_key", releaseRisk);
 }
