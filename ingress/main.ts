@@ -5,6 +5,7 @@ import { createProjector, watchSnapshots } from "../shared/snapshots/projector.j
 import { buildApp } from "./app.js";
 import type { IngressDeps } from "./deps.js";
 import { listen } from "./http.js";
+import { registerStreamMetrics } from "./stream-metrics.js";
 
 export interface RunningIngress {
   port: number;
@@ -21,6 +22,7 @@ export async function startIngress(ctx: Context): Promise<RunningIngress> {
     labelNames: ["endpoint", "status", "reason"],
     registers: [metrics],
   });
+  registerStreamMetrics(metrics, ctx.redis, ctx.keys);
   const projector = createProjector(ctx);
   const snapshots = createSnapshotCache(ctx.redis, ctx.keys);
   await snapshots.subscribe();

@@ -134,7 +134,9 @@ export async function retryAllDeadLetters(
     // Always read from the start: retried letters are deleted, so the next page moves up.
     const page = await listDeadLetters(redis, keys, stream, { count: 100 });
     if (page.length === 0) return all;
-    all.push(...(await retryDeadLetters(redis, keys, stream, page.map((l) => l.deadId), options)));
+    const retried = await retryDeadLetters(redis, keys, stream, page.map((l) => l.deadId), options);
+    if (retried.length === 0) return all;
+    all.push(...retried);
   }
 }
 

@@ -125,9 +125,14 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The stream or the group is gone: Redis lost its data, or someone deleted them. */
+/**
+ * The stream or the group is gone: Redis lost its data, or someone deleted them. A read
+ * blocked at that moment fails with "UNBLOCKED the stream key no longer exists"; the
+ * next one with NOGROUP.
+ */
 export function isNoGroupError(error: unknown): boolean {
-  return messageOf(error).startsWith("NOGROUP");
+  const message = messageOf(error);
+  return message.startsWith("NOGROUP") || (message.startsWith("UNBLOCKED") && message.includes("no longer exists"));
 }
 
 /** XINFO on a stream that does not exist. */

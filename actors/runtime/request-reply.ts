@@ -1,0 +1,64 @@
+/**
+ * Request/reply between ingress and an actor over a stream and a list.
+ *
+ * The request is an ordinary stream message with a fresh `reply_to` id; the actor's
+ * `helpers.reply(payload)` LPUSHes the JSON reply onto keys.reply(id) and sets a short
+ * expiry, so a reply nobody waits for any more (the requester timed out) disappears on
+ * its own. The requester BLPOPs that list. A list rather than pub/sub because a reply
+ * pushed before the requester starts waiting is kept, not lost.
+ */
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import type { Keys } from "../../shared/redis/keys.js";
+import { RequestTimeoutError } from "./errors.js";
+import { publish } from "./messages.js";
+
+export interface RequestOptions {
+  maxLen?: number;
+  /**
+   * A connection reserved for this call's BLPOP. Without one, a duplicate of `redis` is
+   * opened and closed around the call: a blocking pop must never hold the shared
+   * connection, whose other commands would queue behind it.
+   */
+  connection?: Redis;
+  /** The request id; a random UUID by default. */
+  requestId?: string;
+}
+
+/**
+ * Publish `payload` to `stream` (a stream key) and wait up to `timeoutMs` for the reply.
+ * Resolves with the parsed reply (validate it: it crossed a process boundary); rejects
+ * with RequestTimeoutError when none came. The message may still be handled after a
+ * timeout: requests must be safe to abandon.
+ */
+export async function request(
+  redis: Redis,
+  keys: Keys,
+  stream: string,
+  payload: unknown,
+  timeoutMs: number,
+  options: RequestOptions = {},
+): Promise<unknown> {
+  const requestId = options.requestId ?? randomUUID();
+  const connection = options.connection ?? redis.duplicate();
+  try {
+    await publish(redis, stream, payload, { maxLen: options.maxLen, replyTo: requestId });
+    // BLPOP takes seconds (fractions allowed since Redis 6); 0 would mean forever.
+    const timeoutSeconds = Math.max(0.01, timeoutMs / 1000);
+    const popped = await connection.blpop(keys.reply(requestId), timeoutSeconds);
+    if (popped === null) throw new RequestTimeoutError(stream, requestId, timeoutMs);
+    return JSON.parse(popped[1]);
+  } finally {
+    if (options.connection === undefined) connection.disconnect();
+  }
+}
+
+/** The actor side: push the reply and let it expire if nobody pops it. */
+export async function sendReply(redis: Redis, keys: Keys, requestId: string, payload: unknown, ttlSeconds: number): Promise<void> {
+  const data = JSON.stringify(payload);
+  if (data === undefined) throw new TypeError("reply is not JSON-serialisable");
+  const key = keys.reply(requestId);
+  const results = await redis.multi().lpush(key, data).expire(key, ttlSeconds).exec();
+  const failed = results?.find(([error]) => error !== null);
+  if (results === null || failed !== undefined) throw failed?.[0] ?? new Error(`reply to ${requestId} was not stored`);
+}

@@ -1,0 +1,322 @@
+/**
+ * The consumer-group loop, written once. One runner is one consumer of one group on
+ * one or more streams. Three activities share its concurrency slots:
+ *
+ * - the reader: XREADGROUP BLOCK on a connection of its own (a blocking read would stall
+ *   every other command queued on the shared connection), asking only for as many
+ *   messages as there are free slots, so a slow handler slows intake instead of piling
+ *   up delivered-but-untouched entries;
+ * - the claimer: XAUTOCLAIM of entries idle longer than claimIdleMs, i.e. left pending by
+ *   a consumer that died (or stalled); also how a crashed consumer's retries happen;
+ * - the heartbeat: XCLAIM JUSTID of the entries this runner holds, every claimIdleMs/3.
+ *   It resets their idle time without counting a delivery, so a handler that runs (or
+ *   backs off) longer than claimIdleMs is not mistaken for a dead one and done twice.
+ *
+ * A message keeps its slot from delivery to ack or dead letter, backoff included: a
+ * failing dependency slows the actor instead of flooding it. Reader and claimer each
+ * take at most the free slots they saw (per stream, for the reader), so a moment of
+ * overlap can put a few more entries in hand than `concurrency`; p-queue still runs at
+ * most `concurrency` handlers, and the extra entries wait under the heartbeat.
+ */
+import { Ajv } from "ajv";
+import ajvFormats from "ajv-formats";
+import PQueue from "p-queue";
+import { type Actor, type BaseDeps, type RunDeps, resolveStreams } from "./define.js";
+import { createCounters, type StreamCounters } from "./metrics.js";
+import { createProcessor, type Delivery } from "./process-message.js";
+import { ensureGroup, isNoGroupError, parseAutoClaim, parsePendingEntries, parseReadGroup } from "./redis-replies.js";
+import { type GroupStats, streamStats } from "./stats.js";
+
+export interface StopResult {
+  /** Every in-flight message finished (acked, dead-lettered or left for a retry) in time. */
+  drained: boolean;
+  /** Messages still running when the drain timed out: left pending, others will claim them. */
+  abandoned: number;
+}
+
+export interface StreamMetrics {
+  stream: string;
+  /** This runner's counts since it started. */
+  counters: StreamCounters;
+  length: number;
+  deadLetters: number | null;
+  /** The group as Redis sees it (all consumers); null if the group is gone. */
+  group: GroupStats | null;
+}
+
+export interface ActorMetrics {
+  actor: string;
+  group: string;
+  consumer: string;
+  inFlight: number;
+  streams: StreamMetrics[];
+}
+
+export interface ActorHandle {
+  readonly actor: string;
+  readonly group: string;
+  readonly consumer: string;
+  readonly streams: readonly string[];
+  /** Stop reading, finish in-flight messages (bounded by timeoutMs, default drainTimeoutMs). */
+  stop(options?: { timeoutMs?: number }): Promise<StopResult>;
+  metrics(): Promise<ActorMetrics>;
+}
+
+interface Repeater {
+  stop(): Promise<void>;
+}
+
+const entryKey = (stream: string, id: string) => `${stream}\n${id}`;
+
+export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): Promise<ActorHandle> {
+  const { redis, keys, clock, consumerName: consumer } = deps;
+  // RunDeps<Db> makes `db` required exactly when Db excludes undefined; inside this
+  // generic function TypeScript cannot resolve that conditional, hence the widening.
+  const db = (deps as BaseDeps & { db?: Db }).db as Db;
+  const group = actor.group;
+  const streams = resolveStreams(actor.streams, keys);
+  if (streams.length === 0) throw new Error(`actor ${actor.name}: no streams`);
+  const logger = deps.logger.child({ actor: actor.name, group, consumer });
+
+  const ajv = new Ajv({ allErrors: true });
+  // ajv-formats is CommonJS: under NodeNext its default import is module.exports, whose
+  // `default` property is the plugin (the module sets it for exactly this case).
+  ajvFormats.default(ajv);
+  const validate = ajv.compile<T>(actor.schema);
+  for (const stream of streams) await ensureGroup(redis, stream, group, actor.startId);
+
+  const blocking = redis.duplicate();
+  blocking.on("error", (error: Error) => logger.warn({ error: error.message }, "blocking connection error"));
+  // The id lets stop() end a blocking read at once (CLIENT UNBLOCK); it changes on reconnect.
+  let blockingId: number | null = null;
+  const learnId = async () => {
+    blockingId = Number(await blocking.client("ID"));
+  };
+  blocking.on("ready", () => void learnId().catch(() => {}));
+  try {
+    await learnId();
+  } catch (error) {
+    blocking.disconnect();
+    throw error;
+  }
+
+  const counters = createCounters(actor.name, group, streams, { registry: deps.registry, prefix: keys.prefix });
+  const queue = new PQueue({ concurrency: actor.concurrency });
+  const active = new Map<string, Delivery>();
+  const handlerAbort = new AbortController();
+  const stopAbort = new AbortController();
+  let abandoned = false;
+  let slotWaiters: (() => void)[] = [];
+
+  const wakeSlotWaiters = () => {
+    const waiters = slotWaiters;
+    slotWaiters = [];
+    for (const wake of waiters) wake();
+  };
+  stopAbort.signal.addEventListener("abort", wakeSlotWaiters);
+
+  const sleep = (ms: number) =>
+    new Promise<boolean>((resolve) => {
+      if (stopAbort.signal.aborted) return resolve(false);
+      const onStop = () => {
+        clearTimeout(timer);
+        resolve(false);
+      };
+      const timer = setTimeout(() => {
+        stopAbort.signal.removeEventListener("abort", onStop);
+        resolve(true);
+      }, ms);
+      stopAbort.signal.addEventListener("abort", onStop, { once: true });
+    });
+
+  const processMessage = createProcessor({
+    actor,
+    redis,
+    keys,
+    clock,
+    logger,
+    db,
+    consumer,
+    ajv,
+    validate,
+    counters,
+    signal: handlerAbort.signal,
+    stopping: () => stopAbort.signal.aborted,
+    abandoned: () => abandoned,
+    sleep,
+  });
+
+  const dispatch = (delivery: Delivery) => {
+    const key = entryKey(delivery.stream, delivery.id);
+    if (active.has(key)) return;
+    active.set(key, delivery);
+    void queue.add(async () => {
+      try {
+        await processMessage(delivery);
+      } catch (error) {
+        // A fault (Redis down mid-ack): the entry stays pending and will be claimed again.
+        if (!abandoned) logger.error({ err: error, stream: delivery.stream, messageId: delivery.id }, "message left pending after a fault");
+      } finally {
+        active.delete(key);
+        wakeSlotWaiters();
+      }
+    });
+  };
+
+  const freeSlots = () => actor.concurrency - active.size;
+
+  const readOnce = async (free: number): Promise<void> => {
+    let reply: unknown;
+    try {
+      // COUNT applies per stream: with several streams a read can bring up to
+      // free × streams entries; they wait in the queue, covered by the heartbeat.
+      reply = await blocking.xreadgroup("GROUP", group, consumer, "COUNT", free, "BLOCK", actor.blockMs, "STREAMS", ...streams, ...streams.map(() => ">"));
+    } catch (error) {
+      if (stopAbort.signal.aborted) return;
+      if (!isNoGroupError(error)) throw error;
+      // Redis lost the stream or the group (flushed, restarted empty): make them again.
+      logger.warn("stream or group missing, re-creating");
+      for (const stream of streams) await ensureGroup(redis, stream, group, actor.startId);
+      return;
+    }
+    // Entries delivered even as stop() began are ours now: they are handled in the drain.
+    for (const { stream, entries } of parseReadGroup(reply)) {
+      for (const entry of entries) dispatch({ stream, id: entry.id, fields: entry.fields, deliveries: 1 });
+    }
+  };
+
+  const readLoop = async () => {
+    while (!stopAbort.signal.aborted) {
+      const free = freeSlots();
+      if (free <= 0) {
+        await new Promise<void>((resolve) => slotWaiters.push(resolve));
+        continue;
+      }
+      try {
+        await readOnce(free);
+      } catch (error) {
+        // Redis unreachable (or a reply we cannot parse): keep the consumer alive, pause, retry.
+        logger.error({ err: error }, "reading the streams failed");
+        await sleep(actor.errorDelayMs);
+      }
+    }
+  };
+
+  const cursors = new Map<string, string>(streams.map((stream) => [stream, "0-0"]));
+  const claimIdle = async () => {
+    for (const stream of streams) {
+      const free = freeSlots();
+      if (free <= 0 || stopAbort.signal.aborted) return;
+      const reply: unknown = await redis.xautoclaim(stream, group, consumer, actor.claimIdleMs, cursors.get(stream) ?? "0-0", "COUNT", free);
+      const { cursor, entries } = parseAutoClaim(reply);
+      cursors.set(stream, cursor);
+      // Our own entries come back only if a heartbeat was late; they are in hand already.
+      const fresh = entries.filter((entry) => !active.has(entryKey(stream, entry.id)));
+      if (fresh.length === 0) continue;
+      const pipeline = redis.pipeline();
+      for (const entry of fresh) pipeline.xpending(stream, group, entry.id, entry.id, 1);
+      const counts = (await pipeline.exec()) ?? [];
+      fresh.forEach((entry, i) => {
+        const [error, pending] = counts[i] ?? [null, []];
+        const deliveries = error === null ? (parsePendingEntries(pending)[0]?.deliveries ?? 1) : 1;
+        counters.inc(stream, "claimed");
+        logger.info({ stream, messageId: entry.id, deliveries }, "claimed an idle message");
+        dispatch({ stream, id: entry.id, fields: entry.fields, deliveries });
+      });
+    }
+  };
+
+  const heartbeat = async () => {
+    const byStream = new Map<string, string[]>();
+    for (const { stream, id } of active.values()) byStream.set(stream, [...(byStream.get(stream) ?? []), id]);
+    for (const [stream, ids] of byStream) await redis.xclaim(stream, group, consumer, 0, ...ids, "JUSTID");
+  };
+
+  const refreshGauges = async () => {
+    for (const stream of streams) counters.record(await streamStats(redis, stream, keys));
+  };
+
+  // setTimeout chains rather than setInterval: a slow round never overlaps the next.
+  const repeat = (name: string, intervalMs: number, fn: () => Promise<void>, immediate: boolean): Repeater => {
+    let stopped = false;
+    let running: Promise<void> | null = null;
+    let timer: NodeJS.Timeout;
+    const tick = () => {
+      running = fn()
+        .catch((error: unknown) => {
+          if (!stopped) logger.error({ err: error }, `${name} failed`);
+        })
+        .finally(() => {
+          running = null;
+          if (!stopped) timer = setTimeout(tick, intervalMs);
+        });
+    };
+    timer = setTimeout(tick, immediate ? 0 : intervalMs);
+    return {
+      async stop() {
+        stopped = true;
+        clearTimeout(timer);
+        await running;
+      },
+    };
+  };
+
+  const reading = readLoop();
+  const claimer = repeat("claim", actor.claimIntervalMs, claimIdle, true);
+  const beat = repeat("heartbeat", Math.max(1, Math.floor(actor.claimIdleMs / 3)), heartbeat, false);
+  const gauges = deps.registry === undefined ? null : repeat("stats", actor.statsIntervalMs, refreshGauges, true);
+  logger.info({ streams }, "actor started");
+
+  let stopping: Promise<StopResult> | null = null;
+  const stop = (options: { timeoutMs?: number } = {}): Promise<StopResult> => {
+    stopping ??= (async () => {
+      const timeoutMs = options.timeoutMs ?? actor.drainTimeoutMs;
+      stopAbort.abort();
+      if (blockingId !== null) await redis.client("UNBLOCK", blockingId).catch(() => 0);
+      const finished = (async () => {
+        await Promise.all([claimer.stop(), gauges?.stop()]);
+        await reading;
+        await queue.onIdle();
+      })();
+      let deadline: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        finished.then(() => true),
+        new Promise<boolean>((resolve) => {
+          deadline = setTimeout(() => resolve(false), timeoutMs);
+        }),
+      ]);
+      clearTimeout(deadline);
+      if (!drained) {
+        abandoned = true;
+        handlerAbort.abort(new Error(`actor ${actor.name} stopped: drain timed out after ${timeoutMs} ms`));
+      }
+      await beat.stop();
+      blocking.disconnect();
+      const result = { drained, abandoned: drained ? 0 : active.size };
+      logger.info(result, "actor stopped");
+      return result;
+    })();
+    return stopping;
+  };
+
+  const metrics = async (): Promise<ActorMetrics> => ({
+    actor: actor.name,
+    group,
+    consumer,
+    inFlight: active.size,
+    streams: await Promise.all(
+      streams.map(async (stream): Promise<StreamMetrics> => {
+        const stats = await streamStats(redis, stream, keys);
+        return {
+          stream,
+          counters: counters.snapshot(stream),
+          length: stats.length,
+          deadLetters: stats.deadLetters,
+          group: stats.groups.find((g) => g.group === group) ?? null,
+        };
+      }),
+    ),
+  });
+
+  return { actor: actor.name, group, consumer, streams, stop, metrics };
+}

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { publish } from "../../actors/runtime/index.js";
+import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway("metrics");
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+describe("/healthz and /metrics", () => {
+  it("healthz answers ok once snapshots are loaded", async () => {
+    const { status, body } = await gw.call("/healthz");
+    expect(status).toBe(200);
+    expect(body).toEqual({ ok: true });
+  });
+
+  it("healthz answers 503 with a reason while snapshots are missing", async () => {
+    await gw.ctx.redis.del(gw.ctx.keys.snapshotSentinel());
+    const { status, body } = await gw.call("/healthz");
+    // The watcher may already have rebuilt; either way the answer is well-formed.
+    if (status === 503) expect(body).toEqual({ ok: false, reason: "snapshots_loading" });
+    else expect(body).toEqual({ ok: true });
+  });
+
+  it("exposes requests by endpoint and reason, and stream and group numbers", async () => {
+    await gw.call("/nope");
+    const stream = gw.ctx.keys.stream("metrics-probe");
+    await publish(gw.ctx.redis, stream, { hello: 1 });
+    await gw.ctx.redis.xgroup("CREATE", stream, "probe-group", "0", "MKSTREAM");
+    const { status, body } = await gw.call("/metrics");
+    expect(status).toBe(200);
+    expect(body).toContain('gateway_http_requests_total{endpoint="unknown",status="404",reason="unknown_endpoint"}');
+    expect(body).toContain('gateway_stream_length{stream="stream:metrics-probe"} 1');
+    expect(body).toContain('gateway_group_lag{stream="stream:metrics-probe",group="probe-group"} 1');
+    expect(body).toContain('gateway_group_pending{stream="stream:metrics-probe",group="probe-group"} 0');
+  });
+});
