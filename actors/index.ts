@@ -12,4 +12,7 @@ export type ActorStarter = (ctx: Context) => Promise<RunningActor>;
  * `node dist/ops/start.js actor <name>`. Loaded lazily so one role's process does not
  * import the others' dependencies.
  */
-export const ACTORS: Record<string, () => Promise<ActorStarter>> = {};
+export const ACTORS: Record<string, () => Promise<ActorStarter>> = {
+  scanner: async () => (await import("./scanner/job/index.js")).startScanner,
+  usage: async () => (await import("./usage/index.js")).startUsage,
+};

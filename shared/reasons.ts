@@ -59,6 +59,8 @@ export const REASONS = {
   key_limit_reached: { status: 409, counts: false, message: "The plan's number of keys is reached." },
   internal_error: { status: 500, counts: false, message: "The service failed; treat it as unreachable." },
   unavailable: { status: 503, counts: false, message: "The service is starting or a dependency is down." },
+  scan_failed: { status: 502, counts: false, message: "The scan could not run; try again." },
+  missing_domain: { status: 400, counts: true, message: "The domain parameter is required." },
   timeout: { status: 504, counts: false, message: "The work did not finish in time; treat it as unreachable." },
 } as const satisfies Record<string, { status: number; counts: boolean; message: string }>;
 

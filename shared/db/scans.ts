@@ -157,3 +157,8 @@ export async function insertEvent(
   );
   return rows[0].id;
 }
+
+export async function scanById(db: Queryable, id: number): Promise<ScanRow | null> {
+  const { rows } = await db.query<ScanRow>("SELECT * FROM scans WHERE id = $1", [id]);
+  return rows[0] ? normalize(rows[0]) : null;
+}

@@ -1,0 +1,42 @@
+import { defineCheck, outcome } from "../finding.js";
+import { broadSources, parseCspPolicies } from "../records/csp.js";
+import { firstHeader, headerLine, headerValues } from "../records/headers.js";
+import type { WebEvidence } from "../retrieve/evidence.js";
+import { NO_RESPONSE_DETAIL, primaryResponse } from "./support.js";
+
+/** Clickjacking: CSP frame-ancestors (preferred, it overrides X-Frame-Options) or X-Frame-Options. */
+export const frameOptions = defineCheck({
+  id: "headers:frame-options",
+  group: "headers",
+  label: "Clickjacking protection (frame-ancestors, X-Frame-Options)",
+  section: "web",
+  results: {
+    "frame-ancestors": { status: "pass", summary: "CSP frame-ancestors limits which sites may frame the page." },
+    "xfo-ok": { status: "pass", summary: "X-Frame-Options forbids framing by other sites." },
+    "frame-ancestors-open": { status: "fail", summary: "CSP frame-ancestors lets any site frame the page." },
+    "xfo-invalid": { status: "fail", summary: "X-Frame-Options has a value browsers ignore (ALLOW-FROM is obsolete)." },
+    "frame-missing": { status: "fail", summary: "Neither frame-ancestors nor X-Frame-Options: any site can frame the page." },
+    "frame-no-response": { status: "info", summary: "No response to judge." },
+  },
+  run(e: WebEvidence) {
+    const page = primaryResponse(e);
+    if (!page) return outcome("frame-no-response", NO_RESPONSE_DETAIL);
+    const ancestors = parseCspPolicies(headerValues(page, "content-security-policy")).flatMap((p) => {
+      const sources = p.get("frame-ancestors");
+      return sources ? [sources] : [];
+    });
+    if (ancestors.length > 0) {
+      const line = headerLine("content-security-policy", `frame-ancestors ${ancestors[0].join(" ")}`);
+      // Every enforced policy applies, so one restrictive frame-ancestors is enough.
+      const restrictive = ancestors.find((sources) => broadSources(sources).length === 0);
+      if (restrictive) return outcome("frame-ancestors", `frame-ancestors ${restrictive.join(" ") || "(empty = 'none')"}.`, headerLine("content-security-policy", `frame-ancestors ${restrictive.join(" ")}`));
+      return outcome("frame-ancestors-open", `frame-ancestors allows ${broadSources(ancestors[0]).join(" ")}.`, line);
+    }
+    const xfo = firstHeader(page, "x-frame-options");
+    if (xfo === null) return outcome("frame-missing", `${page.url} sends neither header.`);
+    const evidence = headerLine("x-frame-options", xfo);
+    const value = xfo.trim().toUpperCase();
+    if (value === "DENY" || value === "SAMEORIGIN") return outcome("xfo-ok", `X-Frame-Options: ${value}.`, evidence);
+    return outcome("xfo-invalid", `"${xfo}" is not DENY or SAMEORIGIN.`, evidence);
+  },
+});

@@ -1,0 +1,72 @@
+import { recordActivity } from "../../../shared/activity.js";
+import { transaction, type Pool } from "../../../shared/db/pool.js";
+import { findingsOf, insertEvent, insertScan, previousScan, type ScanKind, type SectionInput } from "../../../shared/db/scans.js";
+import type { Helpers } from "../../runtime/index.js";
+import type { ScanOptions } from "../options.js";
+import { compareFindings } from "./regression.js";
+import type { ScanJob, ScanReply } from "./messages.js";
+
+export interface ScanResult {
+  algorithm: string;
+  dns: SectionInput;
+  web: SectionInput;
+}
+
+export type RunScan = (domain: string, options: ScanOptions, nowMs: number) => Promise<ScanResult>;
+
+/**
+ * Runs one scan job: retrieval and checks outside any transaction, then one
+ * transaction stores both sections, their `scan.completed` events and any
+ * `scan.regression`. A redelivered job finds its scans stored (job_id is unique per
+ * kind) and only replies again.
+ */
+export function scanHandler(runScan: RunScan, options: ScanOptions) {
+  return async (job: ScanJob, helpers: Helpers<Pool>): Promise<void> => {
+    const startedMs = helpers.clock.now();
+    let result: ScanResult;
+    try {
+      result = await runScan(job.domain, options, startedMs);
+    } catch (error) {
+      helpers.logger.error({ err: error, domain: job.domain }, "scan failed");
+      await helpers.reply?.({ ok: false, error: "scan_failed" } satisfies ScanReply);
+      return;
+    }
+    const completedMs = helpers.clock.now();
+    const ids = await transaction(helpers.db, async (tx) => {
+      const stored: Record<ScanKind, number> = { web: 0, dns: 0 };
+      let createdAny = false;
+      for (const kind of ["dns", "web"] as const) {
+        const section = result[kind];
+        const { scan, created } = await insertScan(tx, {
+          orgId: job.org_id, domain: job.domain, kind, section, algorithm: result.algorithm, trigger: job.trigger,
+          jobId: job.job_id, startedMs, completedMs,
+        });
+        stored[kind] = scan.id;
+        if (!created) continue;
+        createdAny = true;
+        await insertEvent(tx, {
+          orgId: job.org_id, type: "scan.completed", timeMs: completedMs, domain: job.domain,
+          payload: { kind, grade: section.grade, score: section.score, fail_count: section.fail_count, warn_count: section.warn_count, scan_id: scan.id },
+        });
+        const previous = await previousScan(tx, job.org_id, job.domain, kind, scan.id);
+        if (previous) {
+          const change = compareFindings(await findingsOf(tx, previous.id), section.findings);
+          if (change.new_issues.length > 0) {
+            await insertEvent(tx, {
+              orgId: job.org_id, type: "scan.regression", timeMs: completedMs, domain: job.domain,
+              payload: { kind, ...change, previous_grade: previous.grade, grade: section.grade },
+            });
+          }
+        }
+      }
+      if (!createdAny) return stored;
+      await recordActivity(tx, {
+        orgId: job.org_id, atMs: completedMs, who: job.trigger === "api" ? "API" : "system", via: job.trigger === "api" ? "api" : "system",
+        group: "monitoring", domain: job.domain, action: `Scan of ${job.domain}: web ${result.web.grade}, dns ${result.dns.grade}`,
+        actionCode: "scan.completed", detail: { web: result.web.grade, dns: result.dns.grade },
+      });
+      return stored;
+    });
+    await helpers.reply?.({ ok: true, scans: ids } satisfies ScanReply);
+  };
+}

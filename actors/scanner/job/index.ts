@@ -1,0 +1,51 @@
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import type { Context } from "../../../shared/context.js";
+import type { Pool } from "../../../shared/db/pool.js";
+import type { RunningActor } from "../../index.js";
+import { defineActor, runActor } from "../../runtime/index.js";
+import { defaultScanOptions, type ScanOptions } from "../options.js";
+import { runScan } from "../scan.js";
+import { scanHandler } from "./handler.js";
+import { SCAN_STREAM, scanJobSchema, type ScanJob } from "./messages.js";
+
+/** Scan options from the configuration, read once at start. */
+export function scanOptionsOf(config: Context["config"]): ScanOptions {
+  return defaultScanOptions({
+    resolver: config.dnsResolver,
+    allowPrivate: config.scanAllowPrivate,
+    httpPort: config.scanHttpPort,
+    httpsPort: config.scanHttpsPort,
+    caPem: config.scanCaFile ? readFileSync(config.scanCaFile, "utf8") : null,
+  });
+}
+
+/**
+ * The scanner: several scans at once per process (they wait on the network, not the
+ * CPU), any number of processes. Scans are not retried on their own: the requester has
+ * a deadline, and a re-run would only repeat outbound traffic.
+ */
+export const scannerActor = (options: ScanOptions) =>
+  defineActor<ScanJob, Pool>({
+    name: "scanner",
+    streams: SCAN_STREAM,
+    schema: scanJobSchema,
+    handler: scanHandler(runScan, options),
+    concurrency: 8,
+    maxAttempts: 2,
+    backoffBaseMs: 500,
+    claimIdleMs: 60_000,
+    replyTtlSeconds: 60,
+  });
+
+export async function startScanner(ctx: Context): Promise<RunningActor> {
+  const handle = await runActor(scannerActor(scanOptionsOf(ctx.config)), {
+    redis: ctx.redis,
+    keys: ctx.keys,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    db: ctx.db,
+    consumerName: `${hostname()}-${process.pid}`,
+  });
+  return { stop: async () => void (await handle.stop()) };
+}

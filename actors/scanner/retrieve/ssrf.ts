@@ -1,0 +1,141 @@
+/**
+ * The SSRF guard. A scan makes requests to names a customer controls, so a name (or a
+ * redirect) must not steer it at the service's own network: loopback, private ranges,
+ * link-local and the cloud metadata address, CGNAT, and their IPv4-in-IPv6 forms.
+ *
+ * The name is resolved once, the address checked, and the connection made to that very
+ * address through a pinned `lookup` (SNI and Host keep the name). Resolving again at
+ * connect time would let a short-TTL record answer "public" to the check and "private"
+ * to the socket (DNS rebinding).
+ */
+import type { LookupAddress, LookupOptions } from "node:dns";
+import net from "node:net";
+import ipaddr from "ipaddr.js";
+import { createDnsClient, type DnsQuery, type DnsServer } from "./dns-client.js";
+
+export type AddressCheck = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+export type GuardedAddress =
+  | { readonly ok: true; readonly address: string; readonly family: 4 | 6 }
+  | { readonly ok: false; readonly reason: string; readonly detail: string };
+
+export type HostResolver = (host: string) => Promise<string[]>;
+
+/** `checkAddress` in production; tests narrow it to "loopback only" to exercise refusals against local servers. */
+export type AddressPolicy = (ip: string, allowPrivate: boolean) => AddressCheck;
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+export type Lookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => void;
+
+const METADATA_ADDRESSES = new Set(["169.254.169.254", "fd00:ec2::254"]);
+
+/** ipaddr.js range names, as refusal reasons. Anything not `unicast` is refused. */
+const RANGE_REASONS: Readonly<Record<string, string>> = {
+  loopback: "loopback",
+  private: "private",
+  linkLocal: "link_local",
+  uniqueLocal: "unique_local",
+  carrierGradeNat: "carrier_grade_nat",
+  unspecified: "unspecified",
+  multicast: "multicast",
+  broadcast: "broadcast",
+};
+
+/** Never connectable, whatever `allowPrivate` says. */
+const ALWAYS_REFUSED = new Set(["multicast", "broadcast"]);
+
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const p = address.parts;
+  const fromWords = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  const range = address.range();
+  // NAT64 (64:ff9b::/96) and SIIT (::ffff:0:0:0/96) carry the IPv4 address in the last 32 bits.
+  if (range === "rfc6052" || range === "rfc6145") return fromWords(p[6], p[7]);
+  // 6to4 (2002::/16) carries it in bits 16..48.
+  if (range === "6to4") return fromWords(p[1], p[2]);
+  return null;
+}
+
+export function checkAddress(ip: string, allowPrivate: boolean): AddressCheck {
+  // net.isIP first: ipaddr.js also accepts legacy forms such as `127.1` or octal octets.
+  if (net.isIP(ip) === 0 || !ipaddr.isValid(ip)) return { ok: false, reason: "invalid_address" };
+  // process() turns IPv4-mapped IPv6 (::ffff:10.0.0.1) into the IPv4 address it maps.
+  let parsed = ipaddr.process(ip);
+  if (parsed instanceof ipaddr.IPv6) {
+    const inner = embeddedIPv4(parsed);
+    if (inner) parsed = inner;
+  }
+  const normalized = parsed.toString();
+  const range = parsed.range();
+  if (ALWAYS_REFUSED.has(range)) return { ok: false, reason: range };
+  if (allowPrivate) return { ok: true };
+  if (METADATA_ADDRESSES.has(normalized)) return { ok: false, reason: "metadata" };
+  if (range === "unicast") return { ok: true };
+  if (range === "teredo") return { ok: false, reason: "tunnel" };
+  return { ok: false, reason: RANGE_REASONS[range] ?? "reserved" };
+}
+
+/** Addresses of a name through the configured resolver: A first, so IPv4 is preferred. */
+export function dnsHostResolver(query: DnsQuery): HostResolver {
+  return async (host) => {
+    if (net.isIP(host)) return [host];
+    const [a, aaaa] = await Promise.all([query(host, "A"), query(host, "AAAA")]);
+    const addresses = [...a.records, ...aaaa.records].flatMap((r) => (r.type === "A" || r.type === "AAAA" ? [r.address] : []));
+    if (addresses.length === 0) {
+      const reason = a.error ?? (a.status === "noerror" ? "no address records" : a.status);
+      throw new Error(`cannot resolve ${host}: ${reason}`);
+    }
+    return addresses;
+  };
+}
+
+/**
+ * Resolves and checks. The first acceptable address is chosen; refused ones are never
+ * connected to, so a name mixing public and private records cannot reach the private one.
+ */
+export async function resolveGuarded(
+  host: string,
+  allowPrivate: boolean,
+  resolve: HostResolver,
+  check: AddressPolicy = checkAddress,
+): Promise<GuardedAddress> {
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch (error) {
+    return { ok: false, reason: "unresolvable", detail: error instanceof Error ? error.message : String(error) };
+  }
+  let firstRefusal: { reason: string; address: string } | null = null;
+  for (const address of addresses) {
+    const verdict = check(address, allowPrivate);
+    if (verdict.ok) return { ok: true, address, family: net.isIPv6(address) ? 6 : 4 };
+    firstRefusal ??= { reason: verdict.reason, address };
+  }
+  const refusal = firstRefusal ?? { reason: "unresolvable", address: "none" };
+  return { ok: false, reason: refusal.reason, detail: `${host} resolves to ${refusal.address} (${refusal.reason})` };
+}
+
+/** A `lookup` for http/https/tls that answers with the pre-checked address, whatever the name. */
+export function pinnedLookup(address: string, family: 4 | 6): Lookup {
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}
+
+/**
+ * A drop-in `lookup` that resolves through the configured DNS server and refuses what
+ * `checkAddress` refuses. The address it returns is the one the socket connects to.
+ */
+export function guardedLookup(allowPrivate: boolean, resolver: DnsServer | null, timeoutMs = 5_000): Lookup {
+  const resolve = dnsHostResolver(createDnsClient(resolver, timeoutMs));
+  return (hostname, options, callback) => {
+    resolveGuarded(hostname, allowPrivate, resolve).then((verdict) => {
+      if (!verdict.ok) {
+        const error: NodeJS.ErrnoException = Object.assign(new Error(`SSRF guard: ${verdict.detail}`), { code: "EACCES" });
+        callback(error, "");
+        return;
+      }
+      pinnedLookup(verdict.address, verdict.family)(hostname, options, callback);
+    }, (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), ""));
+  };
+}

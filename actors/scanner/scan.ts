@@ -1,0 +1,90 @@
+/**
+ * The scan: retrieve the evidence of both sections once (in parallel), run every check
+ * of the section over it, grade. Retrieval records failures as evidence, so a scan of
+ * an unreachable domain completes with findings that say so; only a bug throws.
+ */
+import { domainToASCII } from "node:url";
+import { DNS_CHECKS, findCheck, WEB_CHECKS, type DnsCheck, type WebCheck } from "./checks/index.js";
+import { evaluate, type Finding, type Section } from "./finding.js";
+import { ALGORITHM_VERSION, gradeSection } from "./grading.js";
+import type { ScanOptions } from "./options.js";
+import { createDnsClient, type DnsQuery } from "./retrieve/dns-client.js";
+import { retrieveDns } from "./retrieve/dns-evidence.js";
+import type { DnsEvidence, WebEvidence } from "./retrieve/evidence.js";
+import { retrieveWeb } from "./retrieve/web-evidence.js";
+
+export interface ScanResult {
+  readonly algorithm: string;
+  readonly dns: Section;
+  readonly web: Section;
+  readonly durationMs: number;
+}
+
+export type DomainParse = { readonly ok: true; readonly domain: string } | { readonly ok: false; readonly reason: "invalid_domain" };
+
+/** A host name of two or more LDH labels, IDN converted to its A-label form; no IP literals. */
+export function parseDomain(input: string): DomainParse {
+  const ascii = domainToASCII(input.trim().replace(/\.$/, "")).toLowerCase();
+  const labels = ascii.split(".");
+  const valid =
+    ascii.length > 0 &&
+    ascii.length <= 253 &&
+    labels.length >= 2 &&
+    labels.every((l) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(l)) &&
+    !/^\d+$/.test(labels[labels.length - 1]);
+  return valid ? { ok: true, domain: ascii } : { ok: false, reason: "invalid_domain" };
+}
+
+function requireDomain(input: string): string {
+  const parsed = parseDomain(input);
+  // Callers validate with parseDomain first (the domain is a verified one); reaching this is a bug.
+  if (!parsed.ok) throw new Error(`runScan called with an invalid domain ${JSON.stringify(input)}`);
+  return parsed.domain;
+}
+
+export function evaluateDns(evidence: DnsEvidence): Section {
+  const checks: readonly DnsCheck[] = DNS_CHECKS;
+  return gradeSection(checks.map((check) => evaluate(check, evidence)));
+}
+
+export function evaluateWeb(evidence: WebEvidence): Section {
+  const checks: readonly WebCheck[] = WEB_CHECKS;
+  return gradeSection(checks.map((check) => evaluate(check, evidence)));
+}
+
+export interface ScanDependencies {
+  /** Replaces the DNS client (tests, or a caller sharing one client). */
+  readonly query?: DnsQuery;
+}
+
+/** `now` (ms since the epoch) is the instant certificate validity is judged at. */
+export async function runScan(domainInput: string, options: ScanOptions, now: number, deps: ScanDependencies = {}): Promise<ScanResult> {
+  const domain = requireDomain(domainInput);
+  const started = performance.now();
+  const query = deps.query ?? createDnsClient(options.resolver, options.timeoutMs);
+  const [dnsEvidence, webEvidence] = await Promise.all([retrieveDns(domain, options, now, query), retrieveWeb(domain, options, now, query)]);
+  return {
+    algorithm: ALGORITHM_VERSION,
+    dns: evaluateDns(dnsEvidence),
+    web: evaluateWeb(webEvidence),
+    durationMs: Math.round(performance.now() - started),
+  };
+}
+
+export type RecheckResult = { readonly ok: true; readonly finding: Finding } | { readonly ok: false; readonly reason: "unknown_finding" };
+
+/** Re-runs one finding: retrieves the evidence of its section only, then runs its check. */
+export async function recheck(
+  domainInput: string,
+  findingId: string,
+  options: ScanOptions,
+  now: number,
+  deps: ScanDependencies = {},
+): Promise<RecheckResult> {
+  const found = findCheck(findingId);
+  if (!found) return { ok: false, reason: "unknown_finding" };
+  const domain = requireDomain(domainInput);
+  const query = deps.query ?? createDnsClient(options.resolver, options.timeoutMs);
+  if (found.section === "dns") return { ok: true, finding: evaluate(found.check, await retrieveDns(domain, options, now, query)) };
+  return { ok: true, finding: evaluate(found.check, await retrieveWeb(domain, options, now, query)) };
+}
