@@ -1,3 +1,5 @@
+import { isIP } from "node:net";
+
 /**
  * Configuration is parsed once, at start, from the environment table of the
  * operator contract (operator-api.md section 1). `process.env` is read nowhere else.
@@ -93,7 +95,9 @@ function url(env: Env, name: string, fallback: string, protocols: readonly strin
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigError(name, `not a URL: ${JSON.stringify(raw)}`);
+    // Database and Redis URLs carry passwords: name the variable, never echo a secret one.
+    const secret = ENVIRONMENT.some((v) => v.name === name && v.secret);
+    throw new ConfigError(name, secret ? "not a URL" : `not a URL: ${JSON.stringify(raw)}`);
   }
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(name, `expected ${protocols.join(" or ")} URL, got ${parsed.protocol}`);
@@ -115,15 +119,18 @@ export function parseSecret(name: string, raw: string): Buffer {
   return bytes;
 }
 
+/** `host:port`, `[v6]:port`, or a bare IP address (port 53). A bare name is refused: it is most likely a typo. */
 function hostPort(env: Env, name: string): { host: string; port: number } | null {
   const raw = optional(env, name);
   if (raw === null) return null;
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(raw) ?? /^([^:\s]+)()()$/.exec(raw);
-  if (match === null) throw new ConfigError(name, `expected host:port, got ${JSON.stringify(raw)}`);
-  const host = match[1] || match[2] || raw;
-  const portNumber = match[3] ? Number(match[3]) : 53;
+  if (isIP(raw)) return { host: raw, port: 53 };
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9._-]+)):(\d{1,5})$/.exec(raw);
+  if (match === null || (match[1] !== undefined && isIP(match[1]) !== 6)) {
+    throw new ConfigError(name, `expected host:port, got ${JSON.stringify(raw)}`);
+  }
+  const portNumber = Number(match[3]);
   if (portNumber < 1 || portNumber > 65535) throw new ConfigError(name, "port out of range");
-  return { host, port: portNumber };
+  return { host: match[1] ?? match[2], port: portNumber };
 }
 
 export function loadConfig(env: Env): Config {

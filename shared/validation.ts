@@ -11,8 +11,17 @@ import { parse as parseDomain } from "tldts";
 
 const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "code" });
 
+/** Region codes CLDR names that are not ISO 3166-1 countries (groupings, unknown, pseudo). */
+const NOT_COUNTRIES = new Set(["AC", "CP", "CQ", "DG", "EA", "EU", "EZ", "IC", "QO", "TA", "UN", "XA", "XB", "ZZ"]);
+
+/**
+ * An ISO 3166-1 alpha-2 code in current use (plus XK, which GeoIP databases use for
+ * Kosovo). Retired codes (DD, SU, YU, UK, ...) are refused: the country database never
+ * answers them, so a rule naming one would silently never match.
+ */
 export function isCountryCode(value: string): boolean {
-  return /^[A-Z]{2}$/.test(value) && regionNames.of(value) !== value;
+  return /^[A-Z]{2}$/.test(value) && regionNames.of(value) !== value && !NOT_COUNTRIES.has(value) &&
+    new Intl.Locale(`und-${value}`).region === value;
 }
 
 export function isCidrOrAddress(value: string): boolean {
@@ -41,11 +50,28 @@ export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: 
 ajv.addFormat("domain", { type: "string", validate: (v: string) => normalizeDomain(v) !== null });
 ajv.addFormat("cidr", { type: "string", validate: isCidrOrAddress });
 ajv.addFormat("country", { type: "string", validate: isCountryCode });
+
+/**
+ * A real calendar date `YYYY-MM-DD`. Date.parse alone is not enough: it rolls 2024-02-30
+ * over to March 1st, and accepts year 0000, which PostgreSQL refuses (a 500, not a 400).
+ */
+export function isIsoDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || value < "0001-01-01") return false;
+  const parsed = Date.parse(`${value}T00:00:00Z`);
+  return !Number.isNaN(parsed) && new Date(parsed).toISOString().slice(0, 10) === value;
+}
+
+/** 1970 to 9999: an offset must not push a time into year 0 or 10000, which PostgreSQL refuses. */
+const inTimeRange = (ms: number) => ms >= 0 && ms < Date.UTC(10000, 0, 1);
+
 ajv.addFormat("date-time", {
   type: "string",
-  validate: (v: string) => /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(v) && !Number.isNaN(Date.parse(v)),
+  validate: (v: string) =>
+    /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(v) &&
+    isIsoDate(v.slice(0, 10)) &&
+    inTimeRange(Date.parse(v.includes("T") ? v : v.replace(" ", "T"))),
 });
-ajv.addFormat("date", { type: "string", validate: (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) });
+ajv.addFormat("date", { type: "string", validate: isIsoDate });
 ajv.addFormat("email", { type: "string", validate: (v: string) => /^[^\s@]{1,64}@[^\s@]{1,253}\.[^\s@]{1,63}$/.test(v) });
 ajv.addFormat("http-url", {
   type: "string",
@@ -79,9 +105,10 @@ export function reasonOf(error: ErrorObject, overrides: Record<string, string> =
   if (error.keyword === "required") return `missing_${field}`;
   if (error.keyword === "format") {
     const format = String((error.params as { format: string }).format);
-    if (FORMAT_REASONS[format]) return FORMAT_REASONS[format];
+    if (Object.hasOwn(FORMAT_REASONS, format)) return FORMAT_REASONS[format];
   }
-  return overrides[field] ?? `bad_${field}`;
+  // hasOwn: a field named `__proto__` or `constructor` must not find Object.prototype's.
+  return Object.hasOwn(overrides, field) ? overrides[field] : `bad_${field}`;
 }
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; reason: string; detail: string };
@@ -94,4 +121,32 @@ export function validator<T>(schema: object, overrides: Record<string, string> =
     if (!error) return { ok: false, reason: "bad_request", detail: "invalid" };
     return { ok: false, reason: reasonOf(error, overrides), detail: `${error.instancePath || "/"} ${error.message ?? ""}`.trim() };
   };
+}
+
+const MAX_DEPTH = 32;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Text PostgreSQL can store: no NUL (text and jsonb refuse it), no lone UTF-16 surrogate (jsonb refuses it). */
+export function isStorableText(value: string): boolean {
+  return !value.includes("\u0000") && !LONE_SURROGATE.test(value);
+}
+
+/**
+ * The first top-level field of a parsed JSON body whose value (or a key inside it) cannot
+ * be stored, or is nested deeper than PostgreSQL's jsonb and JSON.stringify handle
+ * comfortably; null when the whole body is fine. Schemas check shapes; this checks what
+ * a schema cannot say, so that such input is a 400 naming the field, never a 500.
+ */
+export function unstorableField(body: Record<string, unknown>): string | null {
+  const fine = (value: unknown, depth: number): boolean => {
+    if (typeof value === "string") return isStorableText(value);
+    if (value === null || typeof value !== "object") return true;
+    if (depth >= MAX_DEPTH) return false;
+    if (Array.isArray(value)) return value.every((item) => fine(item, depth + 1));
+    return Object.entries(value).every(([key, item]) => isStorableText(key) && fine(item, depth + 1));
+  };
+  for (const [field, value] of Object.entries(body)) {
+    if (!isStorableText(field) || !fine(value, 1)) return field;
+  }
+  return null;
 }

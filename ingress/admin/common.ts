@@ -1,5 +1,5 @@
 import { safeEqual } from "../../shared/crypto/hash.js";
-import { validator, type Validated } from "../../shared/validation.js";
+import { isStorableText, unstorableField, validator, type Validated } from "../../shared/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { readJson, type Params } from "../params.js";
 import { refuse, refuseField } from "../reply.js";
@@ -25,6 +25,10 @@ export function admin(handler: AdminHandler) {
     if (!match || !safeEqual(match[1].trim(), expected)) return refuse("unauthorized");
     const body = readJson(request);
     if (body === null) return refuseField("bad_json", "the body is not a JSON object");
+    const unstorable = unstorableField(body);
+    if (unstorable !== null) {
+      return refuseField(`bad_${isStorableText(unstorable) ? unstorable : "json"}`, "NUL, a lone surrogate or too deep nesting");
+    }
     return handler(request, deps, params, body);
   };
 }

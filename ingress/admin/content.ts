@@ -64,7 +64,7 @@ export const putContent = admin(async (_request, deps, params, body) => {
 export const removeContent = admin(async (_request, deps, params) => {
   const orgId = idParam(params, "org");
   const contentKey = params.content_key ?? "";
-  if (orgId === null) return refuse("not_found");
+  if (orgId === null || !NAME.test(contentKey)) return refuse("not_found");
   const now = deps.clock.now();
   const removed = await transaction(deps.db, async (tx) => {
     const done = await deleteContent(tx, orgId, contentKey);
@@ -104,7 +104,7 @@ export const putSecret = admin(async (_request, deps, params, body) => {
 export const removeSecret = admin(async (_request, deps, params) => {
   const orgId = idParam(params, "org");
   const name = params.name ?? "";
-  if (orgId === null) return refuse("not_found");
+  if (orgId === null || !NAME.test(name)) return refuse("not_found");
   const now = deps.clock.now();
   const removed = await transaction(deps.db, async (tx) => {
     const done = await deleteSecret(tx, orgId, name);

@@ -1,6 +1,7 @@
 import { recordActivity } from "../../shared/activity.js";
 import { findKey, installationsOf, setInstallationStatus, type InstallationRow } from "../../shared/db/keys.js";
 import { transaction } from "../../shared/db/pool.js";
+import { isStorableText } from "../../shared/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { ADMIN_ACTOR, admin, idParam, iso } from "./common.js";
 
@@ -30,7 +31,7 @@ export function decideInstallation(decision: "approved" | "blocked") {
     const key = id === null ? null : await findKey(deps.db, id);
     if (!key || key.status === "revoked") return refuse("not_found");
     const install = params.install ?? "";
-    if (install.length === 0 || install.length > 200) return refuseField("bad_install");
+    if (install.length === 0 || install.length > 200 || !isStorableText(install)) return refuseField("bad_install");
     const now = deps.clock.now();
     const row = await transaction(deps.db, async (tx) => {
       const updated = await setInstallationStatus(tx, key.id, install, decision, now);

@@ -38,6 +38,9 @@ export const acceptRisk = admin(async (_request, deps, params, body) => {
   const expiresMs = input.value.expires_at ? parseTime(input.value.expires_at) : null;
   if (expiresMs !== null && expiresMs <= now) return refuseField("bad_expires_at", "expires_at must be in the future");
   const row = await transaction(deps.db, async (tx) => {
+    // Two acceptances of one finding at once would both find nothing to release and
+    // collide on the one-current-acceptance index: the domain's row lock queues them.
+    await tx.query("SELECT 1 FROM domains WHERE id = $1 FOR UPDATE", [owned.id]);
     await tx.query(
       `UPDATE acknowledgements SET released_at = to_timestamp($4 / 1000.0)
        WHERE org_id = $1 AND domain = $2 AND finding_key = $3 AND released_at IS NULL`,

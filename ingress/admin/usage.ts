@@ -1,8 +1,7 @@
 import { findKey } from "../../shared/db/keys.js";
+import { isIsoDate } from "../../shared/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { admin, idParam } from "./common.js";
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 interface UsageRow {
   day: string;
@@ -22,8 +21,8 @@ export const keyUsage = admin(async (request, deps, params) => {
   const today = new Date(deps.clock.now()).toISOString().slice(0, 10);
   const from = query.get("from") ?? new Date(deps.clock.now() - 29 * 86400_000).toISOString().slice(0, 10);
   const to = query.get("to") ?? today;
-  if (!DATE.test(from) || Number.isNaN(Date.parse(from))) return refuseField("bad_from");
-  if (!DATE.test(to) || Number.isNaN(Date.parse(to))) return refuseField("bad_to");
+  if (!isIsoDate(from)) return refuseField("bad_from");
+  if (!isIsoDate(to)) return refuseField("bad_to");
   const { rows } = await deps.db.query<UsageRow>(
     `SELECT day, endpoint, reason, counted, refused, calls FROM usage_daily
      WHERE key_id = $1 AND day BETWEEN $2 AND $3 ORDER BY day, endpoint, reason`,

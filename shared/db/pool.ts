@@ -61,8 +61,11 @@ export async function ensureDatabase(url: string): Promise<boolean> {
     try {
       await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
     } catch (error) {
-      // Another process created it between our check and our create.
-      if ((error as { code?: string }).code !== "42P04") throw error;
+      // Another process created it between our check and our create: 42P04 when it had
+      // committed, 23505 (pg_database's unique index) when both were in flight at once.
+      const code = (error as { code?: string }).code;
+      if (code !== "42P04" && code !== "23505") throw error;
+      return false;
     }
     return true;
   } finally {

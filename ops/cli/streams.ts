@@ -1,0 +1,93 @@
+import type { Redis } from "ioredis";
+import { type StreamStats, streamStats } from "../../actors/runtime/stats.js";
+import type { Keys } from "../../shared/redis/keys.js";
+import { count, duration, table } from "./format.js";
+import { type CliIo, EXIT, print, printJson } from "./io.js";
+import { scanStreams, shortName, sourceStreams } from "./redis-scan.js";
+
+/**
+ * `gateway streams`: every stream under the prefix and each consumer group's length,
+ * pending, lag and oldest pending age (XINFO GROUPS, XPENDING); `--watch` refreshes
+ * every two seconds until Ctrl-C.
+ */
+export const WATCH_INTERVAL_MS = 2000;
+
+export async function collectStreams(redis: Redis, keys: Keys): Promise<StreamStats[]> {
+  const streams = sourceStreams(keys, await scanStreams(redis, keys.prefix));
+  return Promise.all(streams.map((stream) => streamStats(redis, stream, keys)));
+}
+
+function asJson(stats: StreamStats[], keys: Keys, atMs: number) {
+  return {
+    ok: true,
+    prefix: keys.prefix,
+    at: new Date(atMs).toISOString(),
+    streams: stats.map((s) => ({
+      stream: s.stream,
+      length: s.length,
+      dead_letters: s.deadLetters,
+      groups: s.groups.map((g) => ({
+        group: g.group,
+        consumers: g.consumers,
+        pending: g.pending,
+        lag: g.lag,
+        lag_exact: g.lagExact,
+        last_delivered_id: g.lastDeliveredId,
+        oldest_pending_id: g.oldestPendingId,
+        oldest_pending_age_ms: g.oldestPendingAgeMs,
+        oldest_pending_idle_ms: g.oldestPendingIdleMs,
+      })),
+    })),
+  };
+}
+
+function asTable(stats: StreamStats[], keys: Keys): string {
+  if (stats.length === 0) return `No streams under prefix ${JSON.stringify(keys.prefix)}.`;
+  const rows: string[][] = [];
+  for (const s of stats) {
+    const name = shortName(keys, s.stream);
+    const dead = count(s.deadLetters);
+    if (s.groups.length === 0) rows.push([name, count(s.length), dead, "-", "-", "-", "-", "-"]);
+    for (const g of s.groups) {
+      rows.push([
+        name, count(s.length), dead, g.group, count(g.consumers), count(g.pending),
+        `${count(g.lag)}${g.lagExact ? "" : "+"}`, duration(g.oldestPendingAgeMs),
+      ]);
+    }
+  }
+  return table(["STREAM", "LENGTH", "DEAD", "GROUP", "CONSUMERS", "PENDING", "LAG", "OLDEST PENDING"], rows);
+}
+
+/** Resolves true after `ms`, false at once when the signal aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export async function streamsCommand(
+  options: { redis: Redis; keys: Keys; io: CliIo; json: boolean; watch: boolean },
+): Promise<number> {
+  const { redis, keys, io, json, watch } = options;
+  for (;;) {
+    const stats = await collectStreams(redis, keys);
+    const now = Date.now();
+    if (json) {
+      printJson(io, asJson(stats, keys, now));
+    } else {
+      if (watch && io.stdout.isTTY) io.stdout.write("\x1b[H\x1b[2J");
+      if (watch) print(io, `Every ${WATCH_INTERVAL_MS / 1000}s, ${new Date(now).toISOString()}, prefix ${JSON.stringify(keys.prefix)} (Ctrl-C stops)\n`);
+      print(io, asTable(stats, keys));
+    }
+    if (!watch || !(await pause(WATCH_INTERVAL_MS, io.signal))) return EXIT.ok;
+  }
+}

@@ -1,0 +1,174 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ConfigError, ENVIRONMENT, loadConfig, parseSecret } from "../../shared/config.js";
+import { sourcePath } from "../../shared/paths.js";
+
+/** The variable names of the environment table in operator-api.md section 1. */
+function contractVariables(): string[] {
+  const spec = readFileSync(sourcePath("..", "shared", "spec", "operator-api.md"), "utf8");
+  const section = spec.slice(spec.indexOf("### Environment"), spec.indexOf("### Health and metrics"));
+  const names = new Set<string>();
+  for (const line of section.split("\n")) {
+    const first = line.split("|")[1] ?? "";
+    for (const match of first.matchAll(/`([A-Z][A-Z0-9_]+)`/g)) names.add(match[1]);
+  }
+  return [...names];
+}
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`no ConfigError for ${JSON.stringify(env)}`);
+}
+
+describe("loadConfig", () => {
+  it("knows every variable of the operator contract", () => {
+    const contract = contractVariables();
+    expect(contract.length).toBe(16);
+    const known = ENVIRONMENT.map((v) => v.name as string);
+    for (const name of contract) expect(known, name).toContain(name);
+  });
+
+  it("gives every variable its contract default on an empty environment", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 8080,
+      host: "127.0.0.1",
+      redisUrl: "redis://127.0.0.1:6379",
+      redisPrefix: "gw:",
+      databaseUrl: "postgres://127.0.0.1:5432/gateway",
+      adminToken: null,
+      siteUrl: "http://127.0.0.1:8080",
+      gatewaySecret: null,
+      testClock: false,
+      dnsResolver: null,
+      scanAllowPrivate: false,
+      scanHttpPort: 80,
+      scanHttpsPort: 443,
+      scanCaFile: null,
+      smtpUrl: null,
+      geoipDb: null,
+      environment: "production",
+      logLevel: "info",
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it("treats an empty value as unset", () => {
+    const config = loadConfig({ PORT: "", ADMIN_TOKEN: "", GATEWAY_TEST_CLOCK: "", DNS_RESOLVER: "", REDIS_PREFIX: "" });
+    expect(config).toMatchObject({ port: 8080, adminToken: null, testClock: false, dnsResolver: null, redisPrefix: "gw:" });
+  });
+
+  it("reads every variable when set", () => {
+    const secret = "ab".repeat(32);
+    const config = loadConfig({
+      PORT: "0",
+      HOST: "::1",
+      REDIS_URL: "rediss://cache.internal:6380/2",
+      REDIS_PREFIX: "prod:",
+      DATABASE_URL: "postgresql://gw@db.internal/gateway",
+      ADMIN_TOKEN: "tok",
+      GATEWAY_SECRET: secret,
+      GATEWAY_TEST_CLOCK: "1",
+      DNS_RESOLVER: "127.0.0.1:5353",
+      SCAN_ALLOW_PRIVATE: "1",
+      SCAN_HTTP_PORT: "8081",
+      SCAN_HTTPS_PORT: "8443",
+      SCAN_CA_FILE: "/tmp/ca.pem",
+      SMTP_URL: "smtp://mail.internal:25",
+      GEOIP_DB: "/tmp/geo.mmdb",
+    });
+    expect(config).toMatchObject({
+      port: 0,
+      host: "::1",
+      redisUrl: "rediss://cache.internal:6380/2",
+      redisPrefix: "prod:",
+      databaseUrl: "postgresql://gw@db.internal/gateway",
+      adminToken: "tok",
+      siteUrl: "http://[::1]:0",
+      testClock: true,
+      dnsResolver: { host: "127.0.0.1", port: 5353 },
+      scanAllowPrivate: true,
+      scanHttpPort: 8081,
+      scanHttpsPort: 8443,
+      scanCaFile: "/tmp/ca.pem",
+      smtpUrl: "smtp://mail.internal:25",
+      geoipDb: "/tmp/geo.mmdb",
+    });
+    expect(config.gatewaySecret?.toString("hex")).toBe(secret);
+  });
+
+  it("takes SITE_URL without its trailing slash, and derives it from HOST and PORT otherwise", () => {
+    expect(loadConfig({ SITE_URL: "https://gw.example.com/" }).siteUrl).toBe("https://gw.example.com");
+    expect(loadConfig({ HOST: "0.0.0.0", PORT: "9000" }).siteUrl).toBe("http://0.0.0.0:9000");
+  });
+
+  it.each([
+    ["127.0.0.1:53", { host: "127.0.0.1", port: 53 }],
+    ["ns.example.net:5353", { host: "ns.example.net", port: 5353 }],
+    ["[::1]:5300", { host: "::1", port: 5300 }],
+    ["10.0.0.2", { host: "10.0.0.2", port: 53 }],
+    ["::1", { host: "::1", port: 53 }],
+  ])("reads DNS_RESOLVER=%s", (raw, expected) => {
+    expect(loadConfig({ DNS_RESOLVER: raw }).dnsResolver).toEqual(expected);
+  });
+
+  it("accepts a master secret as hex or base64 of 32+ bytes", () => {
+    expect(parseSecret("S", "00".repeat(32)).length).toBe(32);
+    expect(parseSecret("S", Buffer.alloc(32, 7).toString("base64")).length).toBe(32);
+    expect(parseSecret("S", Buffer.alloc(48, 7).toString("base64url")).length).toBe(48);
+  });
+
+  it.each([
+    ["PORT", "abc"],
+    ["PORT", "65536"],
+    ["PORT", "-1"],
+    ["PORT", "80.5"],
+    ["REDIS_URL", "ftp://x"],
+    ["REDIS_URL", "not a url"],
+    ["DATABASE_URL", "mysql://db/gateway"],
+    ["SITE_URL", "gw.example.com"],
+    ["SITE_URL", "ftp://gw.example.com"],
+    ["REDIS_PREFIX", "{gw}:"],
+    ["REDIS_PREFIX", "g w:"],
+    ["GATEWAY_SECRET", "too-short"],
+    ["GATEWAY_SECRET", "ab".repeat(31)],
+    ["GATEWAY_SECRET", Buffer.alloc(31).toString("base64")],
+    ["GATEWAY_SECRET", "not*base64*or*hex*".repeat(4)],
+    ["GATEWAY_TEST_CLOCK", "maybe"],
+    ["GATEWAY_TEST_CLOCK", "yes"],
+    ["SCAN_ALLOW_PRIVATE", "2"],
+    ["DNS_RESOLVER", "bad"],
+    ["DNS_RESOLVER", "127.0.0.1:"],
+    ["DNS_RESOLVER", "127.0.0.1:0"],
+    ["DNS_RESOLVER", "127.0.0.1:99999"],
+    ["DNS_RESOLVER", "[nope]:53"],
+    ["DNS_RESOLVER", "host name:53"],
+    ["SCAN_HTTP_PORT", "http"],
+    ["SCAN_HTTPS_PORT", "70000"],
+    ["SMTP_URL", "http://mail"],
+    ["GATEWAY_ENV", "staging"],
+    ["LOG_LEVEL", "loud"],
+  ])("refuses %s=%j with a ConfigError naming it", (name, value) => {
+    const error = configError({ [name]: value });
+    expect(error.variable).toBe(name);
+    expect(error.message.startsWith(`${name}:`)).toBe(true);
+  });
+
+  it("never echoes a bad secret in the error", () => {
+    const error = configError({ GATEWAY_SECRET: "hunter2-hunter2" });
+    expect(error.message).not.toContain("hunter2");
+  });
+});
+
+describe("loadConfig secrets", () => {
+  it("does not echo a malformed secret URL (it may hold a password)", () => {
+    const error = configError({ DATABASE_URL: "postgres://gw:s3cret@db:5432:5432/x" });
+    expect(error.variable).toBe("DATABASE_URL");
+    expect(error.message).not.toContain("s3cret");
+  });
+});

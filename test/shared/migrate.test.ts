@@ -1,0 +1,99 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { userInfo } from "node:os";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { MIGRATIONS_DIR, migrate } from "../../shared/db/migrate.js";
+import { createPool, ensureDatabase, type Pool } from "../../shared/db/pool.js";
+
+const SERVER = `postgres://${process.env.PGUSER || userInfo().username}@127.0.0.1:5432`;
+const created: string[] = [];
+const pools: Pool[] = [];
+
+/** A database name nobody has used: the migrator must start from nothing. */
+function freshName(label: string): string {
+  const name = `gwtest_${label}_${randomBytes(4).toString("hex")}`;
+  created.push(name);
+  return name;
+}
+
+async function createEmpty(label: string): Promise<string> {
+  const name = freshName(label);
+  const admin = new pg.Client({ connectionString: `${SERVER}/postgres` });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return `${SERVER}/${name}`;
+}
+
+function pool(url: string): Pool {
+  const p = createPool(url, 2);
+  pools.push(p);
+  return p;
+}
+
+afterAll(async () => {
+  await Promise.all(pools.map((p) => p.end().catch(() => {})));
+  const admin = new pg.Client({ connectionString: `${SERVER}/postgres` });
+  await admin.connect();
+  for (const name of created) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+});
+
+describe("migrate", () => {
+  it("applied twice in parallel on a fresh database: no error, each migration once; a third run applies nothing", async () => {
+    const url = await createEmpty("migpar");
+    const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith(".sql")).sort();
+    expect(files.length).toBeGreaterThan(0);
+
+    const [first, second] = await Promise.all([migrate(pool(url)), migrate(pool(url))]);
+    // One of them applied everything, the other waited on the lock and found it done.
+    expect([...first, ...second].sort()).toEqual(files);
+    expect(first.length === 0 || second.length === 0).toBe(true);
+
+    const check = pool(url);
+    const { rows } = await check.query<{ name: string; n: number }>(
+      "SELECT name, count(*)::int AS n FROM schema_migrations GROUP BY name ORDER BY name",
+    );
+    expect(rows).toEqual(files.map((name) => ({ name, n: 1 })));
+    expect(await migrate(check)).toEqual([]);
+    const tables = await check.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
+    );
+    expect(tables.rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(["orgs", "api_keys", "activity", "cycle_usage"]));
+  });
+
+  it("a failing migration leaves no half state, records nothing and releases the lock", async () => {
+    const url = await createEmpty("migfail");
+    const dir = await mkdtemp(join(tmpdir(), "migrations-"));
+    try {
+      await writeFile(join(dir, "0001_good.sql"), "CREATE TABLE good (id int);");
+      await writeFile(join(dir, "0002_bad.sql"), "CREATE TABLE half (id int);\nSELEC broken;");
+      await writeFile(join(dir, "notes.txt"), "not a migration");
+      const p = pool(url);
+      await expect(migrate(p, dir)).rejects.toThrow(/0002_bad\.sql/);
+      const recorded = await p.query<{ name: string }>("SELECT name FROM schema_migrations ORDER BY name");
+      expect(recorded.rows.map((r) => r.name)).toEqual(["0001_good.sql"]);
+      const half = await p.query("SELECT to_regclass('public.half') AS t");
+      expect(half.rows[0].t).toBeNull();
+
+      // Fixed: the next run (another session) is not blocked by a leftover lock and applies only the fix.
+      await writeFile(join(dir, "0002_bad.sql"), "CREATE TABLE half (id int);");
+      expect(await migrate(pool(url), dir)).toEqual(["0002_bad.sql"]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("ensureDatabase creates a missing database once, even when called in parallel", async () => {
+    const name = freshName("ensure");
+    const url = `${SERVER}/${name}`;
+    const results = await Promise.all([ensureDatabase(url), ensureDatabase(url), ensureDatabase(url)]);
+    expect(results.filter(Boolean).length).toBeLessThanOrEqual(1);
+    expect(await ensureDatabase(url)).toBe(false);
+    const p = pool(url);
+    expect((await p.query("SELECT current_database() AS db")).rows[0].db).toBe(name);
+  });
+});
