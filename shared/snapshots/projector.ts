@@ -5,7 +5,7 @@ import { installationsOf, keysOfOrg, type KeyRow } from "../db/keys.js";
 import { verifiedDomains } from "../db/domains.js";
 import { contentOf, secretsOf } from "../db/content.js";
 import { allowanceOf, cycleUsed, findOrg, orgCycle, type OrgRow } from "../db/orgs.js";
-import type { Queryable } from "../db/pool.js";
+import type { Pool, Queryable } from "../db/pool.js";
 import type { Logger } from "../log.js";
 import type { Keys } from "../redis/keys.js";
 import type { KeySnapshot, OrgSnapshot, SnapshotChange } from "./types.js";
@@ -61,7 +61,7 @@ export function orgSnapshotOf(row: OrgRow, domains: string[]): OrgSnapshot {
 }
 
 export interface ProjectorDeps {
-  db: Queryable;
+  db: Pool;
   redis: Redis;
   keys: Keys;
   clock: Clock;
@@ -73,7 +73,7 @@ export function createProjector(deps: ProjectorDeps) {
 
   const publish = (change: SnapshotChange) => redis.publish(keys.snapshotChannel(), JSON.stringify(change));
 
-  async function writeKey(row: KeyRow, withInstallations: boolean): Promise<void> {
+  async function writeKey(q: Queryable, row: KeyRow, withInstallations: boolean): Promise<void> {
     const hash = row.key_hash.toString("hex");
     const multi = redis.multi();
     if (row.status === "revoked") {
@@ -83,7 +83,7 @@ export function createProjector(deps: ProjectorDeps) {
       multi.hset(keys.keySnapshot(row.org_id, row.id), "json", json, "v", digest(json));
       multi.set(keys.keyIndex(hash), `${row.org_id}:${row.id}`);
       if (withInstallations) {
-        for (const inst of await installationsOf(db, row.id)) {
+        for (const inst of await installationsOf(q, row.id)) {
           multi.hsetnx(keys.installations(row.org_id, row.id), inst.install, inst.status);
         }
       }
@@ -91,10 +91,10 @@ export function createProjector(deps: ProjectorDeps) {
     await multi.exec();
   }
 
-  async function writeOrg(row: OrgRow): Promise<void> {
-    const json = JSON.stringify(orgSnapshotOf(row, await verifiedDomains(db, row.id)));
+  async function writeOrg(q: Queryable, row: OrgRow): Promise<void> {
+    const json = JSON.stringify(orgSnapshotOf(row, await verifiedDomains(q, row.id)));
     const { startMs } = orgCycle(row, clock.now());
-    const used = await cycleUsed(db, row.id, startMs);
+    const used = await cycleUsed(q, row.id, startMs);
     const multi = redis.multi();
     multi.hset(keys.orgSnapshot(row.id), "json", json, "v", digest(json));
     // Redis is ahead of PostgreSQL while usage events are in flight: restore only a lost counter.
@@ -103,8 +103,9 @@ export function createProjector(deps: ProjectorDeps) {
   }
 
   /** Content and sealed secrets of one organization, replaced whole (they are small). */
-  async function writeContent(orgId: number): Promise<void> {
-    const [content, secrets] = await Promise.all([contentOf(db, orgId), secretsOf(db, orgId)]);
+  async function writeContent(q: Queryable, orgId: number): Promise<void> {
+    const content = await contentOf(q, orgId);
+    const secrets = await secretsOf(q, orgId);
     const multi = redis.multi();
     multi.del(keys.contentSnapshot(orgId), keys.secretSnapshot(orgId));
     for (const row of content) {
@@ -114,27 +115,52 @@ export function createProjector(deps: ProjectorDeps) {
     await multi.exec();
   }
 
+  /**
+   * Projections of one entity run one at a time (a transaction-scoped advisory lock), and
+   * each reads PostgreSQL after taking the lock. A projection starts after its change
+   * committed, so the last one to run reads the newest row: two concurrent changes can
+   * never leave the older snapshot in Redis.
+   */
+  async function serialized(kind: number, id: number, fn: (q: Queryable) => Promise<void>): Promise<void> {
+    const client = await db.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT pg_advisory_xact_lock($1, $2)", [kind, id]);
+      await fn(client);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
   return {
     async contentChanged(orgId: number): Promise<void> {
-      await writeContent(orgId);
+      await serialized(3, orgId, (q) => writeContent(q, orgId));
       await publish({ type: "content", id: orgId });
     },
 
     /** `installations`: also copy the key's installations from PostgreSQL (a new, rotated key). */
     async keyChanged(keyId: number, options: { installations?: boolean } = {}): Promise<void> {
-      const { rows } = await db.query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [keyId]);
-      if (rows[0]) {
-        await writeKey(rows[0], options.installations ?? false);
-        await publish({ type: "key", id: keyId });
-      }
+      let found = false;
+      await serialized(1, keyId, async (q) => {
+        const { rows } = await q.query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [keyId]);
+        if (rows[0]) await writeKey(q, rows[0], options.installations ?? false);
+        found = rows[0] !== undefined;
+      });
+      if (found) await publish({ type: "key", id: keyId });
     },
 
     async orgChanged(orgId: number): Promise<void> {
-      const row = await findOrg(db, orgId);
-      if (row) {
-        await writeOrg(row);
-        await publish({ type: "org", id: orgId });
-      }
+      let found = false;
+      await serialized(2, orgId, async (q) => {
+        const row = await findOrg(q, orgId);
+        if (row) await writeOrg(q, row);
+        found = row !== null;
+      });
+      if (found) await publish({ type: "org", id: orgId });
     },
 
     async installationChanged(orgId: number, keyId: number, install: string, status: string): Promise<void> {
@@ -149,10 +175,10 @@ export function createProjector(deps: ProjectorDeps) {
       for (const { id } of orgIds) {
         const org = await findOrg(db, id);
         if (!org) continue;
-        await writeOrg(org);
-        await writeContent(id);
+        await writeOrg(db, org);
+        await writeContent(db, id);
         for (const key of await keysOfOrg(db, id)) {
-          await writeKey(key, true);
+          await writeKey(db, key, true);
           keyCount++;
         }
       }
