@@ -1,9 +1,15 @@
 import type { Handler } from "../router.js";
 import type { IngressDeps } from "../deps.js";
+import { keysJson } from "./keys-json.js";
+import { verify } from "./verify.js";
 
 /** Public endpoints readable from browsers (CORS *). secret.php and the server-only endpoints are not here. */
 export const CORS_PATHS = ["/api/v1/verify.php", "/api/v1/botcheck.php", "/api/v1/content.php", "/api/v1/keys.json", "/api/status.php"];
 
 export function registerPublicRoutes(add: (method: string, path: string, handler: Handler<IngressDeps>) => void): void {
-  void add;
+  for (const path of ["/api/v1/verify.php", "/api/v1/verify"]) {
+    add("GET", path, verify);
+    add("POST", path, verify);
+  }
+  add("GET", "/api/v1/keys.json", keysJson);
 }

@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
+import { loadConfig } from "../../shared/config.js";
+import { resolveDatabaseUrl } from "../../shared/db/pool.js";
+import { startChild, type ServerChild } from "./children.js";
+import { commandStats, counterValue, driveAll, scrape, statsDelta, type LoadResult, type LoadSettings } from "./load.js";
+import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "./seed.js";
+
+/**
+ * `npm run bench`: verify.php against a bare uWS server and a bare node:http server
+ * answering a constant JSON body of the same size, each a child process driven by
+ * autocannon from this process with the same settings (64 connections, POST JSON,
+ * 10 s each after a 2 s warm-up, measured as 2 interleaved rounds of 5 s so a busy
+ * neighbour on a shared machine weighs on all three alike). Prints req/s, p50, p99,
+ * the ratios, and the Redis round trips per verify (the gateway's own script-run
+ * counter, cross-checked with INFO commandstats).
+ * Options: --duration S, --rounds N, --warmup S, --connections N.
+ * Uses REDIS_URL and DATABASE_URL (a `<name>_bench` database) like the gateway does.
+ */
+
+function option(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  const value = index >= 0 ? Number(process.argv[index + 1]) : NaN;
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+async function waitHealthy(url: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error("the gateway did not become healthy");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = "0";
+  do {
+    const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+    cursor = next;
+    if (found.length) await redis.del(...found);
+  } while (cursor !== "0");
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function printTable(rows: LoadResult[]): void {
+  const line = (cells: string[]) => `  ${cells[0].padEnd(16)}${cells.slice(1).map((c) => c.padStart(12)).join("")}`;
+  process.stdout.write(`${line(["server", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors"])}\n`);
+  for (const r of rows) {
+    process.stdout.write(`${line([r.name, fmt(r.rps), fmt(r.p50, 2), fmt(r.p99, 2), String(r.non2xx), String(r.errors)])}\n`);
+  }
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const settings: LoadSettings = {
+    connections: option("connections", 64), durationS: option("duration", 10), warmupS: option("warmup", 2), rounds: option("rounds", 2),
+  };
+  const databaseUrl = benchDatabaseUrl(resolveDatabaseUrl(config.databaseUrl, process.env.PGUSER));
+  const prefix = `bench:${randomBytes(4).toString("hex")}:`;
+  const redis = new Redis(config.redisUrl);
+  const children: ServerChild[] = [];
+  try {
+    const seeded = await seedBench(databaseUrl, Date.now());
+    const env = {
+      ...process.env, PORT: "0", HOST: "127.0.0.1", REDIS_PREFIX: prefix, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn",
+      GATEWAY_SECRET: randomBytes(32).toString("hex"), GATEWAY_TEST_CLOCK: "", ADMIN_TOKEN: "", SITE_URL: "",
+    };
+    const gateway = await startChild(fileURLToPath(new URL("../start.js", import.meta.url)), ["ingress"], env);
+    children.push(gateway);
+    await waitHealthy(gateway.url);
+    const verifyUrl = `${gateway.url}/api/v1/verify.php`;
+    const request = JSON.stringify({ key: seeded.key, domain: BENCH_DOMAIN, nonce: randomBytes(16).toString("hex") });
+    const probe = await fetch(verifyUrl, { method: "POST", headers: { "content-type": "application/json" }, body: request });
+    const answer = await probe.text();
+    if (probe.status !== 200) throw new Error(`verify answered ${probe.status}: ${answer}`);
+    const bodyLength = Buffer.byteLength(answer);
+
+    const script = fileURLToPath(new URL("./bare.js", import.meta.url));
+    const uws = await startChild(script, ["uws", String(bodyLength)], process.env);
+    children.push(uws);
+    const http = await startChild(script, ["http", String(bodyLength)], process.env);
+    children.push(http);
+
+    process.stdout.write(
+      `verify answer ${bodyLength} bytes; ${settings.connections} connections; ${settings.durationS} s per server in ${settings.rounds} interleaved rounds after ${settings.warmupS} s warm-up\n`,
+    );
+    const metricsBefore = await scrape(gateway.url);
+    const statsBefore = await commandStats(redis);
+    const [bareHttp, bareUws, verify] = await driveAll(
+      [{ name: "node:http", url: http.url }, { name: "uWS", url: uws.url }, { name: "verify.php", url: verifyUrl }],
+      request,
+      settings,
+    );
+    const statsAfter = await commandStats(redis);
+    const metricsAfter = await scrape(gateway.url);
+
+    printTable([bareHttp, bareUws, verify]);
+    // Warm-up calls are included on both sides of the ratio below (runs and calls).
+    const runs = counterValue(metricsAfter, "gateway_verify_script_runs_total") - counterValue(metricsBefore, "gateway_verify_script_runs_total");
+    const judged = counterValue(metricsAfter, "gateway_verify_counted_calls_total") - counterValue(metricsBefore, "gateway_verify_counted_calls_total");
+    const delta = statsDelta(statsBefore, statsAfter);
+    const evalsha = (delta.get("evalsha") ?? 0) + (delta.get("eval") ?? 0);
+    process.stdout.write(`\n  verify / node:http  ${fmt(verify.rps / bareHttp.rps, 2)}x   (target >= 1.0)\n`);
+    process.stdout.write(`  verify / uWS        ${fmt(verify.rps / bareUws.rps, 2)}x   (target >= 0.3)\n`);
+    process.stdout.write(`  verify p99          ${fmt(verify.p99, 2)} ms (target <= 5)\n`);
+    process.stdout.write(`  Redis round trips per verify: ${fmt(runs / Math.max(judged, 1), 3)} (${fmt(runs)} script runs for ${fmt(judged)} calls, ${fmt(judged / Math.max(runs, 1), 1)} calls per run)\n`);
+    process.stdout.write(`  INFO commandstats over the runs: ${fmt(evalsha)} EVALSHA = ${fmt(evalsha / Math.max(judged, 1), 3)} per verify; ${fmt([...delta.values()].reduce((a, b) => a + b, 0))} commands in all (server-wide, script internals included)\n`);
+  } finally {
+    await Promise.all(children.map((c) => c.stop()));
+    await deletePrefix(redis, prefix).catch(() => {});
+    redis.disconnect();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,46 @@
+import { randomToken, sha256 } from "../../shared/crypto/hash.js";
+import { insertDomain } from "../../shared/db/domains.js";
+import { insertKey } from "../../shared/db/keys.js";
+import { insertOrg } from "../../shared/db/orgs.js";
+import { migrate } from "../../shared/db/migrate.js";
+import { createPool, ensureDatabase, transaction } from "../../shared/db/pool.js";
+
+/**
+ * The benchmark's own database (`<DATABASE_URL's name>_bench`, created and migrated when
+ * missing) and one enterprise organization (unlimited allowance) with a verified domain
+ * and a client key whose rate limit never stops the run.
+ */
+
+export const BENCH_DOMAIN = "bench.example";
+
+export function benchDatabaseUrl(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, "")) || "gateway";
+  url.pathname = `/${name}_bench`;
+  return url.toString();
+}
+
+export async function seedBench(databaseUrl: string, nowMs: number): Promise<{ orgId: number; key: string }> {
+  await ensureDatabase(databaseUrl);
+  const pool = createPool(databaseUrl, 2);
+  try {
+    await migrate(pool);
+    return await transaction(pool, async (tx) => {
+      const org = await insertOrg(tx, { name: "Bench", plan: "enterprise", fixTargetDays: 30, subscription: "active", nowMs });
+      await insertDomain(tx, { orgId: org.id, name: BENCH_DOMAIN, token: randomToken(32), verified: true, nowMs });
+      const key = `ak_live_${randomToken(32)}`;
+      await insertKey(tx, {
+        orgId: org.id, hash: sha256(key), prefix: key.slice(0, 12), kind: "client", nowMs,
+        settings: {
+          name: "Bench site", domain: BENCH_DOMAIN, environment: "production", industry: "", scopes: [], ip_allow: [], ip_deny: [],
+          ip_binding: false, countries_allow: [], countries_block: [], rate_per_minute: 10_000_000, is_trial: false, expires_at: null,
+          botcheck: { enabled: false, hold_ms: 1500, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
+          firewall: null, content_origin: null,
+        },
+      });
+      return { orgId: org.id, key };
+    });
+  } finally {
+    await pool.end();
+  }
+}

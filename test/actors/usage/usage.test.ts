@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyUsage } from "../../../actors/usage/handler.js";
+import { usageActor } from "../../../actors/usage/index.js";
+import type { UsageBatch } from "../../../actors/usage/messages.js";
+import { runActor, type ActorHandle } from "../../../actors/runtime/index.js";
+import { silentLogger } from "../../../shared/log.js";
+import { cleanRedis, startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
+import { clientSetup, usedOf, verify } from "../../ingress/routes/verify-fixtures.js";
+
+let gw: TestGateway;
+let actor: ActorHandle | null = null;
+beforeAll(async () => {
+  gw = await startTestGateway("usage");
+});
+afterAll(async () => {
+  await actor?.stop({ timeoutMs: 2000 });
+  await gw?.stop();
+});
+
+const startActor = async () => {
+  actor = await runActor(usageActor, {
+    redis: gw.ctx.redis, keys: gw.ctx.keys, clock: gw.ctx.clock, logger: silentLogger(), db: gw.ctx.db, consumerName: "test-usage",
+  });
+};
+
+interface DailyRow {
+  day: string;
+  endpoint: string;
+  reason: string;
+  counted: number;
+  refused: number;
+  calls: number;
+}
+
+async function daily(keyId: number): Promise<DailyRow[]> {
+  const { rows } = await gw.ctx.db.query<DailyRow>(
+    "SELECT day, endpoint, reason, counted, refused, calls FROM usage_daily WHERE key_id = $1 ORDER BY endpoint, reason",
+    [keyId],
+  );
+  return rows;
+}
+
+async function cycleUsedInDb(orgId: number): Promise<number> {
+  const { rows } = await gw.ctx.db.query<{ used: number }>("SELECT coalesce(sum(used), 0)::int AS used FROM cycle_usage WHERE org_id = $1", [orgId]);
+  return rows[0].used;
+}
+
+describe("usage accounting actor", () => {
+  it("lands verify calls in usage_daily, cycle_usage and installations", async () => {
+    await startActor();
+    const made = await clientSetup(gw);
+    const call = (extra: Record<string, unknown>) => verify(gw, { key: made.key, domain: "example.com", ...extra });
+    await Promise.all([call({}), call({}), call({ endpoint: "checkout" }), call({ domain: "bad.org" }), call({ install: "i-1" })]);
+    await call({ install: "i-2" });
+    await gw.admin("POST", `/keys/${made.id}/suspend`);
+    await call({});
+    const day = new Date((await gw.admin("GET", "/clock")).body.now * 1000).toISOString().slice(0, 10);
+    await waitFor(async () => (await daily(made.id)).reduce((n, r) => n + r.calls, 0) === 7);
+    expect(await daily(made.id)).toEqual([
+      { day, endpoint: "checkout", reason: "ok", counted: 1, refused: 0, calls: 1 },
+      { day, endpoint: "verify", reason: "domain_mismatch", counted: 1, refused: 1, calls: 1 },
+      { day, endpoint: "verify", reason: "installation_pending", counted: 1, refused: 1, calls: 1 },
+      { day, endpoint: "verify", reason: "key_suspended", counted: 0, refused: 1, calls: 1 },
+      { day, endpoint: "verify", reason: "ok", counted: 3, refused: 0, calls: 3 },
+    ]);
+    expect(await cycleUsedInDb(made.orgId)).toBe(6);
+    const { rows } = await gw.ctx.db.query("SELECT install, status FROM installations WHERE key_id = $1 ORDER BY install", [made.id]);
+    expect(rows).toEqual([{ install: "i-1", status: "approved" }, { install: "i-2", status: "pending" }]);
+    const usage = await gw.admin("GET", `/keys/${made.id}/usage`);
+    expect(usage.body.usage[0]).toMatchObject({ calls: 7, counted: 6, refused: 3, by_endpoint: { checkout: 1, verify: 6 } });
+  });
+
+  it("never counts a redelivered message twice", async () => {
+    const made = await clientSetup(gw);
+    const batch: UsageBatch = {
+      at: gw.ctx.clock.now(),
+      day: "2030-01-02",
+      events: [{ org: made.orgId, key: made.id, endpoint: "verify", reason: "ok", counted: 1, cycle: 1_700_000_000_123, n: 1 }],
+    };
+    const ctx = { db: gw.ctx.db, stream: gw.ctx.keys.usageStreamOf(made.orgId), messageId: "1700000000000-7" };
+    expect(await applyUsage(batch, ctx)).toBe(true);
+    expect(await applyUsage(batch, ctx)).toBe(false);
+    expect(await applyUsage(batch, { ...ctx, messageId: "1700000000000-8" })).toBe(true);
+    const rows = (await daily(made.id)).filter((r) => r.day === "2030-01-02");
+    expect(rows).toEqual([{ day: "2030-01-02", endpoint: "verify", reason: "ok", counted: 2, refused: 0, calls: 2 }]);
+  });
+
+  it("after a Redis loss the cycle counter comes back from cycle_usage", async () => {
+    const made = await clientSetup(gw);
+    await Promise.all(Array.from({ length: 5 }, () => verify(gw, { key: made.key, domain: "example.com" })));
+    await waitFor(async () => (await cycleUsedInDb(made.orgId)) === 5);
+    await cleanRedis(gw.prefix);
+    await waitFor(async () => (await verify(gw, { key: made.key, domain: "example.com" })).status === 200, 10_000);
+    expect(await usedOf(gw, made.orgId)).toBe(6);
+  });
+});

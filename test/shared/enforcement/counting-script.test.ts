@@ -1,0 +1,134 @@
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCountingBatcher, type CountingCall } from "../../../ingress/routes/verify/batch.js";
+import { manualClock } from "../../../shared/clock.js";
+import { createKeys } from "../../../shared/redis/keys.js";
+import { loadScript } from "../../../shared/redis/scripts.js";
+import { cleanRedis } from "../../helpers/gateway.js";
+
+/** The counting script's contract (shared/redis/lua/verify-batch-n.lua), through the batcher, on real Redis. */
+
+const prefix = `t:script:${randomBytes(4).toString("hex")}:`;
+const keys = createKeys(prefix);
+const NOW = Date.UTC(2030, 0, 15, 12, 0, 30);
+const clock = manualClock(NOW);
+let redis: Redis;
+
+beforeAll(() => {
+  redis = new Redis("redis://127.0.0.1:6379");
+});
+afterAll(async () => {
+  await cleanRedis(prefix);
+  redis.disconnect();
+});
+
+let nextOrg = 1;
+async function setup(): Promise<{ orgId: number; keyId: number }> {
+  const orgId = nextOrg++;
+  const keyId = orgId * 10;
+  await redis.hset(keys.keySnapshot(orgId, keyId), "json", "{}", "v", "kv1");
+  await redis.hset(keys.orgSnapshot(orgId), "json", "{}", "v", "ov1");
+  return { orgId, keyId };
+}
+
+function call(ids: { orgId: number; keyId: number }, overrides: Partial<CountingCall> = {}): CountingCall {
+  return {
+    orgId: ids.orgId, keyId: ids.keyId, keyVersion: "kv1", orgVersion: "ov1", outcome: "ok", counts: true, ratePerMinute: 1000,
+    allowance: null, install: "", endpoint: "verify", nowMs: NOW, cycleStartMs: NOW - 1000, ...overrides,
+  };
+}
+
+const batcher = () => createCountingBatcher({ redis, keys, clock, script: loadScript("verify-batch-n.lua") });
+const reasons = (outcomes: { kind: string; reason?: string }[]) => outcomes.map((o) => (o.kind === "stale" ? "stale" : o.reason));
+
+async function events(orgId: number): Promise<Record<string, unknown>[]> {
+  const entries = await redis.xrange(keys.usageStreamOf(orgId), "-", "+");
+  return entries.flatMap(([, fields]) => (JSON.parse(fields[1]) as { events: Record<string, unknown>[] }).events).filter((e) => e.org === orgId);
+}
+
+describe("verify-batch-n.lua", () => {
+  it("answers one result per call, in order, in one run per shard", async () => {
+    const a = await setup();
+    const b = await setup();
+    const runs: number[] = [];
+    const counting = createCountingBatcher({ redis, keys, clock, script: loadScript("verify-batch-n.lua"), onRun: (n) => runs.push(n) });
+    const results = await Promise.all([
+      counting.submit(call(a)), counting.submit(call(a, { outcome: "domain_mismatch" })), counting.submit(call(b, { outcome: "key_suspended", counts: false })),
+      counting.submit(call(a, { endpoint: "checkout" })),
+    ]);
+    expect(reasons(results)).toEqual(["ok", "domain_mismatch", "key_suspended", "ok"]);
+    expect(runs.reduce((x, y) => x + y, 0)).toBe(4);
+    expect(await redis.get(keys.cycleUsed(a.orgId, NOW - 1000))).toBe("3");
+    expect(await redis.get(keys.cycleUsed(b.orgId, NOW - 1000))).toBeNull();
+  });
+
+  it("answers stale, and counts nothing, when a snapshot version moved or is gone", async () => {
+    const a = await setup();
+    expect(reasons([await batcher().submit(call(a, { keyVersion: "old" }))])).toEqual(["stale"]);
+    expect(reasons([await batcher().submit(call(a, { orgVersion: "old" }))])).toEqual(["stale"]);
+    await redis.del(keys.keySnapshot(a.orgId, a.keyId));
+    expect(reasons([await batcher().submit(call(a))])).toEqual(["stale"]);
+    expect(await redis.get(keys.cycleUsed(a.orgId, NOW - 1000))).toBeNull();
+    expect(await events(a.orgId)).toEqual([]);
+  });
+
+  it("shuts the rate gate at rate_per_minute without taking a slot, then the allowance gate", async () => {
+    const a = await setup();
+    const c = batcher();
+    const results = await Promise.all(Array.from({ length: 5 }, () => c.submit(call(a, { ratePerMinute: 3 }))));
+    expect(reasons(results)).toEqual(["ok", "ok", "ok", "rate_limited", "rate_limited"]);
+    expect(await redis.get(keys.rateWindow(a.orgId, a.keyId, Math.floor(NOW / 60_000)))).toBe("3");
+    expect(await redis.ttl(keys.rateWindow(a.orgId, a.keyId, Math.floor(NOW / 60_000)))).toBeGreaterThan(60);
+    const b = await setup();
+    const spent = await Promise.all(Array.from({ length: 4 }, () => c.submit(call(b, { allowance: 2, outcome: "expired" }))));
+    expect(reasons(spent)).toEqual(["expired", "expired", "usage_limit_exceeded", "usage_limit_exceeded"]);
+    expect(await redis.get(keys.cycleUsed(b.orgId, NOW - 1000))).toBe("2");
+    expect(await redis.pttl(keys.cycleUsed(b.orgId, NOW - 1000))).toBeGreaterThan(30 * 86_400_000);
+  });
+
+  it("records the first installation approved and the next pending, atomically within a batch", async () => {
+    const a = await setup();
+    const c = batcher();
+    const results = await Promise.all([c.submit(call(a, { install: "one" })), c.submit(call(a, { install: "two" })), c.submit(call(a, { install: "one" }))]);
+    expect(reasons(results)).toEqual(["ok", "installation_pending", "ok"]);
+    expect(await redis.hgetall(keys.installations(a.orgId, a.keyId))).toEqual({ one: "approved", two: "pending" });
+    await redis.hset(keys.installations(a.orgId, a.keyId), "one", "blocked");
+    expect(reasons([await c.submit(call(a, { install: "one" }))])).toEqual(["installation_blocked"]);
+  });
+
+  it("emits merged usage events without addresses", async () => {
+    const a = await setup();
+    const c = batcher();
+    await Promise.all([
+      c.submit(call(a)), c.submit(call(a)), c.submit(call(a, { outcome: "ip_blocked" })), c.submit(call(a, { install: "x" })),
+      c.submit(call(a, { outcome: "key_suspended", counts: false })),
+    ]);
+    const list = await events(a.orgId);
+    const base = { org: a.orgId, key: a.keyId, endpoint: "verify", cycle: NOW - 1000 };
+    expect(list).toEqual(expect.arrayContaining([
+      { ...base, reason: "ok", counted: 1, n: 2 },
+      { ...base, reason: "ip_blocked", counted: 1, n: 1 },
+      { ...base, reason: "ok", counted: 1, n: 1, install: "x", install_status: "approved" },
+      { ...base, reason: "key_suspended", counted: 0, n: 1 },
+    ]));
+    expect(list).toHaveLength(4);
+    const [, entry] = (await redis.xrange(keys.usageStreamOf(a.orgId), "-", "+")).at(-1) ?? [];
+    const message = JSON.parse(entry?.[1] ?? "{}");
+    expect(message).toMatchObject({ at: NOW, day: "2030-01-15" });
+    const fields = new Set(list.flatMap((e) => Object.keys(e)));
+    expect([...fields].sort()).toEqual(["counted", "cycle", "endpoint", "install", "install_status", "key", "n", "org", "reason"]);
+    expect(Object.keys(message).sort()).toEqual(["at", "day", "events"]);
+  });
+});
+
+describe("script loader", () => {
+  it("falls back to EVAL when Redis does not know the script (NOSCRIPT)", async () => {
+    const { runScript } = await import("../../../shared/redis/scripts.js");
+    const source = `-- ${randomBytes(8).toString("hex")}\nreturn ARGV[1]`;
+    const script = { name: "probe", numKeys: 0, source, sha: "0".repeat(40) };
+    expect(await runScript(redis, script, [], ["hello"])).toBe("hello");
+    await expect(runScript(redis, script, ["extra"], [])).rejects.toThrow(/expected 0 keys/);
+    expect(() => loadScript("badname.lua")).toThrow(/name it/);
+  });
+});
