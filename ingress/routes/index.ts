@@ -1,6 +1,7 @@
 import type { Handler } from "../router.js";
 import type { IngressDeps } from "../deps.js";
 import { keysJson } from "./keys-json.js";
+import { scanRoute } from "./scan.js";
 import { verify } from "./verify.js";
 
 /** Public endpoints readable from browsers (CORS *). secret.php and the server-only endpoints are not here. */
@@ -12,4 +13,9 @@ export function registerPublicRoutes(add: (method: string, path: string, handler
     add("POST", path, verify);
   }
   add("GET", "/api/v1/keys.json", keysJson);
+  const scan = scanRoute();
+  for (const path of ["/api/v1/scan.php", "/api/v1/scan"]) {
+    add("GET", path, scan);
+    add("POST", path, scan);
+  }
 }

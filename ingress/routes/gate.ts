@@ -1,0 +1,103 @@
+import { sha256Hex } from "../../shared/crypto/hash.js";
+import { allowanceCycle, checkKeySent, counts, evaluate, type Ask, type CountryOf, type Prepared } from "../../shared/enforcement/index.js";
+import type { Reason } from "../../shared/reasons.js";
+import type { Lookup } from "../../shared/snapshots/cache.js";
+import type { IngressDeps } from "../deps.js";
+import { str, type Params } from "../params.js";
+import type { HttpRequest } from "../types.js";
+import { verifyState } from "./verify/state.js";
+
+/**
+ * The enforcement chain for the endpoints other than verify (content, secret, botcheck,
+ * scan and the security-data reads): the same snapshot lookup, the same pure rules and
+ * the same counting script (one usage event per call, counted by the rules of
+ * interface.md section 8), plus what an endpoint requires of the key. Order:
+ * missing_key, invalid_key, the endpoint's requirement of the key kind
+ * (server_key_required, ip_binding_required), the verify chain (docs/verify.md), the
+ * endpoint's own last check (origin_mismatch), then rate and allowance in the script.
+ */
+
+export interface GateOptions {
+  /** Usage label of the endpoint (`content`, `secret`, `botcheck`, `scan`, ...). */
+  endpoint: string;
+  /** Refuse client keys with server_key_required. */
+  serverOnly?: boolean;
+  /** Refuse keys without an IP allowlist with ip_binding_required (secret.php). */
+  ipAllowlistRequired?: boolean;
+  /** The domain the call is for, when it does not come from the `domain` parameter (botcheck: the page's origin). */
+  domain?: string;
+  /** The address the IP rules judge, when the `ip` parameter must not count (secret.php: always the connecting address). */
+  ignoreIpParam?: boolean;
+  /** A last check after the chain, e.g. origin_mismatch; null passes. */
+  after?: (prepared: Prepared) => Reason | null;
+}
+
+export type Gate =
+  | { ok: true; prepared: Prepared; apiKey: string; ask: Ask }
+  | { ok: false; reason: Reason; prepared: Prepared | null; fault?: "unavailable" };
+
+const noCountry: CountryOf = () => null;
+
+function requirement(prepared: Prepared, options: GateOptions): Reason | null {
+  if (options.serverOnly && prepared.key.kind !== "server") return "server_key_required";
+  if (options.ipAllowlistRequired && prepared.key.ip_allow.length === 0) return "ip_binding_required";
+  return null;
+}
+
+export async function passGate(request: HttpRequest, deps: IngressDeps, params: Params, options: GateOptions): Promise<Gate> {
+  const apiKey = str(params, "key");
+  const sent = checkKeySent(apiKey);
+  if (!sent.ok || apiKey === undefined) return { ok: false, reason: sent.ok ? "missing_key" : sent.reason, prepared: null };
+  const now = deps.clock.now();
+  const domainParam = options.domain ?? str(params, "domain");
+  const ipParam = options.ignoreIpParam ? undefined : str(params, "ip");
+  const ask: Ask = {
+    domain: domainParam === "" ? undefined : domainParam?.slice(0, 2048),
+    scope: str(params, "scope") || undefined,
+    visitorIp: ipParam === "" ? undefined : ipParam?.slice(0, 64),
+    remoteAddress: request.remoteAddress,
+    now,
+  };
+  const state = verifyState(deps);
+  const hash = sha256Hex(apiKey);
+  const first = deps.snapshots.lookup(hash);
+  let lookup: Lookup = first instanceof Promise ? await first : first;
+  for (let attempt = 0; ; attempt++) {
+    if (!lookup.found) {
+      return lookup.loading ? { ok: false, reason: "unavailable", prepared: null, fault: "unavailable" } : { ok: false, reason: "invalid_key", prepared: null };
+    }
+    const { key, org } = lookup.snapshot;
+    const prepared = state.prepare(key.value, org.value);
+    let outcome: Reason | "ok" = requirement(prepared, options) ?? "ok";
+    if (outcome === "ok") {
+      let countryOf = noCountry;
+      if (prepared.key.countries_allow.length + prepared.key.countries_block.length > 0) {
+        const ready = state.countries();
+        countryOf = ready instanceof Promise ? await ready : ready;
+      }
+      const verdict = evaluate(prepared, ask, countryOf);
+      outcome = verdict.ok ? (options.after?.(prepared) ?? "ok") : verdict.reason;
+    }
+    const result = await state.batcher.submit({
+      orgId: org.value.id,
+      keyId: key.value.id,
+      keyVersion: key.v,
+      orgVersion: org.v,
+      outcome,
+      counts: counts(outcome),
+      ratePerMinute: key.value.rate_per_minute,
+      allowance: org.value.allowance,
+      install: "",
+      endpoint: options.endpoint,
+      nowMs: now,
+      cycleStartMs: allowanceCycle(org.value, now).startMs,
+    });
+    if (result.kind === "stale") {
+      if (attempt > 0) return { ok: false, reason: "unavailable", prepared: null, fault: "unavailable" };
+      lookup = await deps.snapshots.reload(hash);
+      continue;
+    }
+    if (result.reason === "ok") return { ok: true, prepared, apiKey, ask };
+    return { ok: false, reason: result.reason, prepared };
+  }
+}

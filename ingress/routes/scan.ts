@@ -1,0 +1,144 @@
+import { randomUUID } from "node:crypto";
+import { request as requestReply, RequestTimeoutError } from "../../actors/runtime/index.js";
+import { SCAN_STREAM, type ScanJob, type ScanReply } from "../../actors/scanner/job/messages.js";
+import { acknowledgementsOf, findingsOf, latestGrades, latestScans, scanById, scanHistory, type ScanRow } from "../../shared/db/scans.js";
+import type { IngressDeps } from "../deps.js";
+import { readParams, str, type Params } from "../params.js";
+import { normalizeDomain } from "../../shared/validation.js";
+import { passGate } from "./gate.js";
+import { ok, refuse } from "../reply.js";
+import type { HttpReply, HttpRequest } from "../types.js";
+import { historyPoint, sectionView } from "./scan-view.js";
+
+/** interface.md section 8: fresh scans per organization per clock hour. */
+export const SCANS_PER_HOUR = 10;
+/** How long POST scan.php waits for the scanner before answering 504 `timeout`. */
+export const SCAN_TIMEOUT_MS = 25_000;
+
+interface Budget {
+  allowed: boolean;
+  headers: Record<string, string>;
+}
+
+/**
+ * The organization's fresh-scan budget, a fixed window per clock hour. `take` spends a
+ * slot (POST); otherwise it only reads (every other scan response carries the headers too).
+ */
+async function budget(deps: IngressDeps, orgId: number, take: boolean): Promise<Budget> {
+  const nowS = deps.clock.nowSeconds();
+  const hour = Math.floor(nowS / 3600);
+  const key = deps.keys.scanBudget(orgId, hour);
+  let used: number;
+  if (take) {
+    const result = await deps.redis.multi().incr(key).expire(key, 3700).exec();
+    used = Number(result?.[0]?.[1] ?? SCANS_PER_HOUR + 1);
+  } else {
+    used = Number((await deps.redis.get(key)) ?? 0);
+  }
+  return {
+    allowed: used <= SCANS_PER_HOUR,
+    headers: {
+      "x-ratelimit-limit": String(SCANS_PER_HOUR),
+      "x-ratelimit-remaining": String(Math.max(0, SCANS_PER_HOUR - used)),
+      "x-ratelimit-reset": String((hour + 1) * 3600),
+    },
+  };
+}
+
+export async function scanHeaders(deps: IngressDeps, orgId: number): Promise<Record<string, string>> {
+  return (await budget(deps, orgId, false)).headers;
+}
+
+async function storedAnswer(
+  deps: IngressDeps, orgId: number, domain: string, fresh: boolean, headers: Record<string, string>,
+  ids?: { web: number; dns: number },
+): Promise<HttpReply> {
+  const latest: { web: ScanRow | null; dns: ScanRow | null } = ids
+    ? { web: await scanById(deps.db, ids.web), dns: await scanById(deps.db, ids.dns) }
+    : await latestScans(deps.db, orgId, domain);
+  if (!latest.web || !latest.dns) return refuse("no_scan", {}, headers);
+  const [web, dns, acks] = await Promise.all([findingsOf(deps.db, latest.web.id), findingsOf(deps.db, latest.dns.id), acknowledgementsOf(deps.db, orgId, domain)]);
+  const now = deps.clock.now();
+  return ok(
+    {
+      fresh,
+      domain,
+      web: sectionView(latest.web, web, acks, now),
+      dns: sectionView(latest.dns, dns, acks, now),
+      ts: deps.clock.nowSeconds(),
+    },
+    200,
+    headers,
+  );
+}
+
+/** What scan.php does once the key passed the chain for `domain` (verified, server key). */
+export async function answerScan(
+  deps: IngressDeps,
+  method: string,
+  params: Params,
+  gate: { orgId: number; domain: string; verifiedDomains: readonly string[] },
+  timeoutMs: number,
+): Promise<HttpReply> {
+  const { orgId, domain } = gate;
+  if (method !== "POST" || params.list !== undefined || params.history !== undefined) {
+    const headers = await scanHeaders(deps, orgId);
+    if (params.list === "1" || params.list === 1) {
+      const grades = await latestGrades(deps.db, orgId, [...gate.verifiedDomains]);
+      const domains = gate.verifiedDomains.map((name) => {
+        const entry = grades.get(name) ?? {};
+        return { domain: name, web: entry.web?.grade ?? null, dns: entry.dns?.grade ?? null, active: entry.active?.grade ?? null };
+      });
+      return ok({ domains, ts: deps.clock.nowSeconds() }, 200, headers);
+    }
+    if (params.history === "1" || params.history === 1) {
+      const rows = await scanHistory(deps.db, orgId, domain);
+      const history = {
+        web: rows.filter((r) => r.kind === "web").map(historyPoint),
+        dns: rows.filter((r) => r.kind === "dns").map(historyPoint),
+        active: rows.filter((r) => r.kind === "active").map(historyPoint),
+      };
+      return ok({ domain, history, ts: deps.clock.nowSeconds() }, 200, headers);
+    }
+    return storedAnswer(deps, orgId, domain, false, headers);
+  }
+
+  const spent = await budget(deps, orgId, true);
+  if (!spent.allowed) return refuse("scan_rate_limited", {}, spent.headers);
+  const job: ScanJob = { job_id: randomUUID(), org_id: orgId, domain, trigger: "api" };
+  let reply: ScanReply;
+  try {
+    reply = (await requestReply(deps.redis, deps.keys, deps.keys.stream(SCAN_STREAM), job, timeoutMs)) as ScanReply;
+  } catch (error) {
+    if (error instanceof RequestTimeoutError) return refuse("timeout", {}, spent.headers);
+    throw error;
+  }
+  if (!reply.ok) return refuse("scan_failed", {}, spent.headers);
+  return storedAnswer(deps, orgId, domain, true, spent.headers, reply.scans);
+}
+
+/**
+ * scan.php (interface.md 4.5): server keys only; the key's lock must match `domain`,
+ * and `domain` must be verified by the key's organization (domain_not_verified).
+ * Every answer that knows the organization carries the X-RateLimit headers.
+ */
+export function scanRoute(timeoutMs = SCAN_TIMEOUT_MS) {
+  return (request: HttpRequest, deps: IngressDeps) => scan(request, deps, timeoutMs);
+}
+
+async function scan(request: HttpRequest, deps: IngressDeps, timeoutMs: number): Promise<HttpReply> {
+  const params = readParams(request);
+  if (params === null) return refuse("bad_request");
+  const raw = str(params, "domain");
+  const gate = await passGate(request, deps, params, { endpoint: "scan", serverOnly: true });
+  if (!gate.ok) {
+    const headers = gate.prepared ? await scanHeaders(deps, gate.prepared.org.id) : undefined;
+    return refuse(gate.reason, {}, headers);
+  }
+  const orgId = gate.prepared.org.id;
+  const domain = raw ? normalizeDomain(raw) : null;
+  if (!domain) return refuse("missing_domain", {}, await scanHeaders(deps, orgId));
+  const verified = gate.prepared.org.verified_domains;
+  if (!verified.includes(domain)) return refuse("domain_not_verified", {}, await scanHeaders(deps, orgId));
+  return answerScan(deps, request.method, params, { orgId, domain, verifiedDomains: verified }, timeoutMs);
+}
