@@ -1,3 +1,4 @@
+import type { Counter } from "prom-client";
 import type { IngressDeps } from "./deps.js";
 import { createRouter, type Handler } from "./router.js";
 import { refuse } from "./reply.js";
@@ -26,10 +27,22 @@ export function buildApp(deps: IngressDeps) {
   registerAdminRoutes(add);
   registerPublicRoutes(add);
 
-  const record = deps.metrics.getSingleMetric("gateway_http_requests_total");
+  const requests = deps.metrics.getSingleMetric("gateway_http_requests_total") as Counter<"endpoint" | "status" | "reason"> | undefined;
+  // prom-client hashes a labels object on every inc: keep one child per label set instead.
+  const children = new Map<string, { inc(): void }>();
+  const count = (endpoint: string, status: number, reason: string) => {
+    if (!requests) return;
+    const id = `${endpoint}|${status}|${reason}`;
+    let child = children.get(id);
+    if (!child) {
+      child = requests.labels(endpoint, String(status), reason);
+      if (children.size < 10_000) children.set(id, child);
+    }
+    child.inc();
+  };
 
   return async function dispatch(request: HttpRequest): Promise<HttpReply> {
-    const path = request.path.length > 1 ? request.path.replace(/\/+$/, "") : request.path;
+    const path = request.path.length > 1 && request.path.endsWith("/") ? request.path.replace(/\/+$/, "") : request.path;
     if (request.method === "OPTIONS") {
       const corsOk = CORS_PATHS.some((p) => path === p || path === p.replace(/\.php$/, ""));
       if (!corsOk) return refuse("method_not_allowed");
@@ -49,20 +62,24 @@ export function buildApp(deps: IngressDeps) {
     if (match === null) reply = refuse("unknown_endpoint");
     else if (match === "method") reply = refuse("method_not_allowed");
     else reply = await match.handler(request, deps, match.params);
-    if (record && "inc" in record) {
-      const body = reply.body as { reason?: unknown } | null;
-      const reason = body && typeof body === "object" && typeof body.reason === "string" ? body.reason : "ok";
-      (record as { inc(labels: Record<string, string>): void }).inc({
-        endpoint: match && match !== "method" ? endpointLabel(path) : "unknown",
-        status: String(reply.status),
-        reason,
-      });
-    }
+    const body = reply.body as { reason?: unknown } | null;
+    const reason = body !== null && typeof body === "object" && typeof body.reason === "string" ? body.reason : reply.status < 400 ? "ok" : "other";
+    count(match && match !== "method" ? endpointLabel(path) : "unknown", reply.status, reason);
     return reply;
   };
 }
 
+const labels = new Map<string, string>();
+
 function endpointLabel(path: string): string {
+  const known = labels.get(path);
+  if (known !== undefined) return known;
+  const label = computeLabel(path);
+  if (labels.size < 1000) labels.set(path, label);
+  return label;
+}
+
+function computeLabel(path: string): string {
   if (path.startsWith("/admin/")) return "admin";
   const last = path.split("/").pop() ?? "";
   return last.replace(/\.php$/, "") || "root";

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import uws from "uWebSockets.js";
 import type { Logger } from "../shared/log.js";
@@ -15,6 +15,13 @@ import type { HttpReply, HttpRequest } from "./types.js";
  */
 
 export const MAX_BODY_BYTES = 256 * 1024;
+
+const EMPTY = Buffer.alloc(0);
+
+// Request ids: a random per-process tag and a counter, unique across processes and cheap per request.
+const processTag = randomBytes(4).toString("hex");
+let sequence = 0;
+const nextRequestId = () => `${processTag}-${(++sequence).toString(36)}`;
 
 export type Dispatch = (request: HttpRequest) => Promise<HttpReply> | HttpReply;
 
@@ -35,7 +42,19 @@ export function refusalBody(reason: Reason): { ok: false; reason: Reason } {
   return { ok: false, reason };
 }
 
+// Connecting addresses repeat (keep-alive, proxies): remember the normalized form of recent ones.
+const addressMemo = new Map<string, string>();
+
 function normalizeAddress(raw: string): string {
+  const known = addressMemo.get(raw);
+  if (known !== undefined) return known;
+  const normalized = normalizeUncached(raw);
+  if (addressMemo.size >= 10_000) addressMemo.clear();
+  addressMemo.set(raw, normalized);
+  return normalized;
+}
+
+function normalizeUncached(raw: string): string {
   try {
     const parsed = ipaddr.parse(raw);
     if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
@@ -89,14 +108,15 @@ export function listen(options: {
       headerOrder.push(name);
       headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
     });
-    const base = {
+    const base: HttpRequest = {
       method: req.getCaseSensitiveMethod().toUpperCase(),
       path: req.getUrl(),
       query: req.getQuery() ?? "",
       headers,
       headerOrder,
-      remoteAddress: normalizeAddress(Buffer.from(res.getRemoteAddressAsText()).toString()),
-      requestId: randomUUID(),
+      body: EMPTY,
+      remoteAddress: normalizeAddress(Buffer.from(res.getRemoteAddressAsText()).toString("latin1")),
+      requestId: nextRequestId(),
       receivedAt: clock.now(),
       startedNs: process.hrtime.bigint(),
     };
@@ -104,7 +124,8 @@ export function listen(options: {
     const run = (body: Buffer) => {
       let reply: Promise<HttpReply> | HttpReply;
       try {
-        reply = dispatch({ ...base, body });
+        (base as { body: Buffer }).body = body;
+        reply = dispatch(base);
       } catch (error) {
         logger.error({ err: error, requestId: base.requestId, path: base.path }, "route fault");
         write(res, state, faultReply(base.requestId));
@@ -124,7 +145,7 @@ export function listen(options: {
     };
 
     if (base.method === "GET" || base.method === "HEAD" || base.method === "OPTIONS") {
-      run(Buffer.alloc(0));
+      run(EMPTY);
       return;
     }
     const declared = Number(headers["content-length"] ?? "0");

@@ -14,10 +14,25 @@ interface Route<D> {
  */
 export function createRouter<D>() {
   const routes: Route<D>[] = [];
+  // Paths without captures (every public endpoint) are found by one map lookup.
+  const exact = new Map<string, Map<string, Handler<D>>>();
+  const noParams: RouteParams = Object.freeze({});
   const add = (method: string, pattern: string, handler: Handler<D>) => {
-    routes.push({ method, segments: pattern.split("/").filter(Boolean), handler });
+    const segments = pattern.split("/").filter(Boolean);
+    routes.push({ method, segments, handler });
+    if (!segments.some((s) => s.startsWith(":"))) {
+      const path = `/${segments.join("/")}`;
+      const methods = exact.get(path) ?? new Map<string, Handler<D>>();
+      if (!methods.has(method)) methods.set(method, handler);
+      exact.set(path, methods);
+    }
   };
   const match = (method: string, path: string): { handler: Handler<D>; params: RouteParams } | "method" | null => {
+    const methods = exact.get(path);
+    if (methods) {
+      const handler = methods.get(method) ?? (method === "HEAD" ? methods.get("GET") : undefined) ?? methods.get("*");
+      if (handler) return { handler, params: noParams };
+    }
     const parts = path.split("/").filter(Boolean);
     let pathMatched = false;
     for (const route of routes) {
