@@ -125,6 +125,7 @@ async function supervise(config: Config): Promise<void> {
     child.startedAt = Date.now();
     const proc = fork(entry, child.role, { env: childEnv, stdio: "inherit" });
     child.process = proc;
+    logger.info({ role: child.role.join(" "), pid: proc.pid }, "child started");
     proc.on("exit", (code, signal) => {
       child.process = null;
       if (stopping) return;

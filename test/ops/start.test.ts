@@ -1,0 +1,77 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { userInfo } from "node:os";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { cleanRedis, waitFor } from "../helpers/gateway.js";
+
+/** The whole tree as an operator starts it: `node dist/ops/start.js` (what `npm start` runs after building). */
+
+const user = process.env.PGUSER || userInfo().username;
+const database = `gwtest_start_${randomBytes(4).toString("hex")}`;
+const prefix = `t:start:${randomBytes(4).toString("hex")}:`;
+let supervisor: ChildProcess | null = null;
+let output = "";
+
+afterAll(async () => {
+  supervisor?.kill("SIGKILL");
+  await cleanRedis(prefix);
+  const client = new pg.Client({ connectionString: `postgres://${user}@127.0.0.1:5432/postgres` });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await client.end();
+});
+
+const line = (pattern: RegExp) => pattern.exec(output)?.[1];
+
+describe("npm start (supervisor)", () => {
+  it("creates the database, seeds and prints the demo keys and admin token, serves, restarts a crashed child, stops on SIGTERM", async () => {
+    supervisor = spawn(process.execPath, ["dist/ops/start.js"], {
+      env: {
+        ...process.env, PORT: "0", REDIS_PREFIX: prefix, DATABASE_URL: `postgres://${user}@127.0.0.1:5432/${database}`,
+        ADMIN_TOKEN: "", GATEWAY_SECRET: "", GATEWAY_TEST_CLOCK: "", LOG_LEVEL: "info",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    supervisor.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    supervisor.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+
+    const url = await waitFor(() => line(/listening on (http:\/\/[^\s]+)/), 20_000);
+    expect(output).toContain(`created database ${database}`);
+    const token = line(/ADMIN_TOKEN=(\S+)/);
+    const clientKey = line(/client key: (ak_live_\S+)/);
+    const serverKey = line(/server key: (sk_live_\S+)/);
+    expect(token && clientKey && serverKey).toBeTruthy();
+
+    await waitFor(async () => (await fetch(`${url}/healthz`)).status === 200, 10_000);
+    const verified = await (await fetch(`${url}/api/v1/verify.php`, { method: "POST", body: JSON.stringify({ key: clientKey, domain: "demo.example" }) })).json();
+    expect(verified).toMatchObject({ authorized: true, reason: "ok" });
+    const org = await fetch(`${url}/admin/v1/orgs/1`, { headers: { authorization: `Bearer ${token}` } });
+    expect(org.status).toBe(200);
+
+    // A crashed ingress is restarted by the supervisor (same port: PORT=0 picks a new one, so wait for a new line).
+    const ingressPid = Number(/"role":"ingress","pid":(\d+)/.exec(output)?.[1]);
+    expect(ingressPid).toBeGreaterThan(0);
+    const listeningBefore = output.split("listening on").length;
+    process.kill(ingressPid, "SIGKILL");
+    await waitFor(() => output.split("listening on").length > listeningBefore, 15_000);
+    expect(output).toContain("child exited; restarting");
+
+    const started = Date.now();
+    const exited = new Promise<number | null>((resolve) => supervisor?.once("exit", (code) => resolve(code)));
+    supervisor.kill("SIGTERM");
+    const code = await exited;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(code).toBe(0);
+    supervisor = null;
+  }, 60_000);
+
+  it("a bad configuration value stops start-up naming the variable", async () => {
+    const child = spawn(process.execPath, ["dist/ops/start.js"], { env: { ...process.env, PORT: "eighty" }, stdio: ["ignore", "pipe", "pipe"] });
+    let err = "";
+    child.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).not.toBe(0);
+    expect(err).toContain("PORT");
+  });
+});
