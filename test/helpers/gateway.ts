@@ -108,11 +108,11 @@ export async function cleanRedis(prefix: string): Promise<void> {
 }
 
 /** Polls until `probe` returns a truthy value (bounded); for observable events, not sleeps. */
-export async function waitFor<T>(probe: () => Promise<T> | T, timeoutMs = 5000, intervalMs = 25): Promise<T> {
+export async function waitFor<T>(probe: () => Promise<T> | T, timeoutMs = 5000, intervalMs = 25): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
-    if (value) return value;
+    if (value) return value as NonNullable<T>;
     if (Date.now() > deadline) throw new Error("waitFor: condition not met in time");
     await new Promise((r) => setTimeout(r, intervalMs));
   }
