@@ -28,8 +28,13 @@ export interface GateOptions {
   domain?: string;
   /** The address the IP rules judge, when the `ip` parameter must not count (secret.php: always the connecting address). */
   ignoreIpParam?: boolean;
-  /** A last check after the chain, e.g. origin_mismatch; null passes. */
-  after?: (prepared: Prepared) => Reason | null;
+  /**
+   * A last check after the chain, e.g. origin_mismatch; null passes. It may read Redis
+   * (content.php's not_found, secret.php's unknown_secret, botcheck's verdict), so the
+   * reason it gives is counted and recorded as the call's outcome. It runs again if the
+   * snapshot was stale: make whatever it consumes idempotent.
+   */
+  after?: (prepared: Prepared) => Reason | null | Promise<Reason | null>;
 }
 
 export type Gate =
@@ -76,7 +81,11 @@ export async function passGate(request: HttpRequest, deps: IngressDeps, params: 
         countryOf = ready instanceof Promise ? await ready : ready;
       }
       const verdict = evaluate(prepared, ask, countryOf);
-      outcome = verdict.ok ? (options.after?.(prepared) ?? "ok") : verdict.reason;
+      if (!verdict.ok) outcome = verdict.reason;
+      else if (options.after) {
+        const last = options.after(prepared);
+        outcome = (last instanceof Promise ? await last : last) ?? "ok";
+      }
     }
     const result = await state.batcher.submit({
       orgId: org.value.id,

@@ -6,6 +6,7 @@ import { loadConfig } from "../../shared/config.js";
 import { resolveDatabaseUrl } from "../../shared/db/pool.js";
 import { startChild, type ServerChild } from "./children.js";
 import { commandStats, counterValue, driveAll, scrape, statsDelta, type LoadResult, type LoadSettings } from "./load.js";
+import { botcheckTargets } from "./botcheck.js";
 import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "./seed.js";
 
 /**
@@ -15,7 +16,9 @@ import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "./seed.js";
  * 10 s each after a 2 s warm-up, measured as 2 interleaved rounds of 5 s so a busy
  * neighbour on a shared machine weighs on all three alike). Prints req/s, p50, p99,
  * the ratios, and the Redis round trips per verify (the gateway's own script-run
- * counter, cross-checked with INFO commandstats).
+ * counter, cross-checked with INFO commandstats). Then botcheck.php assess throughput for
+ * a key with bot protection on and a desktop Chrome's headers and signals (botcheck.ts),
+ * a new visitor (challenged) and a returning one (token), with the same settings.
  * Options: --duration S, --rounds N, --warmup S, --connections N.
  * Uses REDIS_URL and DATABASE_URL (a `<name>_bench` database) like the gateway does.
  */
@@ -110,6 +113,10 @@ async function main(): Promise<void> {
     process.stdout.write(`  verify p99          ${fmt(verify.p99, 2)} ms (target <= 5)\n`);
     process.stdout.write(`  Redis round trips per verify: ${fmt(runs / Math.max(judged, 1), 3)} (${fmt(runs)} script runs for ${fmt(judged)} calls, ${fmt(judged / Math.max(runs, 1), 1)} calls per run)\n`);
     process.stdout.write(`  INFO commandstats over the runs: ${fmt(evalsha)} EVALSHA = ${fmt(evalsha / Math.max(judged, 1), 3)} per verify; ${fmt([...delta.values()].reduce((a, b) => a + b, 0))} commands in all (server-wide, script internals included)\n`);
+
+    const botcheck = await botcheckTargets(gateway.url, seeded.botcheckKey, BENCH_DOMAIN);
+    process.stdout.write(`\nbotcheck.php assess, key with bot protection on, desktop Chrome headers and signals; same settings\n`);
+    printTable(await driveAll(botcheck, request, settings));
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     await deletePrefix(redis, prefix).catch(() => {});

@@ -25,11 +25,16 @@ export interface LoadResult {
 export interface Target {
   name: string;
   url: string;
+  /** This target's own JSON body (default: the one driveAll is given). */
+  body?: string;
+  /** Headers besides content-type (the botcheck targets send a browser's). */
+  headers?: Record<string, string>;
 }
 
-/** One autocannon run: POST of the same JSON body to every target. */
-async function once(url: string, body: string, connections: number, durationS: number) {
-  return autocannon({ url, connections, duration: durationS, method: "POST", headers: { "content-type": "application/json" }, body });
+/** One autocannon run: POST of a JSON body. */
+async function once(target: Target, body: string, connections: number, durationS: number) {
+  const headers = { ...(target.headers ?? {}), "content-type": "application/json" };
+  return autocannon({ url: target.url, connections, duration: durationS, method: "POST", headers, body: target.body ?? body });
 }
 
 /**
@@ -37,12 +42,12 @@ async function once(url: string, body: string, connections: number, durationS: n
  * burst of CPU on a shared machine falls on all of them alike rather than on one.
  */
 export async function driveAll(targets: readonly Target[], body: string, settings: LoadSettings): Promise<LoadResult[]> {
-  if (settings.warmupS > 0) for (const t of targets) await once(t.url, body, settings.connections, settings.warmupS);
+  if (settings.warmupS > 0) for (const t of targets) await once(t, body, settings.connections, settings.warmupS);
   const perRound = Math.max(1, Math.round(settings.durationS / settings.rounds));
   const totals = targets.map((t) => ({ name: t.name, ok: 0, non2xx: 0, errors: 0, p50s: [] as number[], p99: 0 }));
   for (let round = 0; round < settings.rounds; round++) {
     for (let i = 0; i < targets.length; i++) {
-      const r = await once(targets[i].url, body, settings.connections, perRound);
+      const r = await once(targets[i], body, settings.connections, perRound);
       const total = totals[i];
       total.ok += r["2xx"];
       total.non2xx += r.non2xx;

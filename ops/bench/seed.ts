@@ -8,7 +8,8 @@ import { createPool, ensureDatabase, transaction } from "../../shared/db/pool.js
 /**
  * The benchmark's own database (`<DATABASE_URL's name>_bench`, created and migrated when
  * missing) and one enterprise organization (unlimited allowance) with a verified domain
- * and a client key whose rate limit never stops the run.
+ * and two client keys whose rate limit never stops the run: one for verify, one with
+ * bot protection on for botcheck (hold time 0, so the bench can earn a pass token at once).
  */
 
 export const BENCH_DOMAIN = "bench.example";
@@ -20,7 +21,13 @@ export function benchDatabaseUrl(databaseUrl: string): string {
   return url.toString();
 }
 
-export async function seedBench(databaseUrl: string, nowMs: number): Promise<{ orgId: number; key: string }> {
+export interface BenchSeed {
+  orgId: number;
+  key: string;
+  botcheckKey: string;
+}
+
+export async function seedBench(databaseUrl: string, nowMs: number): Promise<BenchSeed> {
   await ensureDatabase(databaseUrl);
   const pool = createPool(databaseUrl, 2);
   try {
@@ -28,17 +35,19 @@ export async function seedBench(databaseUrl: string, nowMs: number): Promise<{ o
     return await transaction(pool, async (tx) => {
       const org = await insertOrg(tx, { name: "Bench", plan: "enterprise", fixTargetDays: 30, subscription: "active", nowMs });
       await insertDomain(tx, { orgId: org.id, name: BENCH_DOMAIN, token: randomToken(32), verified: true, nowMs });
-      const key = `ak_live_${randomToken(32)}`;
-      await insertKey(tx, {
-        orgId: org.id, hash: sha256(key), prefix: key.slice(0, 12), kind: "client", nowMs,
-        settings: {
-          name: "Bench site", domain: BENCH_DOMAIN, environment: "production", industry: "", scopes: [], ip_allow: [], ip_deny: [],
-          ip_binding: false, countries_allow: [], countries_block: [], rate_per_minute: 10_000_000, is_trial: false, expires_at: null,
-          botcheck: { enabled: false, hold_ms: 1500, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
-          firewall: null, content_origin: null,
-        },
+      const settings = (name: string, botcheck: boolean, holdMs: number) => ({
+        name, domain: BENCH_DOMAIN, environment: "production", industry: "", scopes: [], ip_allow: [], ip_deny: [],
+        ip_binding: false, countries_allow: [], countries_block: [], rate_per_minute: 10_000_000, is_trial: false, expires_at: null,
+        botcheck: { enabled: botcheck, hold_ms: holdMs, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
+        firewall: null, content_origin: null,
       });
-      return { orgId: org.id, key };
+      const key = `ak_live_${randomToken(32)}`;
+      await insertKey(tx, { orgId: org.id, hash: sha256(key), prefix: key.slice(0, 12), kind: "client", nowMs, settings: settings("Bench site", false, 1500) });
+      const botcheckKey = `ak_live_${randomToken(32)}`;
+      await insertKey(tx, {
+        orgId: org.id, hash: sha256(botcheckKey), prefix: botcheckKey.slice(0, 12), kind: "client", nowMs, settings: settings("Bench bot check", true, 0),
+      });
+      return { orgId: org.id, key, botcheckKey };
     });
   } finally {
     await pool.end();

@@ -6,9 +6,10 @@ import { adminClient } from "./admin-client.js";
 import {
   type AdminContext, domainAdd, domainVerify, installDecision, keyCreate, keyGet, keyRotate, keyTransition, orgCreate, orgGet,
 } from "./admin-commands.js";
-import { checkOptions, flag, type OptionKind, type Parsed, parseArgs, stringOption } from "./args.js";
+import { checkOptions, flag, type OptionKind, type Parsed, parseArgs, requiredOption, stringOption } from "./args.js";
 import { listCommand, retryCommand } from "./dead-letters.js";
 import { type CliIo, CliFailure, type Env, EXIT, printJson, UsageError } from "./io.js";
+import { resealCommand } from "./secrets-reseal.js";
 import { rebuildBySentinel, rebuildNow } from "./snapshots.js";
 import { streamsCommand } from "./streams.js";
 
@@ -111,6 +112,15 @@ const COMMANDS: Command[] = [
       if (flag(rt.parsed, "now")) return rebuildNow({ config: rt.config(), pgUser: rt.env.PGUSER, io: rt.io, json: rt.json });
       return rebuildBySentinel({ ...d.redis(), io: rt.io, json: rt.json });
     },
+  },
+  {
+    noun: "secrets", verb: "reseal", uses: "config", synopsis: "secrets reseal --old SECRET --new SECRET",
+    summary: "Rotate GATEWAY_SECRET: re-encrypt every sealed value (hex or base64 secrets) in one transaction, then make gateways rebuild.",
+    options: { old: "string", new: "string" },
+    run: (rt, d) => resealCommand({
+      config: rt.config(), pgUser: rt.env.PGUSER, ...d.redis(), io: rt.io, json: rt.json,
+      oldSecret: requiredOption(rt.parsed, "old"), newSecret: requiredOption(rt.parsed, "new"),
+    }),
   },
 ];
 

@@ -1,0 +1,27 @@
+import type { BotcheckAnswer } from "../../../shared/botcheck/index.js";
+import { REASONS, type Reason } from "../../../shared/reasons.js";
+import type { HttpReply } from "../../types.js";
+import { VERIFY_HEADERS } from "../verify/answer.js";
+
+/**
+ * HTTP replies of botcheck.php. Every answer carries `ts` and the CORS header (the page's
+ * script reads it). A refusal, whether of the key (invalid_key, domain_mismatch, ...) or
+ * of the visitor (bot_ua, hold_too_short, ...), has the status of the reasons table and
+ * `ok:false`, `enforced:true`, `allow:false` and `reason`; the other answers are 200.
+ */
+
+const HEADERS = VERIFY_HEADERS as Record<string, string>;
+
+/** Grant refusals: the visitor's remedy is a new challenge, not the key's blocked page. */
+const RETRYABLE: ReadonlySet<Reason> = new Set(["expired_challenge", "hold_too_short", "invalid_challenge"]);
+
+export function answerReply(answer: BotcheckAnswer, ts: number): HttpReply {
+  return { status: 200, headers: HEADERS, body: { ...answer, ts } };
+}
+
+export function refusalReply(reason: Reason, ts: number, blockedUrl: string | null | undefined): HttpReply {
+  const body: Record<string, unknown> = { ok: false, enforced: true, allow: false, reason };
+  if (blockedUrl && !RETRYABLE.has(reason)) body.blocked_url = blockedUrl;
+  body.ts = ts;
+  return { status: REASONS[reason].status, headers: HEADERS, body };
+}

@@ -1,0 +1,72 @@
+import { unseal } from "../../shared/crypto/seal.js";
+import { secretAad } from "../../shared/db/content.js";
+import { REASONS } from "../../shared/reasons.js";
+import type { IngressDeps } from "../deps.js";
+import { readParams, str } from "../params.js";
+import { refuse } from "../reply.js";
+import type { HttpReply, HttpRequest } from "../types.js";
+import { passGate } from "./gate.js";
+import { verifySignature } from "./verify/answer.js";
+
+/**
+ * secret.php (interface.md 4.4): a runtime secret for a server key bound to an IP
+ * allowlist, judged on the connecting address only (the `ip` parameter never counts).
+ * POST only, no CORS headers at all, never cached. The value is sealed at rest
+ * (AES-256-GCM under the master secret, bound to org and name) and unsealed only to
+ * answer. Signed exactly like a verify answer. docs/secret.md.
+ */
+
+const HEADERS: Readonly<Record<string, string>> = Object.freeze({ "cache-control": "no-store" });
+const SUCCESS_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "cache-control": "no-store", "content-type": "application/json" });
+/** The admin API's secret names: anything else cannot exist. */
+const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
+const LIMITS = { domain: 2048, nonce: 256 } as const;
+
+function headers(): Record<string, string> {
+  return { ...HEADERS };
+}
+
+/** GET, HEAD, PUT, ...: 405 with Allow, and still no CORS header. */
+export function secretMethodNotAllowed(): HttpReply {
+  return refuse("method_not_allowed", {}, { ...HEADERS, allow: "POST" });
+}
+
+function unavailable(requestId: string): HttpReply {
+  return { status: REASONS.unavailable.status, headers: headers(), body: { ok: false, reason: "unavailable", request_id: requestId } };
+}
+
+export async function secret(request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
+  const params = readParams(request);
+  if (params === null) return refuse("bad_request", {}, headers());
+  const domain = str(params, "domain");
+  const nonce = str(params, "nonce") || undefined;
+  if ((domain?.length ?? 0) > LIMITS.domain || (nonce?.length ?? 0) > LIMITS.nonce) return refuse("bad_request", {}, headers());
+  const name = str(params, "name");
+  const found: { sealed: string | null } = { sealed: null };
+  try {
+    const gate = await passGate(request, deps, params, {
+      endpoint: "secret",
+      serverOnly: true,
+      ipAllowlistRequired: true,
+      ignoreIpParam: true,
+      after: async (prepared) => {
+        if (name === undefined || name === "") return "missing_name";
+        found.sealed = NAME.test(name) ? await deps.redis.hget(deps.keys.secretSnapshot(prepared.org.id), name) : null;
+        return found.sealed === null ? "unknown_secret" : null;
+      },
+    });
+    if (!gate.ok) return gate.fault ? unavailable(request.requestId) : refuse(gate.reason, {}, headers());
+    if (found.sealed === null || name === undefined) throw new Error("secret passed the gate without a sealed value");
+    const { key } = gate.prepared;
+    const value = unseal(deps.masterSecret, Buffer.from(found.sealed, "base64"), secretAad(key.org_id, name));
+    const ts = deps.clock.nowSeconds();
+    const signature = verifySignature(gate.apiKey, ts, key.id, gate.ask.domain ?? "", nonce);
+    const body: Record<string, unknown> = { ok: true, name, value, ts, signature };
+    if (nonce !== undefined) body.nonce = nonce;
+    return { status: 200, headers: { ...SUCCESS_HEADERS }, body: JSON.stringify(body) };
+  } catch (error) {
+    // Redis down, or a value that does not unseal (GATEWAY_SECRET differs from the one it was sealed with).
+    deps.logger.error({ err: error, requestId: request.requestId }, "secret fault");
+    return unavailable(request.requestId);
+  }
+}

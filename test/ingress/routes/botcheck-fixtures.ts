@@ -1,0 +1,64 @@
+import { expect } from "vitest";
+import type { TestGateway } from "../../helpers/gateway.js";
+import { clientSetup, type MadeKey } from "./verify-fixtures.js";
+
+/** A desktop Chrome calling botcheck.php from https://example.com with fetch(), as captured from a real browser. */
+export const CHROME_UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
+
+export const BROWSER_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "sec-ch-ua": '"Not/A)Brand";v="8", "Chromium";v="126", "Google Chrome";v="126"',
+  "sec-ch-ua-mobile": "?0",
+  "sec-ch-ua-platform": '"Windows"',
+  "user-agent": CHROME_UA,
+  accept: "*/*",
+  origin: "https://example.com",
+  "sec-fetch-site": "cross-site",
+  "sec-fetch-mode": "cors",
+  "sec-fetch-dest": "empty",
+  referer: "https://example.com/",
+  "accept-language": "en-US,en;q=0.9",
+});
+
+export const BROWSER_SIGNALS = Object.freeze({
+  webdriver: false,
+  automation_globals: [],
+  user_agent_data_brands: ["Not/A)Brand", "Chromium", "Google Chrome"],
+  user_agent_data_mobile: false,
+  chrome_object: true,
+  permissions_inconsistent: false,
+  plugins: 5,
+  languages: ["en-US", "en"],
+  screen: { width: 1920, height: 1080, color_depth: 24, pixel_ratio: 1 },
+  touch_points: 0,
+  timezone: "Europe/Berlin",
+  hardware_concurrency: 8,
+  timing: { dom_content_loaded_ms: 420, first_interaction_ms: 1800 },
+});
+
+export const PHONE_UA = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
+
+export const PHONE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  ...BROWSER_HEADERS,
+  "user-agent": PHONE_UA,
+  "sec-ch-ua-mobile": "?1",
+  "sec-ch-ua-platform": '"Android"',
+});
+
+export const PHONE_SIGNALS = Object.freeze({ ...BROWSER_SIGNALS, user_agent_data_mobile: true, touch_points: 5, plugins: 0, screen: { width: 412, height: 915, color_depth: 24, pixel_ratio: 2.625 } });
+
+/** A client key on example.com with bot protection on (hold time 1.5 s unless said otherwise). */
+export function botcheckKey(gw: TestGateway, botcheck: Record<string, unknown> = {}, key: Record<string, unknown> = {}): Promise<MadeKey> {
+  return clientSetup(gw, { botcheck: { enabled: true, ...botcheck }, ...key });
+}
+
+export function botcheckCall(gw: TestGateway, params: Record<string, unknown>, headers: Record<string, string> = BROWSER_HEADERS) {
+  return gw.call("/api/v1/botcheck.php", { method: "POST", body: params, headers: { ...headers } });
+}
+
+/** assess from the browser above; returns the challenge nonce. */
+export async function challenge(gw: TestGateway, made: MadeKey, headers: Record<string, string> = BROWSER_HEADERS): Promise<string> {
+  const answer = await botcheckCall(gw, { key: made.key, signals: BROWSER_SIGNALS }, headers);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  expect(answer.body).toMatchObject({ enforced: true, allow: false, challenge: true });
+  return answer.body.nonce as string;
+}

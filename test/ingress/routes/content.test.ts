@@ -1,0 +1,187 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway, waitFor } from "../../helpers/gateway.js";
+import { putContent, rawCall, usageTally } from "./content-fixtures.js";
+import { clientSetup, makeKey, makeOrg, usedOf, verifyDomain, type MadeKey } from "./verify-fixtures.js";
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway("content");
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+const call = (params: Record<string, unknown>, headers?: Record<string, string>) => gw.call("/api/v1/content.php", { method: "POST", body: params, headers });
+
+/**
+ * The client's side of interface.md 5.3 for content, written from docs/content.md alone:
+ * the signed content text is the raw body between the first `"content":` and the last
+ * `,"ts":`, never a re-serialization.
+ */
+function checkSignature(apiKey: string, rawBody: string): { valid: boolean; contentText: string } {
+  const start = rawBody.indexOf('"content":') + '"content":'.length;
+  const end = rawBody.lastIndexOf(',"ts":');
+  const contentText = rawBody.slice(start, end);
+  const body = JSON.parse(rawBody) as { ts: number; domain: string; signature: string };
+  const expected = createHmac("sha256", apiKey).update(`${body.ts}.${body.domain}.${contentText}`).digest();
+  const got = Buffer.from(body.signature, "hex");
+  return { valid: got.length === expected.length && timingSafeEqual(got, expected), contentText };
+}
+
+const ITEMS = [
+  ["greeting", "text", "Hello, \"world\" ,\"ts\": ünïcødé"],
+  ["banner", "html", "<b>Sale</b> <script>alert(1)</script>"],
+  ["settings", "json", { theme: "dark", "10": [1, 2.5, null], "9": { nested: true }, ts: 1, "a\"b": "x" }],
+  ["list", "json", [1, "two", { three: 3 }]],
+  ["nothing", "json", null],
+  ["price", "number", 19.99],
+  ["count", "number", -3],
+  ["enabled", "boolean", true],
+  ["disabled", "boolean", false],
+  ["10", "text", "numeric key"],
+  ["9", "text", "numeric key too"],
+  ["__proto__", "text", "not a prototype"],
+] as const;
+
+let shared: MadeKey;
+beforeAll(async () => {
+  shared = await clientSetup(gw);
+  for (const [key, type, value] of ITEMS) await putContent(gw, shared.orgId, key, type, value);
+});
+
+describe("content answers", () => {
+  it("returns every value of the organization with type, value (JSON as JSON) and updated_at", async () => {
+    const answer = await call({ key: shared.key, domain: "example.com" });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("access-control-allow-origin")).toBe("*");
+    expect(answer.headers.get("cache-control")).toBe("no-store");
+    expect(Object.keys(answer.body)).toEqual(["ok", "domain", "content", "ts", "signature", "latency_ms"]);
+    expect(answer.body).toMatchObject({ ok: true, domain: "example.com" });
+    expect(Number.isInteger(answer.body.ts)).toBe(true);
+    expect(Number.isInteger(answer.body.latency_ms)).toBe(true);
+    expect(answer.body.signature).toMatch(/^[0-9a-f]{64}$/);
+    const content = answer.body.content as Record<string, { type: string; value: unknown; updated_at: string }>;
+    expect(Object.keys(content).sort()).toEqual(ITEMS.map(([k]) => k).sort());
+    for (const [key, type, value] of ITEMS) {
+      expect(Object.hasOwn(content, key), key).toBe(true);
+      expect(content[key], key).toEqual({ type, value, updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/) });
+    }
+    expect(typeof content.settings.value).toBe("object");
+    const now = (await gw.admin("GET", "/clock")).body.now as number;
+    expect(Math.abs(Date.parse(content.price.updated_at) / 1000 - now)).toBeLessThan(60);
+  });
+
+  it("answers GET, POST JSON and POST form, under content.php and content", async () => {
+    const params = { key: shared.key, domain: "example.com" };
+    const answers = [
+      await gw.call("/api/v1/content.php", { query: params }),
+      await gw.call("/api/v1/content.php", { method: "POST", form: params }),
+      await gw.call("/api/v1/content", { method: "POST", body: params }),
+      await gw.call("/api/v1/content", { query: { ...params, content_key: "price" } }),
+    ];
+    for (const a of answers) {
+      expect(a.status).toBe(200);
+      expect(a.body.ok).toBe(true);
+      expect(a.headers.get("access-control-allow-origin")).toBe("*");
+    }
+    const preflight = await gw.call("/api/v1/content.php", { method: "OPTIONS" });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  it("returns one value by content_key; an absent one is 404 not_found, counted", async () => {
+    const one = await call({ key: shared.key, domain: "example.com", content_key: "settings" });
+    expect(one.status).toBe(200);
+    expect(one.body.content).toEqual({ settings: { type: "json", value: ITEMS[2][2], updated_at: expect.any(String) } });
+    const before = await usedOf(gw, shared.orgId);
+    for (const contentKey of ["nope", "has space", "x".repeat(300), "constructor"]) {
+      const absent = await call({ key: shared.key, domain: "example.com", content_key: contentKey });
+      expect(absent.status, contentKey).toBe(404);
+      expect(absent.body).toEqual({ ok: false, reason: "not_found" });
+      expect(absent.headers.get("access-control-allow-origin")).toBe("*");
+    }
+    expect(await usedOf(gw, shared.orgId)).toBe(before + 4);
+    const empty = await call({ key: shared.key, domain: "example.com", content_key: "" });
+    expect(Object.keys(empty.body.content)).toHaveLength(ITEMS.length);
+    expect((await call({ key: shared.key, domain: "example.com", content_key: { a: 1 } })).body.reason).toBe("bad_request");
+    expect((await call({ key: shared.key, domain: "example.com", content_key: ["price"] })).body.reason).toBe("bad_request");
+    expect(Object.keys((await call({ key: shared.key, domain: "example.com", content_key: 10 })).body.content)).toEqual(["10"]);
+  });
+
+  it("an organization without content answers an empty object", async () => {
+    const made = await clientSetup(gw);
+    const answer = await rawCall(gw, "/api/v1/content.php", { body: JSON.stringify({ key: made.key, domain: "example.com" }) });
+    expect(answer.status).toBe(200);
+    expect(checkSignature(made.key, answer.text)).toEqual({ valid: true, contentText: "{}" });
+  });
+});
+
+describe("the content signature (interface.md 5.3)", () => {
+  it("is HMAC-SHA256 of ts.domain.content over the exact content text of the raw body", async () => {
+    for (const params of [{ domain: "example.com" }, { domain: "www.example.com", content_key: "settings" }, { domain: "example.com", content_key: "greeting" }]) {
+      const answer = await rawCall(gw, "/api/v1/content.php", { body: JSON.stringify({ key: shared.key, ...params }) });
+      expect(answer.status).toBe(200);
+      const { valid, contentText } = checkSignature(shared.key, answer.text);
+      expect(valid, answer.text).toBe(true);
+      const body = JSON.parse(answer.text);
+      expect(JSON.parse(contentText)).toEqual(body.content);
+      expect(body.domain).toBe(params.domain);
+      // In JavaScript the parsed object re-serializes to the same text (key order included).
+      expect(JSON.stringify(body.content)).toBe(contentText);
+      // Tampering with any part breaks it.
+      const tampered = answer.text.replace('"type":"', '"type":"x');
+      expect(checkSignature(shared.key, tampered).valid).toBe(false);
+      expect(checkSignature(`${shared.key}x`, answer.text).valid).toBe(false);
+    }
+  });
+
+  it("signs an empty domain for a key without a lock called without one", async () => {
+    const server = await makeKey(gw, shared.orgId, { kind: "server", domain: undefined, name: "Backend" });
+    const answer = await rawCall(gw, "/api/v1/content.php", { body: JSON.stringify({ key: server.key, content_key: "price" }) });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.text).domain).toBe("");
+    expect(checkSignature(server.key, answer.text).valid).toBe(true);
+  });
+});
+
+describe("updates", () => {
+  it("shows an admin change on the very next call, and a deletion as not_found", async () => {
+    const made = await clientSetup(gw);
+    await putContent(gw, made.orgId, "motd", "text", "first");
+    const ask = () => call({ key: made.key, domain: "example.com", content_key: "motd" });
+    expect((await ask()).body.content.motd.value).toBe("first");
+    const changedAt = Date.now();
+    await putContent(gw, made.orgId, "motd", "text", "second");
+    await waitFor(async () => (await ask()).body.content?.motd?.value === "second", 1000, 10);
+    expect(Date.now() - changedAt).toBeLessThan(1000);
+    expect((await ask()).body.content.motd.type).toBe("text");
+    await putContent(gw, made.orgId, "motd", "number", 3);
+    expect((await ask()).body.content.motd).toMatchObject({ type: "number", value: 3 });
+    expect((await gw.admin("DELETE", `/orgs/${made.orgId}/content/motd`)).status).toBe(200);
+    const gone = await ask();
+    expect(gone.status).toBe(404);
+    expect(gone.body.reason).toBe("not_found");
+  });
+
+  it("never shows another organization's content", async () => {
+    const orgId = await makeOrg(gw);
+    await verifyDomain(gw, orgId, "other.example.org");
+    const other = await makeKey(gw, orgId, { domain: "other.example.org" });
+    await putContent(gw, orgId, "secret_plan", "text", "theirs");
+    const mine = await call({ key: shared.key, domain: "example.com" });
+    expect(mine.body.content).not.toHaveProperty("secret_plan");
+    const theirs = await call({ key: other.key, domain: "other.example.org" });
+    expect(Object.keys(theirs.body.content)).toEqual(["secret_plan"]);
+    expect((await call({ key: other.key, domain: "other.example.org", content_key: "greeting" })).status).toBe(404);
+  });
+
+  it("counts answered calls under the endpoint label content", async () => {
+    const made = await clientSetup(gw);
+    await putContent(gw, made.orgId, "a", "text", "x");
+    await call({ key: made.key, domain: "example.com" });
+    await call({ key: made.key, domain: "example.com", content_key: "a" });
+    await call({ key: made.key, domain: "example.com", content_key: "b" });
+    expect(await usageTally(gw, made.orgId, made.id)).toEqual({ "content/ok/1": 2, "content/not_found/1": 1 });
+  });
+});
