@@ -1,3 +1,4 @@
+import { pooledRandomBytes } from "../../shared/crypto/hash.js";
 import {
   assess,
   type BotcheckReason,
@@ -96,7 +97,7 @@ async function judge(
 async function storeChallenge(deps: IngressDeps, keyId: number, userAgent: string): Promise<string> {
   const record = serializeChallenge(challengeRecord({ keyId, nowMs: deps.clock.now(), userAgent }));
   for (let attempt = 0; attempt < 3; attempt++) {
-    const nonce = createNonce();
+    const nonce = createNonce(pooledRandomBytes);
     if ((await deps.redis.set(deps.keys.challenge(nonce), record, "EX", CHALLENGE_TTL_S, "NX")) === "OK") return nonce;
   }
   throw new Error("could not store a fresh challenge nonce");

@@ -1,4 +1,4 @@
-import { UAParser } from "ua-parser-js";
+import { parseUserAgent } from "./ua.js";
 import type { Signals } from "./signals.js";
 
 export type DeviceClass = "desktop" | "tablet" | "mobile";
@@ -9,7 +9,7 @@ export type DeviceClass = "desktop" | "tablet" | "mobile";
  * empty user agent, is `desktop`.
  */
 export function deviceClass(userAgent: string): DeviceClass {
-  const type = UAParser(userAgent).device.type;
+  const type = parseUserAgent(userAgent).device.type;
   if (type === "tablet") return "tablet";
   if (type === "mobile" || type === "wearable") return "mobile";
   return "desktop";

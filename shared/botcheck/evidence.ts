@@ -1,4 +1,4 @@
-import { UAParser } from "ua-parser-js";
+import { parseUserAgent } from "./ua.js";
 import { type DeviceClass, effectiveDeviceClass } from "./device.js";
 import type { Signals } from "./signals.js";
 
@@ -45,7 +45,7 @@ export interface Evidence {
 
 export function gatherEvidence(input: AssessInput): Evidence {
   const userAgent = input.headers["user-agent"] ?? "";
-  const parsed = UAParser(userAgent);
+  const parsed = parseUserAgent(userAgent);
   const engine = engineOf(parsed.engine.name);
   const names = Object.keys(input.headers);
   return {
@@ -71,7 +71,7 @@ function engineOf(name: string | undefined): Engine {
   return "other";
 }
 
-function engineMajorOf(engine: Engine, parsed: ReturnType<typeof UAParser>): number | undefined {
+function engineMajorOf(engine: Engine, parsed: ReturnType<typeof parseUserAgent>): number | undefined {
   const ua = parsed.ua;
   if (engine === "blink") return majorOf(/Chrom(?:e|ium)\/(\d+)/.exec(ua)?.[1]);
   if (engine === "gecko") return majorOf(/(?:Firefox|rv:)\/?(\d+)/.exec(ua)?.[1]);

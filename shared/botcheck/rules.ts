@@ -1,4 +1,4 @@
-import { isbotMatch } from "isbot";
+import { botMatch } from "./ua.js";
 import { clientHintPlatform, type Evidence, primaryLanguage } from "./evidence.js";
 import type { AssessReason } from "./reasons.js";
 
@@ -74,7 +74,7 @@ export const RULES: readonly Rule[] = [
     weight: DECISIVE,
     description:
       "isbot recognises the user agent: crawlers (Googlebot, Bingbot), tools and HTTP libraries (curl, python-requests, Go, axios).",
-    check: (e) => isbotMatch(e.userAgent),
+    check: (e) => botMatch(e.userAgent),
   },
   // missing_headers: what every browser sends
   {

@@ -32,3 +32,19 @@ export function randomToken(length: number): string {
   }
   return out;
 }
+
+// CSPRNG output fetched 4 KiB at a time: one syscall-backed fill serves 256 nonces.
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+/** Cryptographically random bytes from a pooled buffer (a private copy each call). */
+export function pooledRandomBytes(size: number): Buffer {
+  if (poolOffset + size > pool.length) {
+    pool = randomBytes(Math.max(4096, size));
+    poolOffset = 0;
+  }
+  const out = Buffer.from(pool.subarray(poolOffset, poolOffset + size));
+  pool.fill(0, poolOffset, poolOffset + size);
+  poolOffset += size;
+  return out;
+}
