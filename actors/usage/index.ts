@@ -1,8 +1,7 @@
-import { hostname } from "node:os";
-import type { ActorStarter } from "../index.js";
+import { startActor, type ActorStarter } from "../index.js";
 import type { Pool } from "../../shared/db/pool.js";
 import { USAGE_SHARDS } from "../../shared/redis/keys.js";
-import { defineActor, runActor } from "../runtime/index.js";
+import { defineActor } from "../runtime/index.js";
 import { applyUsage } from "./handler.js";
 import { usageBatchSchema, type UsageBatch } from "./messages.js";
 
@@ -21,14 +20,4 @@ export const usageActor = defineActor<UsageBatch, Pool>({
   },
 });
 
-export const startUsage: ActorStarter = async (ctx) => {
-  const handle = await runActor(usageActor, {
-    redis: ctx.redis,
-    keys: ctx.keys,
-    clock: ctx.clock,
-    logger: ctx.logger,
-    db: ctx.db,
-    consumerName: `${hostname()}-${process.pid}`,
-  });
-  return { stop: async () => void (await handle.stop()) };
-};
+export const startUsage: ActorStarter = (ctx) => startActor(ctx, usageActor);

@@ -1,10 +1,11 @@
 import { sha256Hex } from "../../shared/crypto/hash.js";
-import { allowanceCycle, checkKeySent, counts, evaluate, type Ask, type CountryOf, type Prepared } from "../../shared/enforcement/index.js";
+import { checkKeySent, evaluate, type Ask, type Prepared } from "../../shared/enforcement/index.js";
 import type { Reason } from "../../shared/reasons.js";
 import type { Lookup } from "../../shared/snapshots/cache.js";
 import type { IngressDeps } from "../deps.js";
 import { str, type Params } from "../params.js";
 import type { HttpRequest } from "../types.js";
+import { countingCall } from "./verify/batch.js";
 import { verifyState } from "./verify/state.js";
 
 /**
@@ -41,8 +42,6 @@ export type Gate =
   | { ok: true; prepared: Prepared; apiKey: string; ask: Ask }
   | { ok: false; reason: Reason; prepared: Prepared | null; fault?: "unavailable" };
 
-const noCountry: CountryOf = () => null;
-
 function requirement(prepared: Prepared, options: GateOptions): Reason | null {
   if (options.serverOnly && prepared.key.kind !== "server") return "server_key_required";
   if (options.ipAllowlistRequired && prepared.key.ip_allow.length === 0) return "ip_binding_required";
@@ -75,11 +74,8 @@ export async function passGate(request: HttpRequest, deps: IngressDeps, params: 
     const prepared = state.prepare(key.value, org.value);
     let outcome: Reason | "ok" = requirement(prepared, options) ?? "ok";
     if (outcome === "ok") {
-      let countryOf = noCountry;
-      if (prepared.key.countries_allow.length + prepared.key.countries_block.length > 0) {
-        const ready = state.countries();
-        countryOf = ready instanceof Promise ? await ready : ready;
-      }
+      const countries = state.countriesFor(prepared);
+      const countryOf = countries instanceof Promise ? await countries : countries;
       const verdict = evaluate(prepared, ask, countryOf);
       if (!verdict.ok) outcome = verdict.reason;
       else if (options.after) {
@@ -87,20 +83,7 @@ export async function passGate(request: HttpRequest, deps: IngressDeps, params: 
         outcome = (last instanceof Promise ? await last : last) ?? "ok";
       }
     }
-    const result = await state.batcher.submit({
-      orgId: org.value.id,
-      keyId: key.value.id,
-      keyVersion: key.v,
-      orgVersion: org.v,
-      outcome,
-      counts: counts(outcome),
-      ratePerMinute: key.value.rate_per_minute,
-      allowance: org.value.allowance,
-      install: "",
-      endpoint: options.endpoint,
-      nowMs: now,
-      cycleStartMs: allowanceCycle(org.value, now).startMs,
-    });
+    const result = await state.batcher.submit(countingCall(lookup.snapshot, outcome, { install: "", endpoint: options.endpoint, nowMs: now }));
     if (result.kind === "stale") {
       if (attempt > 0) return { ok: false, reason: "unavailable", prepared: null, fault: "unavailable" };
       lookup = await deps.snapshots.reload(hash);

@@ -1,13 +1,10 @@
 import { sha256Hex } from "../../shared/crypto/hash.js";
 import {
-  allowanceCycle,
   checkKeySent,
-  counts,
   evaluate,
   hostOf,
   scopesText,
   type Ask,
-  type CountryOf,
   type Prepared,
 } from "../../shared/enforcement/index.js";
 import type { Lookup } from "../../shared/snapshots/cache.js";
@@ -17,6 +14,7 @@ import { readParams, str, type Params } from "../params.js";
 import type { HttpReply, HttpRequest } from "../types.js";
 import { publicKey, refusal, successReply, unavailable, verifySignature } from "./verify/answer.js";
 import { clientNotice } from "./verify/notice.js";
+import { countingCall } from "./verify/batch.js";
 import { verifyState, type VerifyState } from "./verify/state.js";
 
 /**
@@ -66,12 +64,6 @@ function readVerifyParams(request: HttpRequest, params: Params, apiKey: string, 
   };
 }
 
-function hasCountryRules(prepared: Prepared): boolean {
-  return prepared.key.countries_allow.length + prepared.key.countries_block.length > 0;
-}
-
-const noCountry: CountryOf = () => null;
-
 function success(request: HttpRequest, deps: IngressDeps, state: VerifyState, prepared: Prepared, versions: string, p: VerifyParams): HttpReply {
   const now = deps.clock.now();
   const ts = Math.floor(now / 1000);
@@ -109,27 +101,13 @@ async function judge(request: HttpRequest, deps: IngressDeps, state: VerifyState
     if (!lookup.found) return lookup.loading ? unavailable(request.requestId) : refusal("invalid_key");
     const { key, org } = lookup.snapshot;
     const prepared = state.prepare(key.value, org.value);
-    let countryOf = noCountry;
-    if (hasCountryRules(prepared)) {
-      const ready = state.countries();
-      countryOf = ready instanceof Promise ? await ready : ready;
-    }
+    const countries = state.countriesFor(prepared);
+    const countryOf = countries instanceof Promise ? await countries : countries;
     const verdict = evaluate(prepared, p.ask, countryOf);
     const outcome = verdict.ok ? "ok" : verdict.reason;
-    const result = await state.batcher.submit({
-      orgId: org.value.id,
-      keyId: key.value.id,
-      keyVersion: key.v,
-      orgVersion: org.v,
-      outcome,
-      counts: counts(outcome),
-      ratePerMinute: key.value.rate_per_minute,
-      allowance: org.value.allowance,
-      install: outcome === "ok" ? p.install ?? "" : "",
-      endpoint: p.endpoint,
-      nowMs: p.ask.now,
-      cycleStartMs: allowanceCycle(org.value, p.ask.now).startMs,
-    });
+    const result = await state.batcher.submit(
+      countingCall(lookup.snapshot, outcome, { install: outcome === "ok" ? p.install ?? "" : "", endpoint: p.endpoint, nowMs: p.ask.now }),
+    );
     if (result.kind === "stale") {
       // The snapshot changed (or Redis lost it) since it was cached: reload and judge once more.
       if (attempt > 0) return unavailable(request.requestId);

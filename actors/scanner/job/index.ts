@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs";
-import { hostname } from "node:os";
 import type { Context } from "../../../shared/context.js";
 import type { Pool } from "../../../shared/db/pool.js";
-import type { RunningActor } from "../../index.js";
-import { defineActor, runActor } from "../../runtime/index.js";
+import { startActor, type RunningActor } from "../../index.js";
+import { defineActor } from "../../runtime/index.js";
 import { defaultScanOptions, type ScanOptions } from "../options.js";
 import { runScan } from "../scan.js";
 import { scanHandler } from "./handler.js";
@@ -38,14 +37,6 @@ export const scannerActor = (options: ScanOptions) =>
     replyTtlSeconds: 60,
   });
 
-export async function startScanner(ctx: Context): Promise<RunningActor> {
-  const handle = await runActor(scannerActor(scanOptionsOf(ctx.config)), {
-    redis: ctx.redis,
-    keys: ctx.keys,
-    clock: ctx.clock,
-    logger: ctx.logger,
-    db: ctx.db,
-    consumerName: `${hostname()}-${process.pid}`,
-  });
-  return { stop: async () => void (await handle.stop()) };
+export function startScanner(ctx: Context): Promise<RunningActor> {
+  return startActor(ctx, scannerActor(scanOptionsOf(ctx.config)));
 }

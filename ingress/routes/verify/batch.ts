@@ -1,6 +1,8 @@
 import type { Redis } from "ioredis";
 import type { Clock } from "../../../shared/clock.js";
-import { scriptOutcome, type ScriptOutcome } from "../../../shared/enforcement/counting.js";
+import { counts, scriptOutcome, type ScriptOutcome } from "../../../shared/enforcement/counting.js";
+import { allowanceCycle } from "../../../shared/enforcement/expiry.js";
+import type { Resolved } from "../../../shared/snapshots/cache.js";
 import type { Reason } from "../../../shared/reasons.js";
 import { shardOf, type Keys } from "../../../shared/redis/keys.js";
 import { runScript, type LuaScript } from "../../../shared/redis/scripts.js";
@@ -30,6 +32,29 @@ export interface CountingCall {
   endpoint: string;
   nowMs: number;
   cycleStartMs: number;
+}
+
+/** The counting call of one judged request: what the script needs of its snapshots and outcome. */
+export function countingCall(
+  snapshot: Resolved,
+  outcome: Reason | "ok",
+  call: { install: string; endpoint: string; nowMs: number },
+): CountingCall {
+  const { key, org } = snapshot;
+  return {
+    orgId: org.value.id,
+    keyId: key.value.id,
+    keyVersion: key.v,
+    orgVersion: org.v,
+    outcome,
+    counts: counts(outcome),
+    ratePerMinute: key.value.rate_per_minute,
+    allowance: org.value.allowance,
+    install: call.install,
+    endpoint: call.endpoint,
+    nowMs: call.nowMs,
+    cycleStartMs: allowanceCycle(org.value, call.nowMs).startMs,
+  };
 }
 
 export interface BatchStats {

@@ -20,6 +20,8 @@ export interface VerifyState {
   entitlement(cacheKey: string, nowS: number, input: () => IssueInput): SignedTokens;
   /** The country database; loaded in the background, awaited only by keys with country rules. */
   countries(): CountryOf | Promise<CountryOf>;
+  /** What the rules of this key need to place an address: nothing unless it has country rules. */
+  countriesFor(prepared: Prepared): CountryOf | Promise<CountryOf>;
 }
 
 /** Signing is not per call: a signed pair is reused this long (entitlement_expires stays within it of ts + 7 days). */
@@ -33,6 +35,8 @@ export interface SignedTokens extends Issued {
 const MAX_CACHED_ENTITLEMENTS = 50_000;
 
 const states = new WeakMap<IngressDeps, VerifyState>();
+
+const noCountry: CountryOf = () => null;
 
 function counter(registry: Registry, name: string, help: string): Counter {
   const existing = registry.getSingleMetric(name);
@@ -85,6 +89,9 @@ function createState(deps: IngressDeps): VerifyState {
     },
     countries() {
       return db ? countryOf : loading.then(() => countryOf);
+    },
+    countriesFor(prepared) {
+      return prepared.key.countries_allow.length + prepared.key.countries_block.length > 0 ? this.countries() : noCountry;
     },
   };
 }
