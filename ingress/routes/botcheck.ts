@@ -26,6 +26,7 @@ import { pageHost } from "./botcheck/page.js";
 import { answerReply, refusalReply } from "./botcheck/reply.js";
 import { passGate } from "./gate.js";
 import { unavailable } from "./verify/answer.js";
+import { botcheckParams } from "./schemas.js";
 
 /**
  * botcheck.php (interface.md 4.2, 2.5, 3.4): does this visitor look like a real browser,
@@ -105,7 +106,7 @@ async function storeChallenge(deps: IngressDeps, keyId: number, userAgent: strin
 
 export async function botcheck(request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
   const params = readParams(request);
-  const action = params === null ? null : actionOf(params);
+  const action = params === null || !botcheckParams(params) ? null : actionOf(params);
   if (params === null || action === null) return refusalReply("bad_request", deps.clock.nowSeconds(), null);
   const state = botcheckState(deps);
   const decided: { decision: Decision } = { decision: { kind: "disabled" } };

@@ -6,6 +6,7 @@ import { contentJson, contentReply } from "./content/body.js";
 import { pageAllowed } from "./content/origin.js";
 import { passGate } from "./gate.js";
 import { unavailable, VERIFY_HEADERS } from "./verify/answer.js";
+import { contentParams } from "./schemas.js";
 
 /**
  * content.php (interface.md 4.3): the organization's dashboard-managed content values,
@@ -32,7 +33,7 @@ async function readContent(deps: IngressDeps, orgId: number, contentKey: string 
 
 export async function content(request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
   const params = readParams(request);
-  if (params === null) return refuse("bad_request", {}, HEADERS);
+  if (params === null || !contentParams(params)) return refuse("bad_request", {}, HEADERS);
   // A content key is text (a number in JSON is taken as its digits); an object or array is malformed.
   if (typeof params.content_key === "object" && params.content_key !== null) return refuse("bad_request", {}, HEADERS);
   if ((str(params, "domain")?.length ?? 0) > MAX_DOMAIN) return refuse("bad_request", {}, HEADERS);

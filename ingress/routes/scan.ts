@@ -9,6 +9,7 @@ import { passGate } from "./gate.js";
 import { ok, refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
 import { historyPoint, sectionView } from "./scan-view.js";
+import { scanParams } from "./schemas.js";
 
 /** interface.md section 8: fresh scans per organization per clock hour. */
 export const SCANS_PER_HOUR = 10;
@@ -128,7 +129,7 @@ export function scanRoute(timeoutMs = SCAN_TIMEOUT_MS) {
 
 async function scan(request: HttpRequest, deps: IngressDeps, timeoutMs: number): Promise<HttpReply> {
   const params = readParams(request);
-  if (params === null) return refuse("bad_request");
+  if (params === null || !scanParams(params)) return refuse("bad_request");
   const raw = str(params, "domain");
   const gate = await passGate(request, deps, params, { endpoint: "scan", serverOnly: true });
   if (!gate.ok) {

@@ -7,6 +7,7 @@ import { refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
 import { passGate } from "./gate.js";
 import { verifySignature } from "./verify/answer.js";
+import { secretParams } from "./schemas.js";
 
 /**
  * secret.php (interface.md 4.4): a runtime secret for a server key bound to an IP
@@ -37,7 +38,7 @@ function unavailable(requestId: string): HttpReply {
 
 export async function secret(request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
   const params = readParams(request);
-  if (params === null) return refuse("bad_request", {}, headers());
+  if (params === null || !secretParams(params)) return refuse("bad_request", {}, headers());
   const domain = str(params, "domain");
   const nonce = str(params, "nonce") || undefined;
   if ((domain?.length ?? 0) > LIMITS.domain || (nonce?.length ?? 0) > LIMITS.nonce) return refuse("bad_request", {}, headers());

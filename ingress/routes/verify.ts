@@ -16,6 +16,7 @@ import { publicKey, refusal, successReply, unavailable, verifySignature } from "
 import { clientNotice } from "./verify/notice.js";
 import { countingCall } from "./verify/batch.js";
 import { verifyState, type VerifyState } from "./verify/state.js";
+import { verifyParams } from "./schemas.js";
 
 /**
  * verify.php (interface.md 4.1): may this key, from this place, do this thing, now.
@@ -121,7 +122,7 @@ async function judge(request: HttpRequest, deps: IngressDeps, state: VerifyState
 
 export async function verify(request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
   const params = readParams(request);
-  if (params === null) return refusal("bad_request");
+  if (params === null || !verifyParams(params)) return refusal("bad_request");
   const apiKey = str(params, "key");
   const sent = checkKeySent(apiKey);
   if (!sent.ok || apiKey === undefined) return refusal(sent.ok ? "missing_key" : sent.reason);

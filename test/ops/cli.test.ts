@@ -27,7 +27,6 @@ interface Run {
   code: number;
   out: string;
   err: string;
-  // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field, like the gateway helper's bodies.
   json(): any;
 }
 

@@ -1,0 +1,35 @@
+import { ajv } from "../../shared/validation.js";
+import type { Params } from "../params.js";
+
+/**
+ * The JSON schemas of the public endpoints' parameters, checked once a request's query
+ * and body are merged (ingress/params.ts). A parameter is a scalar (forms and query
+ * strings carry strings; JSON bodies may carry numbers and booleans) of bounded length;
+ * unknown parameters are ignored (interface.md section 9: clients may send more).
+ * A request that breaks its schema is refused 400 `bad_request`.
+ */
+const scalar = (maxLength: number) => ({ type: ["string", "number", "boolean"], maxLength });
+
+const KEY = { key: scalar(256) };
+
+function compile(properties: Record<string, object>): (params: Params) => boolean {
+  const validate = ajv.compile({ type: "object", properties, additionalProperties: true });
+  return (params) => validate(params) === true;
+}
+
+export const verifyParams = compile({
+  ...KEY, domain: scalar(2048), nonce: scalar(256), scope: scalar(512), ip: scalar(64), install: scalar(128),
+  endpoint: scalar(64), client: scalar(64), sdk_version: scalar(32),
+});
+
+// content_key, name and nonce are judged by their routes (not_found, missing_name, invalid_challenge).
+export const contentParams = compile({ ...KEY, domain: scalar(2048), content_key: {} });
+
+export const secretParams = compile({ ...KEY, domain: scalar(2048), nonce: scalar(256), name: {} });
+
+export const botcheckParams = compile({
+  ...KEY, action: scalar(16), nonce: {}, held_ms: scalar(16), token: scalar(1024),
+  signals: { anyOf: [{ type: "object" }, { type: "string", maxLength: 16_384 }] },
+});
+
+export const scanParams = compile({ ...KEY, domain: scalar(2048), list: scalar(8), history: scalar(8) });
