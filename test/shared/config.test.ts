@@ -1,11 +1,10 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConfigError, ENVIRONMENT, loadConfig, parseSecret } from "../../shared/config.js";
-import { sourcePath } from "../../shared/paths.js";
+import { readSpec } from "../helpers/spec.js";
 
 /** The variable names of the environment table in operator-api.md section 1. */
 function contractVariables(): string[] {
-  const spec = readFileSync(sourcePath("..", "shared", "spec", "operator-api.md"), "utf8");
+  const spec = readSpec("operator-api.md");
   const section = spec.slice(spec.indexOf("### Environment"), spec.indexOf("### Health and metrics"));
   const names = new Set<string>();
   for (const line of section.split("\n")) {
