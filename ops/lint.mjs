@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// Project rules the compiler cannot see (STYLE.md). The compiler half of `npm run lint` is
+// `tsc -p tsconfig.test.json` (strict, unused locals and parameters, tests included).
+// Biome was the first choice; its platform binaries are not on this project's registry,
+// which makes `npm ci` fail, so these few rules are checked here instead.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+
+const root = new URL("..", import.meta.url).pathname;
+const SOURCE_DIRS = ["ingress", "actors", "shared", "ops"];
+const TEST_DIRS = ["test"];
+
+function files(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...files(path));
+    else if (path.endsWith(".ts")) out.push(path);
+  }
+  return out;
+}
+
+const rules = [
+  { name: "no any in shipped code", dirs: SOURCE_DIRS, pattern: /(:\s*any\b|\bas any\b|<any>)/ },
+  { name: "no focused or skipped tests", dirs: TEST_DIRS, pattern: /\b(it|test|describe)\.(only|skip)\(/ },
+  { name: "no Redis or PostgreSQL mocks", dirs: TEST_DIRS, pattern: /vi\.mock\(["'](ioredis|pg)["']/ },
+  {
+    name: "process.env only in entry points",
+    dirs: SOURCE_DIRS,
+    pattern: /process\.env\b/,
+    allow: ["ops/start.ts", "ops/cli.ts", "ops/bench/", "ops/cli/"],
+  },
+  {
+    name: "no ambient time or randomness in the enforcement chain",
+    dirs: ["shared/enforcement", "shared/botcheck"],
+    pattern: /\b(Date\.now|Math\.random)\(/,
+  },
+];
+
+/** The line without the contents of its string literals (their words are not code). */
+function stripStrings(line) {
+  return line.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`/g, '""');
+}
+
+let failures = 0;
+for (const rule of rules) {
+  for (const dir of rule.dirs) {
+    for (const file of files(join(root, dir))) {
+      const rel = relative(root, file);
+      if (rule.allow?.some((a) => rel.startsWith(a))) continue;
+      readFileSync(file, "utf8").split("\n").forEach((line, i) => {
+        if (line.trim().startsWith("//") || line.trim().startsWith("*")) return;
+        if (rule.pattern.test(stripStrings(line))) {
+          failures++;
+          process.stderr.write(`${rel}:${i + 1}: ${rule.name}: ${line.trim()}\n`);
+        }
+      });
+    }
+  }
+}
+if (failures > 0) {
+  process.stderr.write(`${failures} problem(s)\n`);
+  process.exit(1);
+}
+process.stdout.write("lint: no problems\n");
