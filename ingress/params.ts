@@ -9,12 +9,8 @@ export type Params = Record<string, unknown>;
  * neither (a malformed request).
  */
 export function readParams(request: HttpRequest): Params | null {
-  const params: Params = Object.create(null);
-  for (const [name, value] of new URLSearchParams(request.query)) params[name] = value;
   const body = request.body;
-  if (body.length === 0) return params;
-  const text = body.toString("utf8").trim();
-  if (text === "") return params;
+  const text = body.length === 0 ? "" : body.toString("utf8").trim();
   if (text.startsWith("{")) {
     let parsed: unknown;
     try {
@@ -23,6 +19,10 @@ export function readParams(request: HttpRequest): Params | null {
       return null;
     }
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return null;
+    // The common case of the hot path (a JSON body, no query): use the parsed object as
+    // it is. JSON.parse makes "__proto__" an own data property, never a prototype.
+    if (request.query === "") return parsed as Params;
+    const params = fromQuery(request.query);
     for (const [name, value] of Object.entries(parsed)) {
       if (name === "__proto__") continue;
       params[name] = value;
@@ -30,7 +30,14 @@ export function readParams(request: HttpRequest): Params | null {
     return params;
   }
   if (text.startsWith("[")) return null;
-  for (const [name, value] of new URLSearchParams(text)) params[name] = value;
+  const params = fromQuery(request.query);
+  if (text !== "") for (const [name, value] of new URLSearchParams(text)) params[name] = value;
+  return params;
+}
+
+function fromQuery(query: string): Params {
+  const params: Params = Object.create(null);
+  if (query !== "") for (const [name, value] of new URLSearchParams(query)) params[name] = value;
   return params;
 }
 

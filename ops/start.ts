@@ -13,6 +13,7 @@ import { createLogger } from "../shared/log.js";
 import { createKeys } from "../shared/redis/keys.js";
 import { createRedis } from "../shared/redis/client.js";
 import { createProjector } from "../shared/snapshots/projector.js";
+import { INGRESS_NODE_FLAGS } from "./node-flags.js";
 import { ensureServices } from "./services.js";
 import { seedDemo } from "./seed.js";
 
@@ -123,7 +124,8 @@ async function supervise(config: Config): Promise<void> {
 
   const launch = (child: Child) => {
     child.startedAt = Date.now();
-    const proc = fork(entry, child.role, { env: childEnv, stdio: "inherit" });
+    const execArgv = child.role[0] === "ingress" ? [...process.execArgv, ...INGRESS_NODE_FLAGS] : process.execArgv;
+    const proc = fork(entry, child.role, { env: childEnv, stdio: "inherit", execArgv });
     child.process = proc;
     logger.info({ role: child.role.join(" "), pid: proc.pid }, "child started");
     proc.on("exit", (code, signal) => {

@@ -46,7 +46,7 @@ export function normalizeDomain(value: string): string | null {
   return name;
 }
 
-export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: true, removeAdditional: false });
+export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: true, removeAdditional: false, allowUnionTypes: true });
 ajv.addFormat("domain", { type: "string", validate: (v: string) => normalizeDomain(v) !== null });
 ajv.addFormat("cidr", { type: "string", validate: isCidrOrAddress });
 ajv.addFormat("country", { type: "string", validate: isCountryCode });

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { INGRESS_NODE_FLAGS } from "../node-flags.js";
 
 /** A server under test, run as its own process so it never shares an event loop with the load generator. */
 export interface ServerChild {
@@ -8,7 +9,8 @@ export interface ServerChild {
 }
 
 export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 20_000): Promise<ServerChild> {
-  const child: ChildProcess = spawn(process.execPath, [script, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  // Every server under test gets the ingress's V8 flags, so the comparison stays like for like.
+  const child: ChildProcess = spawn(process.execPath, [...INGRESS_NODE_FLAGS, script, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

@@ -70,11 +70,14 @@ describe("streamStats", () => {
     const handle = await runActor(actor, { ...t.deps("c1"), registry });
     handles.push(handle);
     // A second runner on the same registry reuses the metrics instead of throwing.
-    handles.push(await runActor(defineActor({ ...actor, name: "metered2", group: "other" }), { ...t.deps("c1"), registry }));
+    const other = await runActor(defineActor({ ...actor, name: "metered2", group: "other" }), { ...t.deps("c1"), registry });
+    handles.push(other);
     const stream = t.keys.stream("metered");
     await publish(t.redis, stream, { n: 1 });
     await publish(t.redis, stream, { n: "bad" });
     await waitFor(async () => (await handle.metrics()).streams[0].counters.deadLettered === 1, "the dead letter");
+    // Both groups dead-letter their copy of the bad message; wait for the other one too.
+    await waitFor(async () => (await other.metrics()).streams[0].counters.deadLettered === 1, "the other group's dead letter");
     const metrics = await handle.metrics();
     expect(metrics).toMatchObject({ actor: "metered", group: "metered", consumer: "c1", inFlight: 0 });
     expect(metrics.streams[0]).toMatchObject({ stream, length: 2, deadLetters: 2, counters: { handled: 1, deadLettered: 1 } });
