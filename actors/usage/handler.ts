@@ -120,3 +120,23 @@ export async function applyUsage(batch: UsageBatch, ctx: ApplyContext): Promise<
     return true;
   });
 }
+
+/**
+ * How long a message's "applied" marker is kept. A stream entry is redelivered within
+ * seconds (claim) or not at all; a week covers any outage an operator would sit through.
+ */
+export const APPLIED_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
+/** Deletes markers past the retention, a bounded batch at a time; returns how many went. */
+export async function pruneApplied(db: Queryable, nowMs: number, batch = 10_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const result = await db.query(
+      `DELETE FROM usage_applied WHERE ctid IN (
+         SELECT ctid FROM usage_applied WHERE applied_at < to_timestamp($1 / 1000.0) LIMIT $2)`,
+      [nowMs - APPLIED_RETENTION_MS, batch],
+    );
+    total += result.rowCount ?? 0;
+    if ((result.rowCount ?? 0) < batch) return total;
+  }
+}

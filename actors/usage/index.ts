@@ -1,8 +1,8 @@
 import { startActor, type ActorStarter } from "../index.js";
 import type { Pool } from "../../shared/db/pool.js";
 import { USAGE_SHARDS } from "../../shared/redis/keys.js";
-import { defineActor } from "../runtime/index.js";
-import { applyUsage } from "./handler.js";
+import { defineActor, every } from "../runtime/index.js";
+import { applyUsage, pruneApplied } from "./handler.js";
 import { usageBatchSchema, type UsageBatch } from "./messages.js";
 
 /**
@@ -20,4 +20,17 @@ export const usageActor = defineActor<UsageBatch, Pool>({
   },
 });
 
-export const startUsage: ActorStarter = (ctx) => startActor(ctx, usageActor);
+/** The accountant, plus a timer on the shared clock that prunes old "applied" markers. */
+export const startUsage: ActorStarter = async (ctx) => {
+  const running = await startActor(ctx, usageActor);
+  const pruning = every(ctx.clock, 10 * 60_000, async () => {
+    const removed = await pruneApplied(ctx.db, ctx.clock.now());
+    if (removed > 0) ctx.logger.info({ removed }, "pruned usage markers");
+  }, { onError: (error) => ctx.logger.error({ err: error }, "pruning usage markers failed") });
+  return {
+    async stop() {
+      pruning.stop();
+      await running.stop();
+    },
+  };
+};
