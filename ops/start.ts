@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { ACTORS } from "../actors/index.js";
 import { startIngress } from "../ingress/main.js";
@@ -116,8 +117,10 @@ async function supervise(config: Config): Promise<void> {
   await pool.end();
 
   const entry = fileURLToPath(import.meta.url);
+  // Several ingress processes share one port (SO_REUSEPORT): with PORT=0 choose it here.
+  if (config.port === 0 && config.ingressProcesses > 1) childEnv.PORT = String(await freePort(config.host));
   const children: Child[] = [
-    { role: ["ingress"], process: null, restarts: 0, startedAt: 0 },
+    ...Array.from({ length: config.ingressProcesses }, (): Child => ({ role: ["ingress"], process: null, restarts: 0, startedAt: 0 })),
     ...Object.keys(ACTORS).map((name) => ({ role: ["actor", name], process: null, restarts: 0, startedAt: 0 })),
   ];
   let stopping = false;
@@ -156,6 +159,17 @@ async function supervise(config: Config): Promise<void> {
     await Promise.race([Promise.all(exits), deadline]);
     for (const c of children) c.process?.kill("SIGKILL");
     say("stopped");
+  });
+}
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
   });
 }
 

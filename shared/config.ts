@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { isIP } from "node:net";
 
 /**
@@ -37,6 +38,8 @@ export interface Config {
   /** `production` issues `ak_live_`/`sk_live_` keys; anything else `ak_test_`/`sk_test_`. */
   readonly environment: "production" | "test";
   readonly logLevel: string;
+  /** Ingress processes the supervisor runs on the one port (uWS listens with SO_REUSEPORT). */
+  readonly ingressProcesses: number;
 }
 
 /** One row per variable: the README's configuration table mirrors this list. */
@@ -59,6 +62,7 @@ export const ENVIRONMENT = [
   { name: "GEOIP_DB", default: "", secret: false, meaning: "Path of an MMDB country database." },
   { name: "GATEWAY_ENV", default: "production", secret: false, meaning: "production or test (key prefixes)." },
   { name: "LOG_LEVEL", default: "info", secret: false, meaning: "pino log level." },
+  { name: "INGRESS_PROCESSES", default: "cores (at most 8)", secret: false, meaning: "Ingress processes npm start runs." },
 ] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -78,6 +82,15 @@ function port(env: Env, name: string, fallback: number): number {
   if (raw === null) return fallback;
   if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
     throw new ConfigError(name, `expected a port number 0-65535, got ${JSON.stringify(raw)}`);
+  }
+  return Number(raw);
+}
+
+function count(env: Env, name: string, fallback: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === null) return fallback;
+  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    throw new ConfigError(name, `expected a whole number 1-${max}, got ${JSON.stringify(raw)}`);
   }
   return Number(raw);
 }
@@ -170,5 +183,6 @@ export function loadConfig(env: Env): Config {
     geoipDb: optional(env, "GEOIP_DB"),
     environment,
     logLevel: level,
+    ingressProcesses: count(env, "INGRESS_PROCESSES", Math.min(availableParallelism(), 8), 64),
   });
 }

@@ -29,7 +29,7 @@ describe("npm start (supervisor)", () => {
     supervisor = spawn(process.execPath, ["dist/ops/start.js"], {
       env: {
         ...process.env, PORT: "0", REDIS_PREFIX: prefix, DATABASE_URL: `postgres://${user}@127.0.0.1:5432/${database}`,
-        ADMIN_TOKEN: "", GATEWAY_SECRET: "", GATEWAY_TEST_CLOCK: "", LOG_LEVEL: "info",
+        ADMIN_TOKEN: "", GATEWAY_SECRET: "", GATEWAY_TEST_CLOCK: "", LOG_LEVEL: "info", INGRESS_PROCESSES: "2",
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -44,6 +44,9 @@ describe("npm start (supervisor)", () => {
     expect(token && clientKey && serverKey).toBeTruthy();
 
     await waitFor(async () => (await fetch(`${url}/healthz`)).status === 200, 10_000);
+    // Two ingress processes share the one port.
+    await waitFor(() => output.split(`listening on ${url}`).length - 1 === 2, 10_000);
+    expect([...output.matchAll(/"role":"ingress","pid":(\d+)/g)]).toHaveLength(2);
     const verified = await (await fetch(`${url}/api/v1/verify.php`, { method: "POST", body: JSON.stringify({ key: clientKey, domain: "demo.example" }) })).json();
     expect(verified).toMatchObject({ authorized: true, reason: "ok" });
     const org = await fetch(`${url}/admin/v1/orgs/1`, { headers: { authorization: `Bearer ${token}` } });
