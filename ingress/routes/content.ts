@@ -19,7 +19,6 @@ import { contentParams } from "./schemas.js";
 const HEADERS = VERIFY_HEADERS as Record<string, string>;
 /** The admin API's content key names: anything else cannot exist. */
 const CONTENT_KEY = /^[A-Za-z0-9_.:-]{1,128}$/;
-const MAX_DOMAIN = 2048;
 
 type Entries = (readonly [string, string])[];
 
@@ -36,7 +35,6 @@ export async function content(request: HttpRequest, deps: IngressDeps): Promise<
   if (params === null || !contentParams(params)) return refuse("bad_request", {}, HEADERS);
   // A content key is text (a number in JSON is taken as its digits); an object or array is malformed.
   if (typeof params.content_key === "object" && params.content_key !== null) return refuse("bad_request", {}, HEADERS);
-  if ((str(params, "domain")?.length ?? 0) > MAX_DOMAIN) return refuse("bad_request", {}, HEADERS);
   const contentKey = str(params, "content_key") || undefined;
   const read: { entries: Entries } = { entries: [] };
   try {

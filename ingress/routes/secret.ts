@@ -21,7 +21,6 @@ const HEADERS: Readonly<Record<string, string>> = Object.freeze({ "cache-control
 const SUCCESS_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "cache-control": "no-store", "content-type": "application/json" });
 /** The admin API's secret names: anything else cannot exist. */
 const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
-const LIMITS = { domain: 2048, nonce: 256 } as const;
 
 function headers(): Record<string, string> {
   return { ...HEADERS };
@@ -39,9 +38,7 @@ function unavailable(requestId: string): HttpReply {
 export async function secret(request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
   const params = readParams(request);
   if (params === null || !secretParams(params)) return refuse("bad_request", {}, headers());
-  const domain = str(params, "domain");
   const nonce = str(params, "nonce") || undefined;
-  if ((domain?.length ?? 0) > LIMITS.domain || (nonce?.length ?? 0) > LIMITS.nonce) return refuse("bad_request", {}, headers());
   const name = str(params, "name");
   const found: { sealed: string | null } = { sealed: null };
   try {
