@@ -89,6 +89,7 @@ describe("streamStats", () => {
       const length = await registry.getSingleMetric("gateway_actor_stream_length")?.get();
       return length?.values.some((v) => v.labels.stream === "stream:metered" && v.value === 2);
     }, "the length gauge");
-    expect(await registry.metrics()).toContain('gateway_actor_group_lag{stream="stream:metered",group="metered"} 0');
+    // The gauges refresh on their own interval: wait for the lag line rather than expect it at once.
+    await waitFor(async () => (await registry.metrics()).includes('gateway_actor_group_lag{stream="stream:metered",group="metered"} 0'), "the lag gauge");
   });
 });
