@@ -5,7 +5,6 @@ import { findOrg } from "../../shared/db/orgs.js";
 import { transaction } from "../../shared/db/pool.js";
 import { lookupTxt } from "../../shared/dns/txt.js";
 import { normalizeDomain } from "../../shared/validation.js";
-import type { IngressDeps } from "../deps.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { ADMIN_ACTOR, admin, check, idParam, iso, validator } from "./common.js";
 
@@ -82,4 +81,3 @@ export const verifyDomain = admin(async (_request, deps, params) => {
   return ok({ domain: domainView(verified) });
 });
 
-export type { IngressDeps };
