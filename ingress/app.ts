@@ -1,4 +1,4 @@
-import type { Counter } from "prom-client";
+import type { Counter, Histogram } from "prom-client";
 import type { IngressDeps } from "./deps.js";
 import { createRouter, type Handler } from "./router.js";
 import { refuse } from "./reply.js";
@@ -28,17 +28,21 @@ export function buildApp(deps: IngressDeps) {
   registerPublicRoutes(add);
 
   const requests = deps.metrics.getSingleMetric("gateway_http_requests_total") as Counter<"endpoint" | "status" | "reason"> | undefined;
-  // prom-client hashes a labels object on every inc: keep one child per label set instead.
-  const children = new Map<string, { inc(): void }>();
-  const count = (endpoint: string, status: number, reason: string) => {
-    if (!requests) return;
+  const durations = deps.metrics.getSingleMetric("gateway_http_request_duration_seconds") as Histogram<"endpoint" | "reason"> | undefined;
+  // prom-client hashes a labels object on every call: keep one child per label set instead.
+  const children = new Map<string, { inc(): void; observe(seconds: number): void }>();
+  const count = (endpoint: string, status: number, reason: string, startedNs: bigint) => {
+    if (!requests || !durations) return;
     const id = `${endpoint}|${status}|${reason}`;
     let child = children.get(id);
     if (!child) {
-      child = requests.labels(endpoint, String(status), reason);
+      const counter = requests.labels(endpoint, String(status), reason);
+      const histogram = durations.labels(endpoint, reason);
+      child = { inc: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
       if (children.size < 10_000) children.set(id, child);
     }
     child.inc();
+    child.observe(Number(process.hrtime.bigint() - startedNs) / 1e9);
   };
 
   return async function dispatch(request: HttpRequest): Promise<HttpReply> {
@@ -64,7 +68,7 @@ export function buildApp(deps: IngressDeps) {
     else reply = await match.handler(request, deps, match.params);
     const body = reply.body as { reason?: unknown } | null;
     const reason = body !== null && typeof body === "object" && typeof body.reason === "string" ? body.reason : reply.status < 400 ? "ok" : "other";
-    count(match && match !== "method" ? endpointLabel(path) : "unknown", reply.status, reason);
+    count(match && match !== "method" ? endpointLabel(path) : "unknown", reply.status, reason, request.startedNs);
     return reply;
   };
 }

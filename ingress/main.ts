@@ -1,4 +1,4 @@
-import { Counter, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Context } from "../shared/context.js";
 import { createSnapshotCache } from "../shared/snapshots/cache.js";
 import { createProjector, watchSnapshots } from "../shared/snapshots/projector.js";
@@ -16,6 +16,13 @@ export interface RunningIngress {
 export async function startIngress(ctx: Context): Promise<RunningIngress> {
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
+  new Histogram({
+    name: "gateway_http_request_duration_seconds",
+    help: "Time from a request's arrival to its answer, by endpoint and reason",
+    labelNames: ["endpoint", "reason"],
+    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30],
+    registers: [metrics],
+  });
   new Counter({
     name: "gateway_http_requests_total",
     help: "HTTP requests by endpoint, status and reason",

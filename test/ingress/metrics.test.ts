@@ -33,6 +33,7 @@ describe("/healthz and /metrics", () => {
     const { status, body } = await gw.call("/metrics");
     expect(status).toBe(200);
     expect(body).toContain('gateway_http_requests_total{endpoint="unknown",status="404",reason="unknown_endpoint"}');
+    expect(body).toMatch(/gateway_http_request_duration_seconds_count\{endpoint="unknown",reason="unknown_endpoint"\} [1-9]/);
     expect(body).toContain('gateway_stream_length{stream="stream:metrics-probe"} 1');
     expect(body).toContain('gateway_group_lag{stream="stream:metrics-probe",group="probe-group"} 1');
     expect(body).toContain('gateway_group_pending{stream="stream:metrics-probe",group="probe-group"} 0');
