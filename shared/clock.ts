@@ -71,6 +71,8 @@ export async function sharedTestClock(redis: Redis, keys: Keys): Promise<SharedT
   };
   apply(await redis.get(keys.clockOffset()));
   const subscriber = redis.duplicate();
+  // Connection errors are retried by ioredis; without a listener they would be "unhandled".
+  subscriber.on("error", () => {});
   await subscriber.subscribe(keys.clockChannel());
   subscriber.on("message", (_channel: string, message: string) => apply(message));
   const poll = setInterval(() => {

@@ -41,6 +41,7 @@ export async function request(
 ): Promise<unknown> {
   const requestId = options.requestId ?? randomUUID();
   const connection = options.connection ?? redis.duplicate();
+  if (options.connection === undefined) connection.on("error", () => {});
   try {
     await publish(redis, stream, payload, { maxLen: options.maxLen, replyTo: requestId });
     // BLPOP takes seconds (fractions allowed since Redis 6); 0 would mean forever.

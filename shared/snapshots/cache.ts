@@ -89,6 +89,8 @@ export function createSnapshotCache(redis: Redis, keys: Keys) {
     },
     async subscribe(): Promise<void> {
       subscriber = redis.duplicate();
+      // Reconnects are ioredis's job; a missed message costs a reload (see above), never a wrong answer.
+      subscriber.on("error", () => {});
       await subscriber.subscribe(keys.snapshotChannel());
       subscriber.on("message", (_channel: string, message: string) => {
         try {
