@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { REASONS, isReason } from "../../shared/reasons.js";
+import { BOTCHECK_REASONS } from "../../shared/botcheck/reasons.js";
 import { readSpec } from "../helpers/spec.js";
 
 /** Rows `| status | reason(s) | condition |` of a markdown table, reasons in backticks or bare. */
@@ -55,5 +56,9 @@ describe("the reasons table covers the contracts", () => {
     expect(REASONS.admin_disabled.status).toBe(503);
     expect(REASONS.conflict.status).toBe(409);
     expect(REASONS.key_limit_reached.status).toBe(409);
+  });
+
+  it("holds every bot-check reason, so the status comes from one table", () => {
+    for (const reason of Object.keys(BOTCHECK_REASONS)) expect(isReason(reason), reason).toBe(true);
   });
 });
