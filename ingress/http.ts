@@ -86,19 +86,22 @@ export function listen(options: {
   const { dispatch, clock, logger } = options;
   const app = uws.App();
 
-  const write = (res: uws.HttpResponse, state: { aborted: boolean }, reply: HttpReply) => {
+  const write = (res: uws.HttpResponse, state: { aborted: boolean; head: boolean }, reply: HttpReply) => {
     if (state.aborted) return;
     const { body, contentType } = serialize(reply);
     res.cork(() => {
       res.writeStatus(STATUS_TEXT[reply.status] ?? `${reply.status} Status`);
       if (contentType && !reply.headers?.["content-type"]) res.writeHeader("content-type", contentType);
       for (const [name, value] of Object.entries(reply.headers ?? {})) res.writeHeader(name, value);
-      res.end(body);
+      // A HEAD answer reports the length of the body a GET would carry, and carries none.
+      // (endWithoutBody with a reported length closes the connection in this uWS build.)
+      if (state.head) res.writeHeader("content-length", String(Buffer.byteLength(body))).endWithoutBody();
+      else res.end(body);
     });
   };
 
   app.any("/*", (res, req) => {
-    const state = { aborted: false };
+    const state = { aborted: false, head: false };
     res.onAborted(() => {
       state.aborted = true;
     });
@@ -108,8 +111,10 @@ export function listen(options: {
       headerOrder.push(name);
       headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
     });
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    state.head = method === "HEAD";
     const base: HttpRequest = {
-      method: req.getCaseSensitiveMethod().toUpperCase(),
+      method,
       path: req.getUrl(),
       query: req.getQuery() ?? "",
       headers,

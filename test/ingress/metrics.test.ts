@@ -39,3 +39,31 @@ describe("/healthz and /metrics", () => {
     expect(body).toContain('gateway_group_pending{stream="stream:metrics-probe",group="probe-group"} 0');
   });
 });
+
+describe("HEAD", () => {
+  it("answers with the headers of a GET and no body, so the next request on the connection still parses", async () => {
+    const { connect } = await import("node:net");
+    const port = Number(new URL(gw.url).port);
+    const raw = await new Promise<string>((resolve, reject) => {
+      let data = "";
+      const socket = connect(port, "127.0.0.1", () => socket.write("HEAD /api/v1/keys.json HTTP/1.1\r\nHost: x\r\n\r\n"));
+      socket.on("data", (chunk) => {
+        const first = data === "";
+        data += chunk.toString();
+        // uWS aborts pipelined requests whose answers are asynchronous: send the GET after the HEAD's answer.
+        if (first) setTimeout(() => socket.write("GET /api/v1/keys.json HTTP/1.1\r\nHost: x\r\n\r\n"), 50);
+        if ((data.match(/HTTP\/1\.1 /g) ?? []).length === 2 && data.endsWith("}")) {
+          socket.end();
+          resolve(data);
+        }
+      });
+      socket.on("error", reject);
+    });
+    const [head, get] = raw.split(/(?=HTTP\/1\.1 )/);
+    expect(head).toMatch(/^HTTP\/1\.1 200/);
+    expect(head.endsWith("\r\n\r\n")).toBe(true);
+    const getLength = /content-length: (\d+)/i.exec(get)?.[1];
+    expect(/content-length: (\d+)/i.exec(head)?.[1]).toBe(getLength);
+    expect(get).toMatch(/^HTTP\/1\.1 200[\s\S]*\r\n\r\n\{[\s\S]*\}$/);
+  });
+});
