@@ -4,7 +4,6 @@ import { createRouter, type Handler } from "./router.js";
 import { refuse } from "./reply.js";
 import type { HttpReply, HttpRequest } from "./types.js";
 import { healthz, metrics, getClock, moveClock } from "./system.js";
-import { addMember, createOrg, getOrg, patchOrg } from "./admin/orgs.js";
 import { registerAdminRoutes } from "./admin/routes.js";
 import { registerPublicRoutes, CORS_PATHS } from "./routes/index.js";
 
@@ -20,10 +19,6 @@ export function buildApp(deps: IngressDeps) {
   add("GET", "/metrics", metrics);
   add("GET", "/admin/v1/clock", getClock);
   add("POST", "/admin/v1/clock", moveClock);
-  add("POST", "/admin/v1/orgs", createOrg);
-  add("GET", "/admin/v1/orgs/:org", getOrg);
-  add("PATCH", "/admin/v1/orgs/:org", patchOrg);
-  add("POST", "/admin/v1/orgs/:org/members", addMember);
   registerAdminRoutes(add);
   registerPublicRoutes(add);
 

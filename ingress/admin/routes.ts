@@ -2,13 +2,18 @@ import type { Handler } from "../router.js";
 import type { IngressDeps } from "../deps.js";
 import { putContent, putSecret, removeContent, removeSecret } from "./content.js";
 import { addDomain, verifyDomain } from "./domains.js";
+import { addMember, createOrg, getOrg, patchOrg } from "./orgs.js";
 import { decideInstallation, listInstallations } from "./installations.js";
 import { createKey, getKey, keyTransition, patchKey, rotateKey } from "./keys.js";
 import { acceptRisk, releaseRisk } from "./risks.js";
 import { keyUsage } from "./usage.js";
 
-/** Admin resources beyond organizations (operator-api.md section 2). */
+/** The admin API (operator-api.md section 2); the test clock is registered with the system routes. */
 export function registerAdminRoutes(add: (method: string, path: string, handler: Handler<IngressDeps>) => void): void {
+  add("POST", "/admin/v1/orgs", createOrg);
+  add("GET", "/admin/v1/orgs/:org", getOrg);
+  add("PATCH", "/admin/v1/orgs/:org", patchOrg);
+  add("POST", "/admin/v1/orgs/:org/members", addMember);
   add("POST", "/admin/v1/orgs/:org/domains", addDomain);
   add("POST", "/admin/v1/orgs/:org/domains/:domain/verify", verifyDomain);
   add("POST", "/admin/v1/orgs/:org/keys", createKey);

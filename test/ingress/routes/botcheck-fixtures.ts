@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import type { TestGateway } from "../../helpers/gateway.js";
 import { clientSetup, type MadeKey } from "./verify-fixtures.js";
+import { chromeDesktopSignals } from "../../shared/botcheck/fixtures.js";
 
 /** A desktop Chrome calling botcheck.php from https://example.com with fetch(), as captured from a real browser. */
 export const CHROME_UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
@@ -19,21 +20,8 @@ export const BROWSER_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "accept-language": "en-US,en;q=0.9",
 });
 
-export const BROWSER_SIGNALS = Object.freeze({
-  webdriver: false,
-  automation_globals: [],
-  user_agent_data_brands: ["Not/A)Brand", "Chromium", "Google Chrome"],
-  user_agent_data_mobile: false,
-  chrome_object: true,
-  permissions_inconsistent: false,
-  plugins: 5,
-  languages: ["en-US", "en"],
-  screen: { width: 1920, height: 1080, color_depth: 24, pixel_ratio: 1 },
-  touch_points: 0,
-  timezone: "Europe/Berlin",
-  hardware_concurrency: 8,
-  timing: { dom_content_loaded_ms: 420, first_interaction_ms: 1800 },
-});
+// The page signals of a desktop Chrome: the same fixture as the assessment's unit tests.
+export const BROWSER_SIGNALS = Object.freeze(chromeDesktopSignals());
 
 export const PHONE_UA = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
 
