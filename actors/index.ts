@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import type { Context } from "../shared/context.js";
 import type { Pool } from "../shared/db/pool.js";
+import { actorRegistry, publishActorMetrics } from "../shared/metrics/actors.js";
 import { type Actor, runActor } from "./runtime/index.js";
 
 /** A running actor process part: stopped (drained) on shutdown. */
@@ -16,19 +17,46 @@ export type ActorStarter = (ctx: Context) => Promise<RunningActor>;
  * import the others' dependencies.
  */
 export const ACTORS: Record<string, () => Promise<ActorStarter>> = {
+  "assignment-timer": async () => (await import("./assignment-timer/index.js")).startAssignmentTimer,
+  monitor: async () => (await import("./monitor/index.js")).startMonitor,
+  notifier: async () => (await import("./notifier/index.js")).startNotifier,
+  outbox: async () => (await import("./outbox/index.js")).startOutboxRelay,
+  siem: async () => (await import("./siem/index.js")).startSiem,
   scanner: async () => (await import("./scanner/job/index.js")).startScanner,
   usage: async () => (await import("./usage/index.js")).startUsage,
+  prober: async () => (await import("./prober/index.js")).startProber,
 };
 
 /** Runs one actor definition with the process's connections; the consumer name is host and pid. */
-export async function startActor<T>(ctx: Context, actor: Actor<T, Pool>): Promise<RunningActor> {
+export async function startActor<T>(ctx: Context, definition: Actor<T, Pool>): Promise<RunningActor> {
+  const actor = withClaimIdle(definition, ctx.config.actorClaimIdleMs);
+  const consumerName = `${hostname()}-${process.pid}`;
+  const processName = `${actor.name}-${consumerName}`;
+  const registry = actorRegistry(`actor:${actor.name}`, processName);
   const handle = await runActor(actor, {
     redis: ctx.redis,
     keys: ctx.keys,
     clock: ctx.clock,
     logger: ctx.logger,
     db: ctx.db,
-    consumerName: `${hostname()}-${process.pid}`,
+    consumerName,
+    registry,
   });
-  return { stop: async () => void (await handle.stop()) };
+  const publishing = publishActorMetrics(ctx.redis, ctx.keys, processName, registry);
+  return {
+    stop: async () => {
+      await handle.stop();
+      await publishing.stop();
+    },
+  };
+}
+
+/**
+ * ACTOR_CLAIM_IDLE_MS: a shorter claim idle time makes failover faster (the fault suite),
+ * a longer one suits handlers that run long. The claimer looks a few times per idle time so
+ * failover takes about the idle time, not the default 10 s interval on top.
+ */
+export function withClaimIdle<T>(actor: Actor<T, Pool>, claimIdleMs: number | null): Actor<T, Pool> {
+  if (claimIdleMs === null) return actor;
+  return Object.freeze({ ...actor, claimIdleMs, claimIntervalMs: Math.min(actor.claimIntervalMs, Math.max(100, Math.floor(claimIdleMs / 3))) });
 }

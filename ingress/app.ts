@@ -1,8 +1,7 @@
-import type { Counter, Histogram } from "prom-client";
 import type { IngressDeps } from "./deps.js";
 import { createRouter, type Handler } from "./router.js";
-import { refuse } from "./reply.js";
-import type { HttpReply, HttpRequest } from "./types.js";
+import { fault, refuse } from "./reply.js";
+import type { HttpReply, HttpRequest, RouteParams } from "./types.js";
 import { healthz, metrics, getClock, moveClock } from "./system.js";
 import { registerAdminRoutes } from "./admin/routes.js";
 import { registerPublicRoutes, CORS_PATHS } from "./routes/index.js";
@@ -16,18 +15,15 @@ export function buildApp(deps: IngressDeps) {
   const add = (method: string, path: string, handler: Handler<IngressDeps>) => router.add(method, path, handler);
 
   add("GET", "/healthz", healthz);
-  add("GET", "/metrics", metrics);
   add("GET", "/admin/v1/clock", getClock);
   add("POST", "/admin/v1/clock", moveClock);
   registerAdminRoutes(add);
   registerPublicRoutes(add);
 
-  const requests = deps.metrics.getSingleMetric("gateway_http_requests_total") as Counter<"endpoint" | "status" | "reason"> | undefined;
-  const durations = deps.metrics.getSingleMetric("gateway_http_request_duration_seconds") as Histogram<"endpoint" | "reason"> | undefined;
+  const { requests, durations } = deps.httpMetrics;
   // prom-client hashes a labels object on every call: keep one child per label set instead.
   const children = new Map<string, { inc(): void; observe(seconds: number): void }>();
   const count = (endpoint: string, status: number, reason: string, startedNs: bigint) => {
-    if (!requests || !durations) return;
     const id = `${endpoint}|${status}|${reason}`;
     let child = children.get(id);
     if (!child) {
@@ -39,6 +35,21 @@ export function buildApp(deps: IngressDeps) {
     child.inc();
     child.observe(Number(process.hrtime.bigint() - startedNs) / 1e9);
   };
+
+  /**
+   * The one route wrapper: whatever a route throws (Redis down, a script fault, a bug) is
+   * logged and answered with the one generic fault (reply.ts `fault`), never a refusal.
+   */
+  async function guarded(handler: Handler<IngressDeps>, request: HttpRequest, params: RouteParams, path: string): Promise<HttpReply> {
+    try {
+      return await handler(request, deps, params);
+    } catch (error) {
+      deps.logger.error({ err: error, requestId: request.requestId, path }, "route fault");
+      // The operator API keeps its 500 internal_error: an admin change failed midway (logs say where).
+      if (path.startsWith("/admin/")) return { status: 500, body: { ok: false, reason: "internal_error", request_id: request.requestId } };
+      return fault(request.requestId, CORS_PATHS.includes(path) || CORS_PATHS.includes(`${path}.php`));
+    }
+  }
 
   return async function dispatch(request: HttpRequest): Promise<HttpReply> {
     const path = request.path.length > 1 && request.path.endsWith("/") ? request.path.replace(/\/+$/, "") : request.path;
@@ -60,11 +71,20 @@ export function buildApp(deps: IngressDeps) {
     let reply: HttpReply;
     if (match === null) reply = refuse("unknown_endpoint");
     else if (match === "method") reply = refuse("method_not_allowed");
-    else reply = await match.handler(request, deps, match.params);
+    else reply = await guarded(match.handler, request, match.params, path);
     const body = reply.body as { reason?: unknown } | null;
     const reason = body !== null && typeof body === "object" && typeof body.reason === "string" ? body.reason : reply.status < 400 ? "ok" : "other";
     count(match && match !== "method" ? endpointLabel(path) : "unknown", reply.status, reason, request.startedNs);
     return reply;
+  };
+}
+
+/** The internal metrics listener: GET /metrics and nothing else. */
+export function metricsOnly(deps: IngressDeps) {
+  return (request: HttpRequest): Promise<HttpReply> | HttpReply => {
+    if (request.path !== "/metrics") return refuse("unknown_endpoint");
+    if (request.method !== "GET" && request.method !== "HEAD") return refuse("method_not_allowed");
+    return metrics(request, deps);
   };
 }
 

@@ -2,11 +2,15 @@ import type { Redis } from "ioredis";
 import type { Registry } from "prom-client";
 import type { Clock, SharedTestClock } from "../shared/clock.js";
 import type { Config } from "../shared/config.js";
+import type { Enforcer } from "../shared/enforcement/index.js";
 import type { Pool } from "../shared/db/pool.js";
 import type { Logger } from "../shared/log.js";
 import type { Keys } from "../shared/redis/keys.js";
 import type { Projector } from "../shared/snapshots/projector.js";
 import type { SnapshotCache } from "../shared/snapshots/cache.js";
+import type { StatusCache } from "../shared/status/cache.js";
+import type { BotcheckState } from "./routes/botcheck/state.js";
+import type { HttpMetrics } from "./metrics.js";
 
 /** Everything a route or admin handler may use, built once at start and passed down. */
 export interface IngressDeps {
@@ -18,10 +22,20 @@ export interface IngressDeps {
   redis: Redis;
   keys: Keys;
   db: Pool;
+  /** DATABASE_READ_URL's pool (or `db`): the read-only endpoints' reads. */
+  readDb: Pool;
   masterSecret: Buffer;
   projector: Projector;
   snapshots: SnapshotCache;
   metrics: Registry;
+  /** Request counters and durations of the HTTP layer, registered in `metrics`. */
+  httpMetrics: HttpMetrics;
+  /** The enforcement engine every gated endpoint goes through (shared/enforcement/enforcer.ts). */
+  enforcer: Enforcer;
+  /** botcheck.php's compiled signals schema and pass-token secret. */
+  botcheck: BotcheckState;
   /** The public base (`SITE_URL/api/v1`), known after listen when PORT=0. */
   baseUrl(): string;
+  /** The status document, built at most once a minute across processes (docs/status.md). */
+  status: StatusCache;
 }

@@ -5,6 +5,7 @@ import type { Logger } from "../shared/log.js";
 import type { Clock } from "../shared/clock.js";
 import type { Reason } from "../shared/reasons.js";
 import type { HttpReply, HttpRequest } from "./types.js";
+import type { ClientAddressResolver } from "./client-address.js";
 
 /**
  * The one place that touches uWebSockets.js. Its rules: attach onAborted first; copy
@@ -15,6 +16,10 @@ import type { HttpReply, HttpRequest } from "./types.js";
  */
 
 export const MAX_BODY_BYTES = 256 * 1024;
+/** Header names and values together; more is refused 400 and the connection closed (docs/decisions.md, HTTP). */
+export const MAX_HEADER_BYTES = 32 * 1024;
+/** A too-large body up to this size is read and discarded after its 413; a larger one closes the connection. */
+const MAX_DRAINED_BYTES = 16 * 1024 * 1024;
 
 const EMPTY = Buffer.alloc(0);
 
@@ -31,7 +36,7 @@ export interface HttpServer {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  200: "200 OK", 201: "201 Created", 204: "204 No Content", 301: "301 Moved Permanently",
+  200: "200 OK", 201: "201 Created", 204: "204 No Content", 301: "301 Moved Permanently", 304: "304 Not Modified",
   400: "400 Bad Request", 401: "401 Unauthorized", 403: "403 Forbidden", 404: "404 Not Found",
   405: "405 Method Not Allowed", 409: "409 Conflict", 413: "413 Payload Too Large",
   429: "429 Too Many Requests", 500: "500 Internal Server Error", 502: "502 Bad Gateway",
@@ -82,11 +87,15 @@ export function listen(options: {
   dispatch: Dispatch;
   clock: Clock;
   logger: Logger;
+  /** Resolves the client behind trusted proxies (client-address.ts); default: the connecting address. */
+  clientAddress?: ClientAddressResolver;
 }): Promise<HttpServer> {
   const { dispatch, clock, logger } = options;
+  const clientAddress: ClientAddressResolver = options.clientAddress ?? ((connecting) => connecting);
   const app = uws.App();
 
-  const write = (res: uws.HttpResponse, state: { aborted: boolean; head: boolean }, reply: HttpReply) => {
+  /** `close`: end the connection after this answer (framing errors, refused bodies). */
+  const write = (res: uws.HttpResponse, state: { aborted: boolean; head: boolean }, reply: HttpReply, close = false) => {
     if (state.aborted) return;
     const { body, contentType } = serialize(reply);
     res.cork(() => {
@@ -96,8 +105,20 @@ export function listen(options: {
       // A HEAD answer reports the length of the body a GET would carry, and carries none.
       // (endWithoutBody with a reported length closes the connection in this uWS build.)
       if (state.head) res.writeHeader("content-length", String(Buffer.byteLength(body))).endWithoutBody();
-      else res.end(body);
+      else res.end(body, close);
     });
+  };
+
+  /**
+   * A refusal after which the connection must close (framing errors, bodies past 16 MiB). This
+   * uWS build neither closes nor stops parsing on `end(body, true)` inside its parse loop: it
+   * dispatches the bytes after the refused request as a next request (smuggling). Answered
+   * from the next turn instead: a request parsed meanwhile finds this one pending and uWS
+   * drops the connection (nothing more is dispatched); otherwise the answer goes out and
+   * `end(body, true)`, now outside the parse loop, closes.
+   */
+  const refuseAndClose = (res: uws.HttpResponse, state: { aborted: boolean; head: boolean }, reply: HttpReply) => {
+    setImmediate(() => write(res, state, reply, true));
   };
 
   app.any("/*", (res, req) => {
@@ -107,9 +128,14 @@ export function listen(options: {
     });
     const headers: Record<string, string> = {};
     const headerOrder: string[] = [];
+    let headerBytes = 0;
+    let lengths = 0;
+    let lengthsDiffer = false;
     req.forEach((name, value) => {
       headerOrder.push(name);
-      headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+      headerBytes += name.length + value.length;
+      if (name === "content-length" && lengths++ > 0 && value !== headers[name]) lengthsDiffer = true;
+      headers[name] = name in headers && name !== "content-length" ? `${headers[name]}, ${value}` : value;
     });
     const method = req.getCaseSensitiveMethod().toUpperCase();
     state.head = method === "HEAD";
@@ -120,11 +146,19 @@ export function listen(options: {
       headers,
       headerOrder,
       body: EMPTY,
-      remoteAddress: normalizeAddress(Buffer.from(res.getRemoteAddressAsText()).toString("latin1")),
+      // Resolved once, here: every rule downstream judges this one address.
+      remoteAddress: clientAddress(normalizeAddress(Buffer.from(res.getRemoteAddressAsText()).toString("latin1")), headers),
       requestId: nextRequestId(),
       receivedAt: clock.now(),
       startedNs: process.hrtime.bigint(),
     };
+
+    // RFC 9112 6.3: differing Content-Length values make the framing unknowable; uWS would
+    // frame by the first and read the rest as a next request (smuggling). Refuse and close.
+    if (lengthsDiffer || headerBytes > MAX_HEADER_BYTES) {
+      refuseAndClose(res, state, { status: 400, body: refusalBody("bad_request") });
+      return;
+    }
 
     const run = (body: Buffer) => {
       let reply: Promise<HttpReply> | HttpReply;
@@ -154,19 +188,36 @@ export function listen(options: {
       return;
     }
     const declared = Number(headers["content-length"] ?? "0");
-    if (declared > MAX_BODY_BYTES) {
-      write(res, state, { status: 413, headers: { connection: "close" }, body: refusalBody("payload_too_large") });
+    if (declared > MAX_BODY_BYTES && declared <= MAX_DRAINED_BYTES) {
+      // The framing is known: read the declared body into nothing, then answer. An answer
+      // sent while the body still arrives is lost when the connection closes under the
+      // sender (`Connection: close`): its next write meets a reset (EPIPE) before it reads.
+      res.onData((_chunk, isLast) => {
+        if (isLast) write(res, state, { status: 413, body: refusalBody("payload_too_large") });
+      });
+      return;
+    }
+    if (declared > MAX_DRAINED_BYTES) {
+      refuseAndClose(res, state, { status: 413, body: refusalBody("payload_too_large") });
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
     res.onData((chunk, isLast) => {
-      if (refused) return;
       size += chunk.byteLength;
       if (size > MAX_BODY_BYTES) {
-        refused = true;
-        write(res, state, { status: 413, headers: { connection: "close" }, body: refusalBody("payload_too_large") });
+        // An undeclared (chunked) body past the cap: read on into nothing and answer at its
+        // end, as for a declared one; past what is worth reading, answer and close.
+        if (refused) return;
+        if (size > MAX_DRAINED_BYTES) {
+          refused = true;
+          refuseAndClose(res, state, { status: 413, body: refusalBody("payload_too_large") });
+        } else if (isLast) {
+          refused = true;
+          write(res, state, { status: 413, body: refusalBody("payload_too_large") });
+        }
+        chunks.length = 0;
         return;
       }
       // uWS reuses the chunk's memory after this callback: copy it.

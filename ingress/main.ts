@@ -1,14 +1,22 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Registry, collectDefaultMetrics } from "prom-client";
+import { createEnforcer } from "../shared/enforcement/index.js";
 import type { Context } from "../shared/context.js";
 import { createSnapshotCache } from "../shared/snapshots/cache.js";
 import { createProjector, watchSnapshots } from "../shared/snapshots/projector.js";
-import { buildApp } from "./app.js";
+import { reconcileProjections } from "../shared/snapshots/reconcile.js";
+import { createStatusCache } from "../shared/status/cache.js";
+import { buildApp, metricsOnly } from "./app.js";
 import type { IngressDeps } from "./deps.js";
 import { listen } from "./http.js";
+import { createIngressMetrics } from "./metrics.js";
+import { createBotcheckState } from "./routes/botcheck/state.js";
+import { createClientAddressResolver } from "./client-address.js";
 import { registerStreamMetrics } from "./stream-metrics.js";
 
 export interface RunningIngress {
   port: number;
+  /** The internal metrics listener's port (METRICS_HOST:METRICS_PORT). */
+  metricsPort: number;
   deps: IngressDeps;
   stop(): Promise<void>;
 }
@@ -16,42 +24,63 @@ export interface RunningIngress {
 export async function startIngress(ctx: Context): Promise<RunningIngress> {
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
-  new Histogram({
-    name: "gateway_http_request_duration_seconds",
-    help: "Time from a request's arrival to its answer, by endpoint and reason",
-    labelNames: ["endpoint", "reason"],
-    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30],
-    registers: [metrics],
-  });
-  new Counter({
-    name: "gateway_http_requests_total",
-    help: "HTTP requests by endpoint, status and reason",
-    labelNames: ["endpoint", "status", "reason"],
-    registers: [metrics],
-  });
+  const ingressMetrics = createIngressMetrics(metrics);
+  const rebuilds = ingressMetrics.rebuilds;
   registerStreamMetrics(metrics, ctx.redis, ctx.keys);
   const projector = createProjector(ctx);
   const snapshots = createSnapshotCache(ctx.redis, ctx.keys);
   await snapshots.subscribe();
-  const watcher = watchSnapshots({ ...ctx, projector });
+  const watcher = watchSnapshots({ ...ctx, projector, onRebuild: () => rebuilds.inc() });
+  const reconciler = reconcileProjections({ ...ctx, projector });
   let port = ctx.config.port;
   const deps: IngressDeps = {
     ...ctx,
     projector,
     snapshots,
     metrics,
+    httpMetrics: ingressMetrics.http,
+    enforcer: createEnforcer({ ...ctx, snapshots, geoipDb: ctx.config.geoipDb, metrics: ingressMetrics.enforcer }),
+    botcheck: createBotcheckState(ctx.masterSecret),
     baseUrl: () => `${siteUrl()}/api/v1`,
+    status: createStatusCache({
+      ...ctx,
+      options: () => ({
+        siteUrl: siteUrl(),
+        pageName: ctx.config.statusPageName,
+        probeIntervalS: ctx.config.statusProbeIntervalS,
+        slowMs: ctx.config.statusSlowMs,
+      }),
+    }),
   };
   // With PORT=0 the site URL default names the port chosen at listen time.
   const siteUrl = () => (ctx.config.siteUrl.endsWith(":0") ? ctx.config.siteUrl.replace(/:0$/, `:${port}`) : ctx.config.siteUrl);
-  const server = await listen({ host: ctx.config.host, port, dispatch: buildApp(deps), clock: ctx.clock, logger: ctx.logger });
+  const server = await listen({
+    host: ctx.config.host,
+    port,
+    dispatch: buildApp(deps),
+    clock: ctx.clock,
+    logger: ctx.logger,
+    clientAddress: createClientAddressResolver({ trustedProxies: ctx.config.trustedProxies, header: ctx.config.trustedProxyHeader }),
+  });
   port = server.port;
+  // /metrics lives on its own listener, loopback by default (docs/security.md, item 6): the
+  // public port never shows request counts, stream names or process internals.
+  const metricsServer = await listen({
+    host: ctx.config.metricsHost,
+    port: ctx.config.metricsPort,
+    dispatch: metricsOnly(deps),
+    clock: ctx.clock,
+    logger: ctx.logger,
+  });
   return {
     port,
+    metricsPort: metricsServer.port,
     deps,
     async stop() {
       server.close();
+      metricsServer.close();
       watcher.stop();
+      reconciler.stop();
       snapshots.close();
     },
   };

@@ -1,18 +1,11 @@
 import type { Redis } from "ioredis";
 import { Gauge, type Registry } from "prom-client";
-import { streamStats, type StreamStats } from "../actors/runtime/index.js";
+import { registeredStreams, streamStats, type StreamStats } from "../actors/runtime/index.js";
 import type { Keys } from "../shared/redis/keys.js";
 
-/** Every stream of this deployment (dead-letter streams are reported with their stream). */
-export async function listStreams(redis: Redis, keys: Keys): Promise<string[]> {
-  const found = new Set<string>();
-  let cursor = "0";
-  do {
-    const [next, names] = await redis.scan(cursor, "MATCH", `${keys.prefix}*`, "COUNT", 1000, "TYPE", "stream");
-    cursor = next;
-    for (const name of names) if (!name.endsWith(":dead")) found.add(name);
-  } while (cursor !== "0");
-  return [...found].sort();
+/** Every stream of this deployment, from the stream registry (no keyspace scan); dead-letter streams are reported with their stream. */
+export function listStreams(redis: Redis, keys: Keys): Promise<string[]> {
+  return registeredStreams(redis, keys);
 }
 
 /**
@@ -47,6 +40,8 @@ export function registerStreamMetrics(registry: Registry, redis: Redis, keys: Ke
   gauge("gateway_stream_dead_letters", "Entries in the stream's dead-letter stream", ["stream"], (g, all) => {
     for (const s of all) g.set({ stream: label(s.stream) }, s.deadLetters ?? 0);
   });
+  gauge("gateway_group_consumers", "Consumers registered in the group (0 with work waiting: the role is not running)", ["stream", "group"],
+    perGroup((x) => x.consumers));
   gauge("gateway_group_pending", "Delivered, unacknowledged entries", ["stream", "group"], perGroup((x) => x.pending));
   gauge("gateway_group_lag", "Entries not yet delivered to the group", ["stream", "group"], perGroup((x) => x.lag));
   gauge("gateway_group_oldest_pending_age_seconds", "Age of the oldest pending entry", ["stream", "group"],

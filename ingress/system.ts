@@ -1,3 +1,5 @@
+import { ping } from "../shared/db/pool.js";
+import { deploymentMetrics } from "../shared/metrics/actors.js";
 import type { IngressDeps } from "./deps.js";
 import { readJson } from "./params.js";
 import { ok, refuse, refuseField } from "./reply.js";
@@ -15,7 +17,7 @@ export async function healthz(_request: HttpRequest, deps: IngressDeps): Promise
     return { status: 503, body: { ok: false, reason: "redis_unavailable" } };
   }
   try {
-    await timeout(deps.db.query("SELECT 1"));
+    await timeout(ping(deps.db));
   } catch {
     return { status: 503, body: { ok: false, reason: "database_unavailable" } };
   }
@@ -26,7 +28,7 @@ export async function metrics(_request: HttpRequest, deps: IngressDeps): Promise
   return {
     status: 200,
     headers: { "content-type": deps.metrics.contentType },
-    body: await deps.metrics.metrics(),
+    body: await deploymentMetrics(deps.metrics, deps.redis, deps.keys),
   };
 }
 

@@ -8,7 +8,10 @@ export interface HttpRequest {
   /** Lower-case header names in arrival order (bot assessment reads it). */
   readonly headerOrder: readonly string[];
   readonly body: Buffer;
-  /** The connecting address, IPv4-mapped IPv6 unwrapped. */
+  /**
+   * The client's address, IPv4-mapped IPv6 unwrapped: the connecting address, or behind a
+   * trusted proxy the first untrusted hop of its forwarding header (client-address.ts).
+   */
   readonly remoteAddress: string;
   readonly requestId: string;
   /** Clock milliseconds when the request arrived. */

@@ -2,7 +2,7 @@ import { recordActivity } from "../shared/activity.js";
 import { randomToken, sha256 } from "../shared/crypto/hash.js";
 import { insertDomain } from "../shared/db/domains.js";
 import { insertKey, type KeySettings } from "../shared/db/keys.js";
-import { insertMember, insertOrg } from "../shared/db/orgs.js";
+import { insertMember, insertOrg, lockAndCountOrgs } from "../shared/db/orgs.js";
 import { transaction, type Pool } from "../shared/db/pool.js";
 
 export interface DemoSeed {
@@ -12,12 +12,12 @@ export interface DemoSeed {
   domain: string;
 }
 
-const DEMO_DOMAIN = "demo.example";
+export const DEMO_DOMAIN = "demo.example";
 
 function settings(name: string, domain: string | null): KeySettings {
   return {
     name, domain, environment: "development", industry: "", scopes: [], ip_allow: [], ip_deny: [], ip_binding: false,
-    countries_allow: [], countries_block: [], rate_per_minute: 600, is_trial: false, expires_at: null,
+    countries_allow: [], countries_block: [], rate_per_minute: 600, rate_per_source_per_minute: null, is_trial: false, expires_at: null,
     botcheck: { enabled: false, hold_ms: 1500, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
     firewall: null, content_origin: null,
   };
@@ -26,9 +26,8 @@ function settings(name: string, domain: string | null): KeySettings {
 /** A demo organization with one client and one server key, when the database has no organization. */
 export async function seedDemo(db: Pool, nowMs: number, production: boolean): Promise<DemoSeed | null> {
   return transaction(db, async (tx) => {
-    await tx.query("LOCK TABLE orgs IN EXCLUSIVE MODE");
-    const { rows } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM orgs");
-    if (rows[0].n > 0) return null;
+    // Two supervisors starting at once must not both seed: the table lock queues the second.
+    if ((await lockAndCountOrgs(tx)) > 0) return null;
     const org = await insertOrg(tx, { name: "Demo", plan: "professional", fixTargetDays: 30, subscription: "active", nowMs });
     await insertMember(tx, { orgId: org.id, name: "Demo Owner", email: "owner@demo.example", role: "owner", nowMs });
     await insertDomain(tx, { orgId: org.id, name: DEMO_DOMAIN, token: randomToken(32), verified: true, nowMs });

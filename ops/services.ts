@@ -1,3 +1,4 @@
+import { ping } from "../shared/db/pool.js";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { Redis } from "ioredis";
@@ -32,7 +33,7 @@ async function postgresAnswers(url: string): Promise<boolean> {
   client.on("error", () => {});
   try {
     await client.connect();
-    await client.query("SELECT 1");
+    await ping(client);
     return true;
   } catch {
     return false;

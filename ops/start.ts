@@ -1,11 +1,10 @@
 #!/usr/bin/env node
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { ACTORS } from "../actors/index.js";
 import { startIngress } from "../ingress/main.js";
-import { ConfigError, loadConfig, type Config } from "../shared/config.js";
+import { ConfigError, loadConfig, requireProductionSecret, type Config } from "../shared/config.js";
 import { openContext } from "../shared/context.js";
 import { migrate } from "../shared/db/migrate.js";
 import { createPool, ensureDatabase, resolveDatabaseUrl } from "../shared/db/pool.js";
@@ -17,6 +16,9 @@ import { createProjector } from "../shared/snapshots/projector.js";
 import { INGRESS_NODE_FLAGS } from "./node-flags.js";
 import { ensureServices } from "./services.js";
 import { seedDemo } from "./seed.js";
+import { DEMO_PAGE_HOST } from "../ingress/routes/demo.js";
+import { prepareDemoPage } from "./demo.js";
+import { freePort } from "../shared/net/free-port.js";
 
 /**
  * One entry point for every role:
@@ -32,7 +34,9 @@ const pgUser = env.PGUSER;
 
 function loadOrExit(): Config {
   try {
-    return loadConfig(env);
+    const config = loadConfig(env);
+    requireProductionSecret(config);
+    return config;
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}\n`);
@@ -59,6 +63,7 @@ async function runIngress(config: Config): Promise<void> {
   const ctx = await openContext(config, "ingress", { pgUser });
   const ingress = await startIngress(ctx);
   process.stdout.write(`listening on http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${ingress.port}\n`);
+  ctx.logger.debug({ host: config.metricsHost, port: ingress.metricsPort }, "metrics listener (GET /metrics)");
   onSignals(async () => {
     await ingress.stop();
     await ctx.close();
@@ -108,6 +113,14 @@ async function supervise(config: Config): Promise<void> {
     say(`  organization id: ${seeded.orgId}   verified domain: ${seeded.domain}`);
     say(`  client key: ${seeded.clientKey}`);
     say(`  server key: ${seeded.serverKey}`);
+  }
+  // Demo mode: fresh keys for the demo page (docs/embed.md), handed to the children only.
+  const demo = config.adminToken ? null : await prepareDemoPage(pool, Date.now(), config.environment === "production");
+  if (demo) {
+    childEnv.DEMO_CLIENT_KEY = demo.client;
+    childEnv.DEMO_SERVER_KEY = demo.server;
+  }
+  if (seeded || demo) {
     // The children rebuild snapshots on start too; projecting now lets the first call succeed at once.
     const redis = createRedis(config.redisUrl, "supervisor");
     const ctxLike = { db: pool, redis, keys: createKeys(config.redisPrefix), clock: systemClock(), logger };
@@ -119,6 +132,7 @@ async function supervise(config: Config): Promise<void> {
   const entry = fileURLToPath(import.meta.url);
   // Several ingress processes share one port (SO_REUSEPORT): with PORT=0 choose it here.
   if (config.port === 0 && config.ingressProcesses > 1) childEnv.PORT = String(await freePort(config.host));
+  if (demo && (childEnv.PORT ?? String(config.port)) !== "0") say(`demo page: http://${DEMO_PAGE_HOST}:${childEnv.PORT ?? config.port}/demo`);
   const children: Child[] = [
     ...Array.from({ length: config.ingressProcesses }, (): Child => ({ role: ["ingress"], process: null, restarts: 0, startedAt: 0 })),
     ...Object.keys(ACTORS).map((name) => ({ role: ["actor", name], process: null, restarts: 0, startedAt: 0 })),
@@ -159,17 +173,6 @@ async function supervise(config: Config): Promise<void> {
     await Promise.race([Promise.all(exits), deadline]);
     for (const c of children) c.process?.kill("SIGKILL");
     say("stopped");
-  });
-}
-
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, host, () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
   });
 }
 

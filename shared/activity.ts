@@ -1,4 +1,3 @@
-import type { Queryable } from "./db/pool.js";
 
 /**
  * The team activity record (interface.md 2.8). Groups are the activity.php filter values.
@@ -11,7 +10,8 @@ export const ACTIVITY_GROUPS = [
 export type ActivityGroup = (typeof ACTIVITY_GROUPS)[number];
 
 export interface ActivityEntry {
-  orgId: number;
+  /** Null for deployment-wide changes (the status page), which belong to no organization. */
+  orgId: number | null;
   atMs: number;
   who: string;
   via: "api" | "admin" | "system";
@@ -22,11 +22,5 @@ export interface ActivityEntry {
   detail?: Record<string, unknown>;
 }
 
-export async function recordActivity(db: Queryable, entry: ActivityEntry): Promise<void> {
-  await db.query(
-    `INSERT INTO activity (org_id, at, who, via, grp, action, action_code, domain, detail)
-     VALUES ($1, to_timestamp($2 / 1000.0), $3, $4, $5, $6, $7, $8, $9)`,
-    [entry.orgId, entry.atMs, entry.who, entry.via, entry.group, entry.action, entry.actionCode, entry.domain ?? null,
-      JSON.stringify(entry.detail ?? {})],
-  );
-}
+/** Where the entry is written: shared/db/activity.ts (every query lives in shared/db). */
+export { recordActivity } from "./db/activity.js";

@@ -35,11 +35,35 @@ export interface Config {
   readonly scanCaFile: string | null;
   readonly smtpUrl: string | null;
   readonly geoipDb: string | null;
-  /** `production` issues `ak_live_`/`sk_live_` keys; anything else `ak_test_`/`sk_test_`. */
-  readonly environment: "production" | "test";
+  /**
+   * `production` issues `ak_live_`/`sk_live_` keys and needs GATEWAY_SECRET
+   * (requireProductionSecret); `test` and `development` issue `ak_test_`/`sk_test_` and
+   * may run on a development secret stored in PostgreSQL (`npm start`'s demo mode).
+   */
+  readonly environment: "production" | "test" | "development";
   readonly logLevel: string;
   /** Ingress processes the supervisor runs on the one port (uWS listens with SO_REUSEPORT). */
   readonly ingressProcesses: number;
+  /** The status page (docs/status.md): probe interval and time-out, the slow threshold, the page's name. */
+  readonly statusProbeIntervalS: number;
+  readonly statusProbeTimeoutMs: number;
+  readonly statusSlowMs: number;
+  readonly statusPageName: string;
+  /** Proxies whose forwarding header names the client (docs/security.md, item 7); empty: none. */
+  readonly trustedProxies: readonly string[];
+  /** Which header the trusted proxies write: `x-forwarded-for` or `forwarded`. */
+  readonly trustedProxyHeader: "x-forwarded-for" | "forwarded";
+  /** The internal listener serving /metrics (docs/security.md, item 6); port 0 picks a free one. */
+  readonly metricsHost: string;
+  readonly metricsPort: number;
+  /** Keys of the demo page (`{site_url}/demo`); set by `npm start` in demo mode, null otherwise. */
+  readonly demoKeys: { client: string; server: string } | null;
+  /** The monitor re-scans every verified domain once per this many hours. */
+  readonly monitorIntervalHours: number;
+  /** Overrides every actor's claim idle time (a dead consumer's entries are claimed after it); null keeps each actor's own. */
+  readonly actorClaimIdleMs: number | null;
+  /** A PostgreSQL read replica for the read-only endpoints; null reads from DATABASE_URL. */
+  readonly databaseReadUrl: string | null;
 }
 
 /** One row per variable: the README's configuration table mirrors this list. */
@@ -60,9 +84,22 @@ export const ENVIRONMENT = [
   { name: "SCAN_CA_FILE", default: "", secret: false, meaning: "Extra PEM CA bundle for scans and probes." },
   { name: "SMTP_URL", default: "", secret: true, meaning: "smtp://host:port for e-mail." },
   { name: "GEOIP_DB", default: "", secret: false, meaning: "Path of an MMDB country database." },
-  { name: "GATEWAY_ENV", default: "production", secret: false, meaning: "production or test (key prefixes)." },
+  { name: "GATEWAY_ENV", default: "production", secret: false, meaning: "production, test or development (key prefixes; production needs GATEWAY_SECRET)." },
   { name: "LOG_LEVEL", default: "info", secret: false, meaning: "pino log level." },
-  { name: "INGRESS_PROCESSES", default: "cores (at most 8)", secret: false, meaning: "Ingress processes npm start runs." },
+  { name: "INGRESS_PROCESSES", default: "1 below 4 cores, else cores (at most 8)", secret: false, meaning: "Ingress processes npm start runs." },
+  { name: "STATUS_PROBE_INTERVAL_S", default: "60", secret: false, meaning: "Seconds between two checks of a status service." },
+  { name: "STATUS_PROBE_TIMEOUT_MS", default: "10000", secret: false, meaning: "A check without an answer by then failed." },
+  { name: "STATUS_SLOW_MS", default: "2000", secret: false, meaning: "Typical latency above this makes a service degraded." },
+  { name: "STATUS_PAGE_NAME", default: "Gateway status", secret: false, meaning: "Name of the public status page." },
+  { name: "TRUSTED_PROXIES", default: "", secret: false, meaning: "CIDRs of proxies whose forwarding header names the client (none)." },
+  { name: "METRICS_PORT", default: "9464", secret: false, meaning: "Port of the internal listener serving /metrics; 0 picks a free one." },
+  { name: "METRICS_HOST", default: "127.0.0.1", secret: false, meaning: "Bind address of the metrics listener (loopback: scrape from the host or a sidecar)." },
+  { name: "TRUSTED_PROXY_HEADER", default: "x-forwarded-for", secret: false, meaning: "x-forwarded-for or forwarded: the header those proxies write." },
+  { name: "DEMO_CLIENT_KEY", default: "", secret: true, meaning: "Client key of the demo page (set by npm start in demo mode)." },
+  { name: "DEMO_SERVER_KEY", default: "", secret: true, meaning: "Server key of the demo page (set by npm start in demo mode)." },
+  { name: "MONITOR_INTERVAL_HOURS", default: "24", secret: false, meaning: "The monitor re-scans each verified domain once per this many hours (1-720)." },
+  { name: "DATABASE_READ_URL", default: "", secret: true, meaning: "PostgreSQL read replica for the read-only endpoints (events, activity, assignments and scan reads); unset reads from DATABASE_URL." },
+  { name: "ACTOR_CLAIM_IDLE_MS", default: "", secret: false, meaning: "Overrides every actor's claim idle time in ms (default per actor, 30 s or 60 s); tests and fast failover." },
 ] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -91,6 +128,15 @@ function count(env: Env, name: string, fallback: number, max: number): number {
   if (raw === null) return fallback;
   if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
     throw new ConfigError(name, `expected a whole number 1-${max}, got ${JSON.stringify(raw)}`);
+  }
+  return Number(raw);
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === null) return fallback;
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `expected a whole number ${min}-${max}, got ${JSON.stringify(raw)}`);
   }
   return Number(raw);
 }
@@ -146,6 +192,47 @@ function hostPort(env: Env, name: string): { host: string; port: number } | null
   return { host: match[1] ?? match[2], port: portNumber };
 }
 
+/** Comma- or space-separated addresses and CIDR blocks; a bad entry stops start-up naming it. */
+function cidrList(env: Env, name: string): readonly string[] {
+  const raw = optional(env, name);
+  if (raw === null) return Object.freeze([]);
+  const entries = raw.split(/[\s,]+/).filter((entry) => entry !== "");
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split("/");
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
+    if (family === 0 || !bitsOk || extra !== undefined) {
+      throw new ConfigError(name, `expected addresses or CIDR blocks, got ${JSON.stringify(entry)}`);
+    }
+  }
+  return Object.freeze(entries);
+}
+
+/**
+ * A service process (ingress, actor, supervisor) refuses to start in production without
+ * GATEWAY_SECRET: the fallback, a secret stored in PostgreSQL, would let anyone holding a
+ * database backup unseal every secret and forge entitlements and bot-check tokens
+ * (docs/security.md, item 5). Tools that only talk to the admin API (the CLI) load the
+ * configuration without this check.
+ */
+export function requireProductionSecret(config: Pick<Config, "environment" | "gatewaySecret">): void {
+  if (config.environment === "production" && config.gatewaySecret === null) {
+    throw new ConfigError(
+      "GATEWAY_SECRET",
+      "required when GATEWAY_ENV=production (32+ random bytes, hex or base64, e.g. `openssl rand -hex 32`); for a local demo set GATEWAY_ENV=development, as `npm start` does",
+    );
+  }
+}
+
+function demoKeys(env: Env): Config["demoKeys"] {
+  const client = optional(env, "DEMO_CLIENT_KEY");
+  const server = optional(env, "DEMO_SERVER_KEY");
+  if (client === null && server === null) return null;
+  if (client === null || server === null) throw new ConfigError(client === null ? "DEMO_CLIENT_KEY" : "DEMO_SERVER_KEY", "set both demo keys or neither");
+  return Object.freeze({ client, server });
+}
+
 export function loadConfig(env: Env): Config {
   const host = text(env, "HOST", "127.0.0.1");
   const portNumber = port(env, "PORT", 8080);
@@ -155,12 +242,16 @@ export function loadConfig(env: Env): Config {
   if (siteUrl !== null) url(env, "SITE_URL", "", ["http:", "https:"]);
   const secret = optional(env, "GATEWAY_SECRET");
   const environment = text(env, "GATEWAY_ENV", "production");
-  if (environment !== "production" && environment !== "test") {
-    throw new ConfigError("GATEWAY_ENV", "expected production or test");
+  if (environment !== "production" && environment !== "test" && environment !== "development") {
+    throw new ConfigError("GATEWAY_ENV", "expected production, test or development");
   }
   const level = text(env, "LOG_LEVEL", "info");
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(level)) {
     throw new ConfigError("LOG_LEVEL", `unknown level ${JSON.stringify(level)}`);
+  }
+  const proxyHeader = text(env, "TRUSTED_PROXY_HEADER", "x-forwarded-for").toLowerCase();
+  if (proxyHeader !== "x-forwarded-for" && proxyHeader !== "forwarded") {
+    throw new ConfigError("TRUSTED_PROXY_HEADER", "expected x-forwarded-for or forwarded");
   }
   const smtp = optional(env, "SMTP_URL");
   if (smtp !== null) url(env, "SMTP_URL", "", ["smtp:", "smtps:"]);
@@ -183,6 +274,28 @@ export function loadConfig(env: Env): Config {
     geoipDb: optional(env, "GEOIP_DB"),
     environment,
     logLevel: level,
-    ingressProcesses: count(env, "INGRESS_PROCESSES", Math.min(availableParallelism(), 8), 64),
+    ingressProcesses: count(env, "INGRESS_PROCESSES", defaultIngressProcesses(availableParallelism()), 64),
+    statusProbeIntervalS: integer(env, "STATUS_PROBE_INTERVAL_S", 60, 10, 3600),
+    statusProbeTimeoutMs: integer(env, "STATUS_PROBE_TIMEOUT_MS", 10_000, 100, 60_000),
+    statusSlowMs: integer(env, "STATUS_SLOW_MS", 2000, 1, 60_000),
+    statusPageName: text(env, "STATUS_PAGE_NAME", "Gateway status").slice(0, 100),
+    trustedProxies: cidrList(env, "TRUSTED_PROXIES"),
+    trustedProxyHeader: proxyHeader,
+    metricsHost: text(env, "METRICS_HOST", "127.0.0.1"),
+    metricsPort: port(env, "METRICS_PORT", 9464),
+    demoKeys: demoKeys(env),
+    monitorIntervalHours: count(env, "MONITOR_INTERVAL_HOURS", 24, 720),
+    databaseReadUrl: optional(env, "DATABASE_READ_URL") === null ? null : url(env, "DATABASE_READ_URL", "", ["postgres:", "postgresql:"]),
+    actorClaimIdleMs: optional(env, "ACTOR_CLAIM_IDLE_MS") === null ? null : integer(env, "ACTOR_CLAIM_IDLE_MS", 30_000, 300, 3_600_000),
   });
+}
+
+/**
+ * One ingress process below 4 cores: on a small machine the load balancer (or load
+ * generator), Redis and the actors need the other cores, and two ingress processes on 2
+ * cores measured slower than one (docs/verify.md, "INGRESS_PROCESSES"). From 4 cores,
+ * one per core, at most 8.
+ */
+export function defaultIngressProcesses(cores: number): number {
+  return cores < 4 ? 1 : Math.min(cores, 8);
 }

@@ -4,6 +4,7 @@ export { type Actor, type ActorDefinition, type ActorOptions, type BaseDeps, bac
 export { describeError, isRetryable, PermanentError, RequestTimeoutError, RetryableError } from "./errors.js";
 export { type Every, type EveryOptions, every } from "./every.js";
 export type { CounterKind, StreamCounters } from "./metrics.js";
+export { registerStream, registeredStreams } from "./stream-registry.js";
 export { DEFAULT_MAX_LEN, decodeFields, encodeFields, FIELD_DATA, FIELD_GROUP, FIELD_REPLY_TO, type PublishOptions, publish } from "./messages.js";
 export type { Delivery, Outcome } from "./process-message.js";
 export { type RequestOptions, request, sendReply } from "./request-reply.js";

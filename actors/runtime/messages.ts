@@ -36,6 +36,8 @@ export interface PublishOptions {
   maxLen?: number;
   replyTo?: string;
   group?: string;
+  /** The stream registry's key (keys.streamRegistry()): the stream is added to it (stream-registry.ts). */
+  registry?: string;
 }
 
 /** Default cap of a stream: generous, so consumers that fall behind do not lose entries. */
@@ -75,7 +77,13 @@ export async function publish(redis: Redis, stream: string, payload: unknown, op
   const data = JSON.stringify(payload);
   if (data === undefined) throw new TypeError("payload is not JSON-serialisable");
   const maxLen = options.maxLen ?? DEFAULT_MAX_LEN;
-  const id = await redis.xadd(stream, "MAXLEN", "~", maxLen, "*", ...encodeFields(data, options));
+  let id: string | null;
+  if (options.registry === undefined) id = await redis.xadd(stream, "MAXLEN", "~", maxLen, "*", ...encodeFields(data, options));
+  else {
+    const [added] = (await redis.pipeline().xadd(stream, "MAXLEN", "~", maxLen, "*", ...encodeFields(data, options)).sadd(options.registry, stream).exec()) ?? [];
+    if (added?.[0]) throw added[0];
+    id = (added?.[1] as string | null | undefined) ?? null;
+  }
   if (id === null) throw new Error(`XADD to ${stream} returned no id`);
   return id;
 }

@@ -146,10 +146,12 @@ export function isNoSuchKeyError(error: unknown): boolean {
  * `startId` "0" lets a group created late, or re-created after Redis lost everything,
  * process what the stream still holds instead of silently skipping it.
  */
-export async function ensureGroup(redis: Redis, stream: string, group: string, startId: string): Promise<void> {
+export async function ensureGroup(redis: Redis, stream: string, group: string, startId: string, registry?: string): Promise<void> {
   try {
     await redis.xgroup("CREATE", stream, group, startId, "MKSTREAM");
   } catch (error) {
     if (!messageOf(error).startsWith("BUSYGROUP")) throw error;
   }
+  // Every consumed stream is registered where it is made (stream-registry.ts), BUSYGROUP or not.
+  if (registry !== undefined) await redis.sadd(registry, stream);
 }

@@ -43,7 +43,7 @@ export async function request(
   const connection = options.connection ?? redis.duplicate();
   if (options.connection === undefined) connection.on("error", () => {});
   try {
-    await publish(redis, stream, payload, { maxLen: options.maxLen, replyTo: requestId });
+    await publish(redis, stream, payload, { maxLen: options.maxLen, replyTo: requestId, registry: keys.streamRegistry() });
     // BLPOP takes seconds (fractions allowed since Redis 6); 0 would mean forever.
     const timeoutSeconds = Math.max(0.01, timeoutMs / 1000);
     const popped = await connection.blpop(keys.reply(requestId), timeoutSeconds);

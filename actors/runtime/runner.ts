@@ -18,6 +18,7 @@
  * overlap can put a few more entries in hand than `concurrency`; p-queue still runs at
  * most `concurrency` handlers, and the extra entries wait under the heartbeat.
  */
+import { setMaxListeners } from "node:events";
 import { Ajv } from "ajv";
 import ajvFormats from "ajv-formats";
 import PQueue from "p-queue";
@@ -83,7 +84,7 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
   // `default` property is the plugin (the module sets it for exactly this case).
   ajvFormats.default(ajv);
   const validate = ajv.compile<T>(actor.schema);
-  for (const stream of streams) await ensureGroup(redis, stream, group, actor.startId);
+  for (const stream of streams) await ensureGroup(redis, stream, group, actor.startId, keys.streamRegistry());
 
   const blocking = redis.duplicate();
   blocking.on("error", (error: Error) => logger.warn({ error: error.message }, "blocking connection error"));
@@ -114,6 +115,8 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
     for (const wake of waiters) wake();
   };
   stopAbort.signal.addEventListener("abort", wakeSlotWaiters);
+  // Every message waiting out a backoff listens for stop: up to `concurrency` of them at once.
+  setMaxListeners(actor.concurrency + 16, stopAbort.signal);
 
   const sleep = (ms: number) =>
     new Promise<boolean>((resolve) => {
@@ -176,7 +179,7 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
       if (!isNoGroupError(error)) throw error;
       // Redis lost the stream or the group (flushed, restarted empty): make them again.
       logger.warn("stream or group missing, re-creating");
-      for (const stream of streams) await ensureGroup(redis, stream, group, actor.startId);
+      for (const stream of streams) await ensureGroup(redis, stream, group, actor.startId, keys.streamRegistry());
       return;
     }
     // Entries delivered even as stop() began are ours now: they are handled in the drain.

@@ -11,7 +11,14 @@
 import type { ResultName } from "./checks/index.js";
 import type { Finding, Section } from "./finding.js";
 
-export const ALGORITHM_VERSION = "scan-2026.11.1";
+export const ALGORITHM_VERSION = "scan-2026.11.2";
+
+/**
+ * Groups the Observatory scores as ONE test: its cookie test reports the single worst
+ * problem, so our four cookie findings must not add up four penalties for one cookie.
+ * In such a group only the most negative modifier counts; bonuses only when none is negative.
+ */
+export const SINGLE_TEST_GROUPS: ReadonlySet<string> = new Set(["cookies"]);
 
 export const START_SCORE = 100;
 export const MAX_SCORE = 135;
@@ -110,7 +117,7 @@ export const MODIFIERS = {
   "tls-legacy-enabled": -10,
   "tls-obsolete": -30,
   "tls-not-applicable": 0,
-  "hsts-preload-ready": 5,
+  "hsts-preload-ready": 0,
   "hsts-ok": 0,
   "hsts-short": -10,
   "hsts-invalid": -20,
@@ -118,12 +125,15 @@ export const MODIFIERS = {
   "hsts-no-https": -20,
   // headers
   "csp-strict": 10,
-  "csp-ok": 0,
-  "csp-object-src-open": -5,
+  "csp-ok": 5,
+  "csp-unsafe-style": 0,
+  "csp-insecure-passive": -10,
+  "csp-object-src-open": -20,
+  "csp-insecure-scheme": -20,
   "csp-unsafe-eval": -10,
   "csp-insecure-source": -20,
   "csp-unsafe-inline": -20,
-  "csp-no-script-policy": -25,
+  "csp-no-script-policy": -20,
   "csp-report-only": -25,
   "csp-invalid": -25,
   "csp-missing": -25,
@@ -139,12 +149,12 @@ export const MODIFIERS = {
   "nosniff-missing": -5,
   "nosniff-no-response": 0,
   "referrer-private": 5,
-  "referrer-ok": 0,
+  "referrer-ok": -5,
   "referrer-unsafe": -5,
   "referrer-invalid": -5,
   "referrer-missing": 0,
   "referrer-no-response": 0,
-  "corp-ok": 0,
+  "corp-ok": 10,
   "corp-cross-origin": 0,
   "corp-invalid": -5,
   "corp-missing": 0,
@@ -160,7 +170,9 @@ export const MODIFIERS = {
   "cors-not-probed": 0,
   // cookies
   "cookies-secure": 0,
+  "cookies-insecure-hsts": -5,
   "cookies-insecure": -20,
+  "cookies-session-insecure-hsts": -10,
   "cookies-session-insecure": -40,
   "cookies-none": 0,
   "httponly-ok": 0,
@@ -168,7 +180,8 @@ export const MODIFIERS = {
   "httponly-not-applicable": 0,
   "samesite-ok": 5,
   "samesite-cross-site": 0,
-  "samesite-missing": -5,
+  "samesite-missing": 0,
+  "samesite-csrf-missing": -20,
   "samesite-none-insecure": -20,
   "samesite-invalid": -20,
   "samesite-not-applicable": 0,
@@ -217,10 +230,17 @@ export function gradeFor(score: number): string {
 export function scoreFindings(findings: readonly Finding[]): number {
   let penalties = 0;
   let bonuses = 0;
+  const grouped = new Map<string, number[]>();
   for (const finding of findings) {
     const modifier = modifierOf(finding.result);
-    if (modifier < 0) penalties += modifier;
+    if (SINGLE_TEST_GROUPS.has(finding.group)) grouped.set(finding.group, [...(grouped.get(finding.group) ?? []), modifier]);
+    else if (modifier < 0) penalties += modifier;
     else bonuses += modifier;
+  }
+  for (const modifiers of grouped.values()) {
+    const worst = Math.min(...modifiers);
+    if (worst < 0) penalties += worst;
+    else bonuses += modifiers.reduce((sum, m) => sum + m, 0);
   }
   const base = START_SCORE + penalties;
   // Observatory's rule: extra credit cannot lift a site with real problems.

@@ -4,6 +4,7 @@
  * an unreachable domain completes with findings that say so; only a bug throws.
  */
 import { domainToASCII } from "node:url";
+import { normalizeDomain } from "../../shared/validation.js";
 import { DNS_CHECKS, findCheck, WEB_CHECKS, type DnsCheck, type WebCheck } from "./checks/index.js";
 import { evaluate, type Finding, type Section } from "./finding.js";
 import { ALGORITHM_VERSION, gradeSection } from "./grading.js";
@@ -22,17 +23,16 @@ export interface ScanResult {
 
 export type DomainParse = { readonly ok: true; readonly domain: string } | { readonly ok: false; readonly reason: "invalid_domain" };
 
-/** A host name of two or more LDH labels, IDN converted to its A-label form; no IP literals. */
+/**
+ * A host name as the admin API accepts it (`normalizeDomain`, one rule for both: a
+ * verified domain must be scannable, `_x.example.com` included), IDN converted to its
+ * A-label form first; no IP literals, no all-numeric top label.
+ */
 export function parseDomain(input: string): DomainParse {
   const ascii = domainToASCII(input.trim().replace(/\.$/, "")).toLowerCase();
-  const labels = ascii.split(".");
-  const valid =
-    ascii.length > 0 &&
-    ascii.length <= 253 &&
-    labels.length >= 2 &&
-    labels.every((l) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(l)) &&
-    !/^\d+$/.test(labels[labels.length - 1]);
-  return valid ? { ok: true, domain: ascii } : { ok: false, reason: "invalid_domain" };
+  const domain = ascii === "" ? null : normalizeDomain(ascii);
+  const valid = domain !== null && !/^\d+$/.test(domain.slice(domain.lastIndexOf(".") + 1));
+  return valid ? { ok: true, domain } : { ok: false, reason: "invalid_domain" };
 }
 
 function requireDomain(input: string): string {

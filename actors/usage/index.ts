@@ -14,7 +14,11 @@ export const usageActor = defineActor<UsageBatch, Pool>({
   streams: (keys) => Array.from({ length: USAGE_SHARDS }, (_, shard) => keys.usageStream(shard)),
   schema: usageBatchSchema,
   concurrency: 4,
-  maxAttempts: 8,
+  // Its failures are PostgreSQL being away: retry often (at most 5 s apart, so accounting catches
+  // up within seconds of its return) and for long (80 attempts, about 6.5 minutes) before a batch
+  // goes to the dead letters.
+  maxAttempts: 80,
+  backoffMaxMs: 5_000,
   handler: async (batch, helpers) => {
     await applyUsage(batch, { db: helpers.db, stream: helpers.stream, messageId: helpers.messageId });
   },

@@ -20,6 +20,12 @@ export interface UsageEvent {
   /** Present when the call recorded a new installation of the key. */
   install?: string;
   install_status?: "approved" | "pending";
+  /**
+   * 1: a refund (shared/redis/lua/usage-refund-2.lua). These n calls were counted `ok`
+   * earlier; the service then failed to answer them (reason), so they move to that reason,
+   * uncounted, and leave the cycle's count.
+   */
+  refund?: 1;
 }
 
 export interface UsageBatch {
@@ -51,6 +57,7 @@ export const usageBatchSchema = {
           n: { type: "integer", minimum: 1 },
           install: { type: "string", minLength: 1, maxLength: 200 },
           install_status: { type: "string", enum: ["approved", "pending"] },
+          refund: { type: "integer", enum: [1] },
         },
         additionalProperties: false,
       },

@@ -76,8 +76,9 @@ export const removeContent = admin(async (_request, deps, params) => {
     }
     return done;
   });
-  if (!removed) return refuse("not_found");
+  // A retry after a failed projection answers 404, but projects again first.
   await deps.projector.contentChanged(orgId);
+  if (!removed) return refuse("not_found");
   return ok({ deleted: contentKey });
 });
 
@@ -116,7 +117,8 @@ export const removeSecret = admin(async (_request, deps, params) => {
     }
     return done;
   });
-  if (!removed) return refuse("not_found");
+  // A retry after a failed projection answers 404, but projects again first.
   await deps.projector.contentChanged(orgId);
+  if (!removed) return refuse("not_found");
   return ok({ deleted: name });
 });

@@ -3,11 +3,6 @@ import type { OrgRow } from "../../shared/db/orgs.js";
 import { windowEnd } from "../../shared/plans.js";
 import { iso } from "./common.js";
 
-/** `YYYY-MM-DD HH:MM:SS` in UTC, the public key object's date-time form (interface.md 2.1). */
-export function publicTime(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19).replace("T", " ");
-}
-
 /** The effective end: the hard expires_at, or the organization's window end, whichever comes first. */
 export function effectiveEnd(key: Pick<KeyRow, "expires_at">, org: Pick<OrgRow, "cycle_anchor" | "lapsed_at">, nowMs: number): number {
   const window = windowEnd({ cycleAnchorMs: org.cycle_anchor.getTime(), lapsedAtMs: org.lapsed_at?.getTime() ?? null }, nowMs);
@@ -15,6 +10,14 @@ export function effectiveEnd(key: Pick<KeyRow, "expires_at">, org: Pick<OrgRow, 
   return hard === undefined ? window : Math.min(hard, window);
 }
 
+/**
+ * The admin `details` of a key: the public key object's fields (interface.md 2.1) in the
+ * operator contract's forms (operator-api.md: times ISO 8601, `scopes` the list; issue 12,
+ * 11e), plus kind, status and every setting. `expires_at` is the effective end, as the
+ * public object's is (the hard end or the organization's window, whichever comes first);
+ * `hard_expires_at` is the hard end as set (null: none). Verify answers keep the public
+ * 2.1 forms (`full_access`/comma list, `YYYY-MM-DD HH:MM:SS`): they are built elsewhere.
+ */
 export function keyDetails(key: KeyRow, org: OrgRow, nowMs: number) {
   const end = effectiveEnd(key, org, nowMs);
   const status = key.status === "active" && end <= nowMs ? "expired" : key.status;
@@ -25,19 +28,19 @@ export function keyDetails(key: KeyRow, org: OrgRow, nowMs: number) {
     prefix: key.prefix,
     environment: key.environment,
     industry: key.industry,
-    scopes: key.scopes.length === 0 ? "full_access" : key.scopes.join(","),
+    scopes: key.scopes,
     domain: key.domain ?? "",
     is_trial: key.is_trial,
-    expires_at: publicTime(end),
+    expires_at: iso(new Date(end)),
     kind: key.kind,
     status,
-    scope_list: key.scopes,
     ip_allow: key.ip_allow,
     ip_deny: key.ip_deny,
     ip_binding: key.ip_binding,
     countries_allow: key.countries_allow,
     countries_block: key.countries_block,
     rate_per_minute: key.rate_per_minute,
+    rate_per_source_per_minute: key.rate_per_source_per_minute,
     hard_expires_at: iso(key.expires_at),
     botcheck: key.botcheck,
     firewall: key.firewall,

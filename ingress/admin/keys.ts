@@ -2,9 +2,10 @@ import { recordActivity } from "../../shared/activity.js";
 import { randomToken, sha256 } from "../../shared/crypto/hash.js";
 import {
   countLiveKeys, findKey, insertKey, setKeyStatus, updateKeySettings, type KeyRow, type KeySettings,
+  copyInstallations,
 } from "../../shared/db/keys.js";
-import { findOrg, type OrgRow } from "../../shared/db/orgs.js";
-import { transaction, type Queryable } from "../../shared/db/pool.js";
+import { findOrg, lockOrg } from "../../shared/db/orgs.js";
+import { transaction } from "../../shared/db/pool.js";
 import { PLANS } from "../../shared/plans.js";
 import { normalizeDomain } from "../../shared/validation.js";
 import type { IngressDeps } from "../deps.js";
@@ -31,6 +32,7 @@ const settingsProperties = {
   countries_allow: stringList("country"),
   countries_block: stringList("country"),
   rate_per_minute: { type: "integer", minimum: 1, maximum: 10_000_000 },
+  rate_per_source_per_minute: { anyOf: [{ type: "integer", minimum: 1, maximum: 10_000_000 }, { type: "null" }] },
   is_trial: { type: "boolean" },
   expires_at: { anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] },
   botcheck: {
@@ -47,7 +49,7 @@ const settingsProperties = {
   },
   firewall: { anyOf: [{ type: "object", maxProperties: 64 }, { type: "null" }] },
   content_origin: { anyOf: [{ type: "string", format: "http-url", maxLength: 2048 }, { type: "null" }] },
-};
+} satisfies Record<keyof KeySettings, object>;
 
 type KeyBody = Partial<Omit<KeySettings, "botcheck">> & { kind?: "client" | "server"; botcheck?: Partial<KeySettings["botcheck"]> };
 
@@ -86,11 +88,6 @@ function newKey(kind: "client" | "server", production: boolean): { key: string; 
   return { key, prefix: key.slice(0, head.length + 4) };
 }
 
-async function lockOrg(db: Queryable, orgId: number): Promise<OrgRow | null> {
-  const { rows } = await db.query<OrgRow>("SELECT * FROM orgs WHERE id = $1 FOR UPDATE", [orgId]);
-  return rows[0] ?? null;
-}
-
 async function details(deps: IngressDeps, key: KeyRow) {
   const org = await findOrg(deps.db, key.org_id);
   if (!org) throw new Error(`key ${key.id} has no organization`);
@@ -107,7 +104,7 @@ export const createKey = admin(async (_request, deps, params, body) => {
   const now = deps.clock.now();
   const settings: KeySettings = {
     name: v.name, domain: null, environment: "production", industry: "", scopes: [], ip_allow: [], ip_deny: [],
-    ip_binding: false, countries_allow: [], countries_block: [], rate_per_minute: 600, is_trial: false, expires_at: null,
+    ip_binding: false, countries_allow: [], countries_block: [], rate_per_minute: 600, rate_per_source_per_minute: null, is_trial: false, expires_at: null,
     botcheck: { ...BOTCHECK_DEFAULTS }, firewall: null, content_origin: null,
     ...settingsOf(v),
   };
@@ -174,7 +171,12 @@ export function keyTransition(action: keyof typeof TRANSITIONS) {
   return admin(async (_request, deps, params) => {
     const id = idParam(params, "id");
     const current = id === null ? null : await findKey(deps.db, id);
-    if (!current || current.status === "revoked") return refuse("not_found");
+    if (current?.status === "revoked") {
+      // A retry after a failed projection: the key is revoked in PostgreSQL; make sure Redis knows.
+      await deps.projector.keyChanged(current.id);
+      return refuse("not_found");
+    }
+    if (!current) return refuse("not_found");
     const now = deps.clock.now();
     const row = await transaction(deps.db, async (tx) => {
       const updated = await setKeyStatus(tx, current.id, t.status, now, ADMIN_ACTOR);
@@ -208,11 +210,7 @@ export const rotateKey = admin(async (_request, deps, params) => {
       orgId: current.org_id, hash: sha256(fresh.key), prefix: fresh.prefix, kind: current.kind, settings, nowMs: now, rotatedFrom: current.id,
     });
     // The new key keeps the old one's installations: rotation must not lock the site out.
-    await tx.query(
-      `INSERT INTO installations (key_id, install, status, first_seen_at, last_seen_at)
-       SELECT $2, install, status, first_seen_at, last_seen_at FROM installations WHERE key_id = $1`,
-      [current.id, created.id],
-    );
+    await copyInstallations(tx, current.id, created.id);
     await recordActivity(tx, {
       orgId: created.org_id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",
       action: `Key "${created.name}" rotated`, actionCode: "key.rotated", domain: created.domain,

@@ -1,7 +1,10 @@
 import { recordActivity } from "../../shared/activity.js";
+import { insertAcceptance, lockDomainRow, releaseAcceptance } from "../../shared/db/acknowledgements.js";
 import { findDomain } from "../../shared/db/domains.js";
 import { transaction } from "../../shared/db/pool.js";
-import { insertEvent, type AckRow } from "../../shared/db/scans.js";
+import { insertEvent } from "../../shared/db/events.js";
+import type { AckRow } from "../../shared/db/scans.js";
+import { riskFindingFields } from "../../shared/findings/risk.js";
 import { normalizeDomain } from "../../shared/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { ADMIN_ACTOR, admin, check, idParam, iso, parseTime, validator } from "./common.js";
@@ -40,21 +43,16 @@ export const acceptRisk = admin(async (_request, deps, params, body) => {
   const row = await transaction(deps.db, async (tx) => {
     // Two acceptances of one finding at once would both find nothing to release and
     // collide on the one-current-acceptance index: the domain's row lock queues them.
-    await tx.query("SELECT 1 FROM domains WHERE id = $1 FOR UPDATE", [owned.id]);
-    await tx.query(
-      `UPDATE acknowledgements SET released_at = to_timestamp($4 / 1000.0)
-       WHERE org_id = $1 AND domain = $2 AND finding_key = $3 AND released_at IS NULL`,
-      [orgId, domain, input.value.finding_key, now],
-    );
-    const { rows } = await tx.query<AckRow>(
-      `INSERT INTO acknowledgements (org_id, domain, finding_key, note, acked_by, acked_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, to_timestamp($6 / 1000.0), CASE WHEN $7::float8 IS NULL THEN NULL ELSE to_timestamp($7 / 1000.0) END)
-       RETURNING *`,
-      [orgId, domain, input.value.finding_key, input.value.note ?? "", ADMIN_ACTOR, now, expiresMs],
-    );
+    await lockDomainRow(tx, owned.id);
+    await releaseAcceptance(tx, orgId, domain, input.value.finding_key, now);
+    const accepted = await insertAcceptance(tx, {
+      orgId, domain, findingKey: input.value.finding_key, note: input.value.note ?? "", by: ADMIN_ACTOR, nowMs: now, expiresMs,
+    });
+    const rows = [accepted];
+    const { fields } = await riskFindingFields(tx, orgId, domain, input.value.finding_key);
     await insertEvent(tx, {
       orgId, type: "risk.accepted", timeMs: now, domain,
-      payload: { finding_key: input.value.finding_key, note: rows[0].note, expires_at: iso(rows[0].expires_at), by: ADMIN_ACTOR },
+      payload: { ...fields, note: rows[0].note, acked_at: iso(rows[0].acked_at), expires_at: iso(rows[0].expires_at), by: ADMIN_ACTOR },
     });
     await recordActivity(tx, {
       orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "risks", domain,
@@ -73,13 +71,14 @@ export const releaseRisk = admin(async (_request, deps, params) => {
   if (orgId === null || !domain || !FINDING_KEY.test(findingKey)) return refuse("not_found");
   const now = deps.clock.now();
   const released = await transaction(deps.db, async (tx) => {
-    const { rows } = await tx.query<AckRow>(
-      `UPDATE acknowledgements SET released_at = to_timestamp($4 / 1000.0)
-       WHERE org_id = $1 AND domain = $2 AND finding_key = $3 AND released_at IS NULL RETURNING *`,
-      [orgId, domain, findingKey, now],
-    );
-    if (!rows[0]) return null;
-    await insertEvent(tx, { orgId, type: "risk.unaccepted", timeMs: now, domain, payload: { finding_key: findingKey, by: ADMIN_ACTOR } });
+    const released = await releaseAcceptance(tx, orgId, domain, findingKey, now);
+    if (!released) return null;
+    const rows = [released];
+    const { fields } = await riskFindingFields(tx, orgId, domain, findingKey);
+    await insertEvent(tx, {
+      orgId, type: "risk.unaccepted", timeMs: now, domain,
+      payload: { ...fields, note: rows[0].note, acked_at: iso(rows[0].acked_at), expires_at: iso(rows[0].expires_at), by: ADMIN_ACTOR },
+    });
     await recordActivity(tx, {
       orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "risks", domain,
       action: `Risk acceptance released for ${findingKey}`, actionCode: "risk.released", detail: { finding_key: findingKey },

@@ -1,16 +1,8 @@
 import { findKey } from "../../shared/db/keys.js";
+import { dailyUsageOfKey } from "../../shared/db/usage.js";
 import { isIsoDate } from "../../shared/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { admin, idParam } from "./common.js";
-
-interface UsageRow {
-  day: string;
-  endpoint: string;
-  reason: string;
-  counted: number;
-  refused: number;
-  calls: number;
-}
 
 /** Per-day counts of one key: counted, refused, by reason and by endpoint label. */
 export const keyUsage = admin(async (request, deps, params) => {
@@ -23,11 +15,7 @@ export const keyUsage = admin(async (request, deps, params) => {
   const to = query.get("to") ?? today;
   if (!isIsoDate(from)) return refuseField("bad_from");
   if (!isIsoDate(to)) return refuseField("bad_to");
-  const { rows } = await deps.db.query<UsageRow>(
-    `SELECT day, endpoint, reason, counted, refused, calls FROM usage_daily
-     WHERE key_id = $1 AND day BETWEEN $2 AND $3 ORDER BY day, endpoint, reason`,
-    [key.id, from, to],
-  );
+  const rows = await dailyUsageOfKey(deps.db, key.id, from, to);
   const days = new Map<string, { day: string; calls: number; counted: number; refused: number; by_reason: Record<string, number>; by_endpoint: Record<string, number> }>();
   for (const row of rows) {
     const entry = days.get(row.day) ?? { day: row.day, calls: 0, counted: 0, refused: 0, by_reason: {}, by_endpoint: {} };

@@ -6,7 +6,6 @@ import {
   challengeAnswer,
   challengeRecord,
   createNonce,
-  disabledAnswer,
   evaluateGrant,
   grantedAnswer,
   isNonce,
@@ -19,13 +18,13 @@ import {
 } from "../../shared/botcheck/index.js";
 import type { Prepared } from "../../shared/enforcement/index.js";
 import type { IngressDeps } from "../deps.js";
+import { fault } from "../reply.js";
 import { readParams, str, type Params } from "../params.js";
 import type { HttpReply, HttpRequest } from "../types.js";
-import { botcheckState, type BotcheckState } from "./botcheck/state.js";
+import type { BotcheckState } from "./botcheck/state.js";
 import { pageHost } from "./botcheck/page.js";
-import { answerReply, refusalReply } from "./botcheck/reply.js";
+import { answerReply, disabledReply, refusalReply } from "./botcheck/reply.js";
 import { passGate } from "./gate.js";
-import { unavailable } from "./verify/answer.js";
 import { botcheckParams } from "./schemas.js";
 
 /**
@@ -69,8 +68,8 @@ async function judge(
   const userAgent = request.headers["user-agent"] ?? "";
   const nowMs = deps.clock.now();
   if (action === "assess") {
-    const parsed = params.signals === undefined ? undefined : state.parseSignals(params.signals);
-    const tokenValid = verifyToken(str(params, "token"), { keyId: key.id, userAgent, nowS: Math.floor(nowMs / 1000) }, state.tokenSecret);
+    const parsed = params.signals === undefined ? undefined : state.parseSignals(params.signals, true);
+    const tokenValid = verifyToken(str(params, "token"), { keyId: key.id, userAgent, address: request.remoteAddress, nowS: Math.floor(nowMs / 1000) }, state.tokenSecret);
     const result = assess({
       headers: request.headers,
       headerOrder: request.headerOrder,
@@ -108,47 +107,42 @@ export async function botcheck(request: HttpRequest, deps: IngressDeps): Promise
   const params = readParams(request);
   const action = params === null || !botcheckParams(params) ? null : actionOf(params);
   if (params === null || action === null) return refusalReply("bad_request", deps.clock.nowSeconds(), null);
-  const state = botcheckState(deps);
+  const state = deps.botcheck;
   const decided: { decision: Decision } = { decision: { kind: "disabled" } };
   // GETDEL once, even if the gate judges twice (a stale snapshot): one try per nonce.
   let taken: Promise<string | null> | undefined;
   const consume = (nonce: string) => (taken ??= deps.redis.getdel(deps.keys.challenge(nonce)));
-  try {
-    const gate = await passGate(request, deps, params, {
-      endpoint: "botcheck",
-      domain: pageHost(request.headers) ?? "",
-      after: async (prepared) => {
-        if (!prepared.key.botcheck.enabled) {
-          decided.decision = { kind: "disabled" };
-          return null;
-        }
-        decided.decision = await judge(request, deps, state, params, action, prepared, consume);
-        return decided.decision.kind === "refused" ? decided.decision.reason : null;
-      },
-    });
-    const ts = deps.clock.nowSeconds();
-    if (!gate.ok) {
-      if (gate.fault) return unavailable(request.requestId);
-      return refusalReply(gate.reason, ts, gate.prepared?.key.botcheck.blocked_url);
-    }
-    const { key } = gate.prepared;
-    const userAgent = request.headers["user-agent"] ?? "";
-    const decision = decided.decision;
-    switch (decision.kind) {
-      case "disabled":
-        return answerReply(disabledAnswer(), ts);
-      case "verified":
-        return answerReply(verifiedAnswer(), ts);
-      case "challenge":
-        return answerReply(challengeAnswer(await storeChallenge(deps, key.id, userAgent), key.botcheck), ts);
-      case "granted":
-        return answerReply(grantedAnswer(issueToken({ keyId: key.id, userAgent, nowS: ts }, state.tokenSecret)), ts);
-      case "refused":
-        // The gate answers the verdict's reason; reaching here would be a bug.
-        throw new Error(`botcheck refusal ${decision.reason} passed the gate`);
-    }
-  } catch (error) {
-    deps.logger.error({ err: error, requestId: request.requestId }, "botcheck fault");
-    return unavailable(request.requestId);
+  const gate = await passGate(request, deps, params, {
+    endpoint: "botcheck",
+    domain: pageHost(request.headers) ?? "",
+    after: async (prepared) => {
+      if (!prepared.key.botcheck.enabled) {
+        decided.decision = { kind: "disabled" };
+        return null;
+      }
+      decided.decision = await judge(request, deps, state, params, action, prepared, consume);
+      return decided.decision.kind === "refused" ? decided.decision.reason : null;
+    },
+  });
+  const ts = deps.clock.nowSeconds();
+  if (!gate.ok) {
+    if (gate.fault) return fault(request.requestId, true);
+    return refusalReply(gate.reason, ts, gate.prepared?.key.botcheck.blocked_url);
+  }
+  const { key } = gate.prepared;
+  const userAgent = request.headers["user-agent"] ?? "";
+  const decision = decided.decision;
+  switch (decision.kind) {
+    case "disabled":
+      return disabledReply();
+    case "verified":
+      return answerReply(verifiedAnswer(), ts);
+    case "challenge":
+      return answerReply(challengeAnswer(await storeChallenge(deps, key.id, userAgent), key.botcheck), ts);
+    case "granted":
+      return answerReply(grantedAnswer(issueToken({ keyId: key.id, userAgent, address: request.remoteAddress, nowS: ts }, state.tokenSecret)), ts);
+    case "refused":
+      // The gate answers the verdict's reason; reaching here would be a bug.
+      throw new Error(`botcheck refusal ${decision.reason} passed the gate`);
   }
 }

@@ -1,11 +1,11 @@
 import type { IngressDeps } from "../deps.js";
 import { readParams, str } from "../params.js";
-import { refuse } from "../reply.js";
+import { fault, refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
 import { contentJson, contentReply } from "./content/body.js";
 import { pageAllowed } from "./content/origin.js";
 import { passGate } from "./gate.js";
-import { unavailable, VERIFY_HEADERS } from "./verify/answer.js";
+import { VERIFY_HEADERS } from "./verify/answer.js";
 import { contentParams } from "./schemas.js";
 
 /**
@@ -37,26 +37,20 @@ export async function content(request: HttpRequest, deps: IngressDeps): Promise<
   if (typeof params.content_key === "object" && params.content_key !== null) return refuse("bad_request", {}, HEADERS);
   const contentKey = str(params, "content_key") || undefined;
   const read: { entries: Entries } = { entries: [] };
-  try {
-    const gate = await passGate(request, deps, params, {
-      endpoint: "content",
-      after: async (prepared) => {
-        if (!pageAllowed(prepared.key.content_origin, request.headers)) return "origin_mismatch";
-        read.entries = await readContent(deps, prepared.org.id, contentKey);
-        return contentKey !== undefined && read.entries.length === 0 ? "not_found" : null;
-      },
-    });
-    if (!gate.ok) return gate.fault ? unavailable(request.requestId) : refuse(gate.reason, {}, HEADERS);
-    return contentReply({
-      apiKey: gate.apiKey,
-      domain: gate.ask.domain ?? "",
-      content: contentJson(read.entries),
-      ts: deps.clock.nowSeconds(),
-      latencyMs: Number((process.hrtime.bigint() - request.startedNs) / 1_000_000n),
-    });
-  } catch (error) {
-    // Redis down, a script fault: the caller must treat the service as unreachable.
-    deps.logger.error({ err: error, requestId: request.requestId }, "content fault");
-    return unavailable(request.requestId);
-  }
+  const gate = await passGate(request, deps, params, {
+    endpoint: "content",
+    after: async (prepared) => {
+      if (!pageAllowed(prepared.key.content_origin, request.headers)) return "origin_mismatch";
+      read.entries = await readContent(deps, prepared.org.id, contentKey);
+      return contentKey !== undefined && read.entries.length === 0 ? "not_found" : null;
+    },
+  });
+  if (!gate.ok) return gate.fault ? fault(request.requestId, true) : refuse(gate.reason, {}, HEADERS);
+  return contentReply({
+    apiKey: gate.apiKey,
+    domain: gate.ask.domain ?? "",
+    content: contentJson(read.entries),
+    ts: deps.clock.nowSeconds(),
+    latencyMs: Number((process.hrtime.bigint() - request.startedNs) / 1_000_000n),
+  });
 }

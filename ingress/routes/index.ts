@@ -1,38 +1,46 @@
 import type { Handler } from "../router.js";
 import type { IngressDeps } from "../deps.js";
+import { activity } from "./activity.js";
+import { assignmentsRoute } from "./assignments.js";
 import { botcheck } from "./botcheck.js";
 import { content } from "./content.js";
+import { demoRoute } from "./demo.js";
+import { embedScriptRoute } from "./embed.js";
+import { events } from "./events.js";
 import { keysJson } from "./keys-json.js";
 import { scanRoute } from "./scan.js";
 import { secret, secretMethodNotAllowed } from "./secret.js";
-import { verify } from "./verify.js";
+import { registerStatusRoutes } from "./status.js";
+import { verify, verifyHead } from "./verify.js";
 
 /** Public endpoints readable from browsers (CORS *). secret.php and the server-only endpoints are not here. */
 export const CORS_PATHS = ["/api/v1/verify.php", "/api/v1/botcheck.php", "/api/v1/content.php", "/api/v1/keys.json", "/api/status.php"];
 
 export function registerPublicRoutes(add: (method: string, path: string, handler: Handler<IngressDeps>) => void): void {
-  for (const path of ["/api/v1/verify.php", "/api/v1/verify"]) {
-    add("GET", path, verify);
-    add("POST", path, verify);
-  }
+  /** interface.md 1: every endpoint answers GET with a query string or POST, as `name.php` and `name`. */
+  const getOrPost = (name: string, handler: Handler<IngressDeps>) => {
+    for (const path of [`/api/v1/${name}.php`, `/api/v1/${name}`]) {
+      add("GET", path, handler);
+      add("POST", path, handler);
+    }
+  };
+  getOrPost("verify", verify);
+  for (const path of ["/api/v1/verify.php", "/api/v1/verify"]) add("HEAD", path, verifyHead);
   add("GET", "/api/v1/keys.json", keysJson);
-  const scan = scanRoute();
-  for (const path of ["/api/v1/scan.php", "/api/v1/scan"]) {
-    add("GET", path, scan);
-    add("POST", path, scan);
-  }
-  for (const path of ["/api/v1/content.php", "/api/v1/content"]) {
-    add("GET", path, content);
-    add("POST", path, content);
-  }
-  for (const path of ["/api/v1/botcheck.php", "/api/v1/botcheck"]) {
-    add("GET", path, botcheck);
-    add("POST", path, botcheck);
-  }
+  getOrPost("scan", scanRoute());
+  getOrPost("assignments", assignmentsRoute());
+  getOrPost("activity", activity);
+  getOrPost("events", events);
+  getOrPost("content", content);
+  getOrPost("botcheck", botcheck);
   // POST only: any other method is 405 with `Allow: POST` and no CORS header. OPTIONS never
   // reaches the router (app.ts answers preflights for CORS_PATHS only, and 405 otherwise).
   for (const path of ["/api/v1/secret.php", "/api/v1/secret"]) {
     add("POST", path, secret);
     add("*", path, secretMethodNotAllowed);
   }
+  registerStatusRoutes(add);
+  // What sites embed (docs/embed.md): the bot-check page script, and the demo page in demo mode.
+  add("GET", "/botcheck.js", embedScriptRoute());
+  add("GET", "/demo", demoRoute());
 }

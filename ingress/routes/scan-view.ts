@@ -13,6 +13,7 @@ export function findingView(finding: StoredFinding, ack: AckRow | undefined, now
     summary: finding.summary,
     detail: finding.detail,
     evidence: finding.evidence,
+    result: finding.result,
     acknowledged: false,
   };
   if (ack) {

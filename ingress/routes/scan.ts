@@ -6,6 +6,8 @@ import type { IngressDeps } from "../deps.js";
 import { readParams, str, type Params } from "../params.js";
 import { normalizeDomain } from "../../shared/validation.js";
 import { passGate } from "./gate.js";
+import { refundCharge } from "./refund.js";
+import type { Reason } from "../../shared/reasons.js";
 import { ok, refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
 import { historyPoint, sectionView } from "./scan-view.js";
@@ -50,6 +52,21 @@ export async function scanHeaders(deps: IngressDeps, orgId: number): Promise<Rec
   return (await budget(deps, orgId, false)).headers;
 }
 
+/**
+ * The headers when the organization is unknown (no key, an unknown key, a malformed
+ * request) or Redis cannot be read (a fault): the plan's limit, nothing known to be spent,
+ * and the end of the current clock hour (docs/security.md, item 11b).
+ */
+export function unknownBudgetHeaders(nowS: number): Record<string, string> {
+  const hour = Math.floor(nowS / 3600);
+  return { "x-ratelimit-limit": String(SCANS_PER_HOUR), "x-ratelimit-remaining": String(SCANS_PER_HOUR), "x-ratelimit-reset": String((hour + 1) * 3600) };
+}
+
+async function headersOf(deps: IngressDeps, orgId: number | null): Promise<Record<string, string>> {
+  if (orgId === null) return unknownBudgetHeaders(deps.clock.nowSeconds());
+  return scanHeaders(deps, orgId).catch(() => unknownBudgetHeaders(deps.clock.nowSeconds()));
+}
+
 async function storedAnswer(
   deps: IngressDeps, orgId: number, domain: string, fresh: boolean, headers: Record<string, string>,
   ids?: { web: number; dns: number },
@@ -85,7 +102,7 @@ export async function answerScan(
   if (method !== "POST" || params.list !== undefined || params.history !== undefined) {
     const headers = await scanHeaders(deps, orgId);
     if (params.list === "1" || params.list === 1) {
-      const grades = await latestGrades(deps.db, orgId, [...gate.verifiedDomains]);
+      const grades = await latestGrades(deps.readDb, orgId, [...gate.verifiedDomains]);
       const domains = gate.verifiedDomains.map((name) => {
         const entry = grades.get(name) ?? {};
         return { domain: name, web: entry.web?.grade ?? null, dns: entry.dns?.grade ?? null, active: entry.active?.grade ?? null };
@@ -93,7 +110,7 @@ export async function answerScan(
       return ok({ domains, ts: deps.clock.nowSeconds() }, 200, headers);
     }
     if (params.history === "1" || params.history === 1) {
-      const rows = await scanHistory(deps.db, orgId, domain);
+      const rows = await scanHistory(deps.readDb, orgId, domain);
       const history = {
         web: rows.filter((r) => r.kind === "web").map(historyPoint),
         dns: rows.filter((r) => r.kind === "dns").map(historyPoint),
@@ -128,18 +145,43 @@ export function scanRoute(timeoutMs = SCAN_TIMEOUT_MS) {
 }
 
 async function scan(request: HttpRequest, deps: IngressDeps, timeoutMs: number): Promise<HttpReply> {
+  // Every answer carries the X-RateLimit headers (interface.md 8), faults included.
+  let orgId: number | null = null;
+  try {
+    return await judgeScan(request, deps, timeoutMs, (id) => (orgId = id));
+  } catch (error) {
+    deps.logger.error({ err: error, requestId: request.requestId }, "scan fault");
+    return { status: 500, headers: await headersOf(deps, orgId), body: { ok: false, reason: "internal_error", request_id: request.requestId } };
+  }
+}
+
+async function judgeScan(request: HttpRequest, deps: IngressDeps, timeoutMs: number, known: (orgId: number) => void): Promise<HttpReply> {
   const params = readParams(request);
-  if (params === null || !scanParams(params)) return refuse("bad_request");
+  if (params === null || !scanParams(params)) return refuse("bad_request", {}, await headersOf(deps, null));
   const raw = str(params, "domain");
   const gate = await passGate(request, deps, params, { endpoint: "scan", serverOnly: true });
   if (!gate.ok) {
-    const headers = gate.prepared ? await scanHeaders(deps, gate.prepared.org.id) : undefined;
-    return refuse(gate.reason, {}, headers);
+    if (gate.prepared) known(gate.prepared.org.id);
+    const headers = await headersOf(deps, gate.prepared ? gate.prepared.org.id : null);
+    return refuse(gate.reason, gate.fault ? { request_id: request.requestId } : {}, headers);
   }
   const orgId = gate.prepared.org.id;
+  known(orgId);
   const domain = raw ? normalizeDomain(raw) : null;
   if (!domain) return refuse("missing_domain", {}, await scanHeaders(deps, orgId));
   const verified = gate.prepared.org.verified_domains;
   if (!verified.includes(domain)) return refuse("domain_not_verified", {}, await scanHeaders(deps, orgId));
-  return answerScan(deps, request.method, params, { orgId, domain, verifiedDomains: verified }, timeoutMs);
+  let reply: HttpReply;
+  try {
+    reply = await answerScan(deps, request.method, params, { orgId, domain, verifiedDomains: verified }, timeoutMs);
+  } catch (error) {
+    await refundCharge(deps, gate.charge, "internal_error", request.requestId);
+    throw error;
+  }
+  // The service's own faults (timeout, scan_failed) are not charged (interface.md 8).
+  if (reply.status >= 500) {
+    const reason = (reply.body as { reason?: Reason }).reason ?? "internal_error";
+    await refundCharge(deps, gate.charge, reason, request.requestId);
+  }
+  return reply;
 }

@@ -33,3 +33,16 @@ export const botcheckParams = compile({
 });
 
 export const scanParams = compile({ ...KEY, domain: scalar(2048), list: scalar(8), history: scalar(8) });
+
+// Values are judged by their routes (unknown_status, bad_due, bad_finding_key, ...); only lengths here.
+export const assignmentsParams = compile({
+  ...KEY, domain: scalar(2048), for_domain: scalar(2048), finding_key: scalar(128), status: scalar(32), owner: scalar(320),
+  due: scalar(32), overdue: scalar(8), history: scalar(8), recheck: scalar(8),
+});
+
+export const activityParams = compile({
+  ...KEY, domain: scalar(2048), for_domain: scalar(2048), from: scalar(32), to: scalar(32), group: scalar(32),
+  limit: scalar(16), page: scalar(16),
+});
+// since, limit, type and format are judged by the route (bad_since, bad_limit, unknown_type, bad_format).
+export const eventsParams = compile({ ...KEY, domain: scalar(2048), since: scalar(32), limit: scalar(16), type: scalar(64), format: scalar(16) });

@@ -1,9 +1,8 @@
 import { unseal } from "../../shared/crypto/seal.js";
 import { secretAad } from "../../shared/db/content.js";
-import { REASONS } from "../../shared/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import { readParams, str } from "../params.js";
-import { refuse } from "../reply.js";
+import { fault, refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
 import { passGate } from "./gate.js";
 import { verifySignature } from "./verify/answer.js";
@@ -31,40 +30,32 @@ export function secretMethodNotAllowed(): HttpReply {
   return refuse("method_not_allowed", {}, { ...HEADERS, allow: "POST" });
 }
 
-function unavailable(requestId: string): HttpReply {
-  return { status: REASONS.unavailable.status, headers: headers(), body: { ok: false, reason: "unavailable", request_id: requestId } };
-}
-
 export async function secret(request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
   const params = readParams(request);
+  // A value that does not unseal (GATEWAY_SECRET differs from the one it was sealed with)
+  // throws: the route wrapper (app.ts) answers the one fault, like Redis being down.
   if (params === null || !secretParams(params)) return refuse("bad_request", {}, headers());
   const nonce = str(params, "nonce") || undefined;
   const name = str(params, "name");
   const found: { sealed: string | null } = { sealed: null };
-  try {
-    const gate = await passGate(request, deps, params, {
-      endpoint: "secret",
-      serverOnly: true,
-      ipAllowlistRequired: true,
-      ignoreIpParam: true,
-      after: async (prepared) => {
-        if (name === undefined || name === "") return "missing_name";
-        found.sealed = NAME.test(name) ? await deps.redis.hget(deps.keys.secretSnapshot(prepared.org.id), name) : null;
-        return found.sealed === null ? "unknown_secret" : null;
-      },
-    });
-    if (!gate.ok) return gate.fault ? unavailable(request.requestId) : refuse(gate.reason, {}, headers());
-    if (found.sealed === null || name === undefined) throw new Error("secret passed the gate without a sealed value");
-    const { key } = gate.prepared;
-    const value = unseal(deps.masterSecret, Buffer.from(found.sealed, "base64"), secretAad(key.org_id, name));
-    const ts = deps.clock.nowSeconds();
-    const signature = verifySignature(gate.apiKey, ts, key.id, gate.ask.domain ?? "", nonce);
-    const body: Record<string, unknown> = { ok: true, name, value, ts, signature };
-    if (nonce !== undefined) body.nonce = nonce;
-    return { status: 200, headers: { ...SUCCESS_HEADERS }, body: JSON.stringify(body) };
-  } catch (error) {
-    // Redis down, or a value that does not unseal (GATEWAY_SECRET differs from the one it was sealed with).
-    deps.logger.error({ err: error, requestId: request.requestId }, "secret fault");
-    return unavailable(request.requestId);
-  }
+  const gate = await passGate(request, deps, params, {
+    endpoint: "secret",
+    serverOnly: true,
+    ipAllowlistRequired: true,
+    ignoreIpParam: true,
+    after: async (prepared) => {
+      if (name === undefined || name === "") return "missing_name";
+      found.sealed = NAME.test(name) ? await deps.redis.hget(deps.keys.secretSnapshot(prepared.org.id), name) : null;
+      return found.sealed === null ? "unknown_secret" : null;
+    },
+  });
+  if (!gate.ok) return gate.fault ? fault(request.requestId) : refuse(gate.reason, {}, headers());
+  if (found.sealed === null || name === undefined) throw new Error("secret passed the gate without a sealed value");
+  const { key } = gate.prepared;
+  const value = unseal(deps.masterSecret, Buffer.from(found.sealed, "base64"), secretAad(key.org_id, name));
+  const ts = deps.clock.nowSeconds();
+  const signature = verifySignature(gate.apiKey, ts, key.id, gate.ask.domain ?? "", nonce);
+  const body: Record<string, unknown> = { ok: true, name, value, ts, signature };
+  if (nonce !== undefined) body.nonce = nonce;
+  return { status: 200, headers: { ...SUCCESS_HEADERS }, body: JSON.stringify(body) };
 }

@@ -1,21 +1,19 @@
-import { sha256Hex } from "../../shared/crypto/hash.js";
+import { UNNAMED_INSTALL } from "../../shared/enforcement/installations.js";
 import {
   checkKeySent,
-  evaluate,
   hostOf,
   scopesText,
   type Ask,
   type Prepared,
 } from "../../shared/enforcement/index.js";
-import type { Lookup } from "../../shared/snapshots/cache.js";
+import { parseAddress } from "../../shared/enforcement/ip.js";
 import { isStorableText } from "../../shared/validation.js";
 import type { IngressDeps } from "../deps.js";
+import { fault } from "../reply.js";
 import { readParams, str, type Params } from "../params.js";
 import type { HttpReply, HttpRequest } from "../types.js";
-import { publicKey, refusal, successReply, unavailable, verifySignature } from "./verify/answer.js";
+import { publicKey, refusal, successReply, verifySignature } from "./verify/answer.js";
 import { clientNotice } from "./verify/notice.js";
-import { countingCall } from "./verify/batch.js";
-import { verifyState, type VerifyState } from "./verify/state.js";
 import { verifyParams } from "./schemas.js";
 
 /**
@@ -44,14 +42,17 @@ function endpointLabel(value: string | undefined): string {
   return label && /^[a-z0-9][a-z0-9_.-]{0,39}$/.test(label) ? label : "verify";
 }
 
-function readVerifyParams(request: HttpRequest, params: Params, apiKey: string, now: number): VerifyParams | null {
+function readVerifyParams(request: HttpRequest, params: Params, apiKey: string, now: number): VerifyParams | "bad_request" | "bad_ip" {
   const domain = optional(params, "domain");
   const scope = optional(params, "scope");
   const ip = optional(params, "ip");
   const install = optional(params, "install");
   const nonce = optional(params, "nonce");
   // The installation id is stored (Redis, PostgreSQL): refuse what PostgreSQL text cannot hold.
-  if (install !== undefined && !isStorableText(install)) return null;
+  if (install !== undefined && !isStorableText(install)) return "bad_request";
+  // An `ip` that is no address is refused, never judged as "no address" (which no deny list
+  // and no country rule matches). Honoured for server keys only: callerAddress.
+  if (ip !== undefined && parseAddress(ip) === null) return "bad_ip";
   return {
     apiKey,
     ask: { domain, scope, visitorIp: ip, remoteAddress: request.remoteAddress, now },
@@ -62,12 +63,12 @@ function readVerifyParams(request: HttpRequest, params: Params, apiKey: string, 
   };
 }
 
-function success(request: HttpRequest, deps: IngressDeps, state: VerifyState, prepared: Prepared, versions: string, p: VerifyParams): HttpReply {
+function success(request: HttpRequest, deps: IngressDeps, prepared: Prepared, versions: string, p: VerifyParams): HttpReply {
   const now = deps.clock.now();
   const ts = Math.floor(now / 1000);
   const { key } = prepared;
   const domain = p.ask.domain ?? "";
-  const tokens = state.entitlement(`${versions}|${p.install ?? ""}|${domain}`, ts, () => ({
+  const tokens = deps.enforcer.entitlement(`${versions}|${p.install ?? ""}|${domain}`, ts, () => ({
     iss: deps.baseUrl(),
     keyId: key.id,
     orgId: key.org_id,
@@ -91,32 +92,6 @@ function success(request: HttpRequest, deps: IngressDeps, state: VerifyState, pr
   });
 }
 
-async function judge(request: HttpRequest, deps: IngressDeps, state: VerifyState, p: VerifyParams): Promise<HttpReply> {
-  const hash = sha256Hex(p.apiKey);
-  const first = deps.snapshots.lookup(hash);
-  let lookup: Lookup = first instanceof Promise ? await first : first;
-  for (let attempt = 0; ; attempt++) {
-    if (!lookup.found) return lookup.loading ? unavailable(request.requestId) : refusal("invalid_key");
-    const { key, org } = lookup.snapshot;
-    const prepared = state.prepare(key.value, org.value);
-    const countries = state.countriesFor(prepared);
-    const countryOf = countries instanceof Promise ? await countries : countries;
-    const verdict = evaluate(prepared, p.ask, countryOf);
-    const outcome = verdict.ok ? "ok" : verdict.reason;
-    const result = await state.batcher.submit(
-      countingCall(lookup.snapshot, outcome, { install: outcome === "ok" ? p.install ?? "" : "", endpoint: p.endpoint, nowMs: p.ask.now }),
-    );
-    if (result.kind === "stale") {
-      // The snapshot changed (or Redis lost it) since it was cached: reload and judge once more.
-      if (attempt > 0) return unavailable(request.requestId);
-      lookup = await deps.snapshots.reload(hash);
-      continue;
-    }
-    if (result.reason === "ok") return success(request, deps, state, prepared, `${key.v}|${org.v}`, p);
-    return refusal(result.reason, publicKey(prepared, p.ask.now));
-  }
-}
-
 export async function verify(request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
   const params = readParams(request);
   if (params === null || !verifyParams(params)) return refusal("bad_request");
@@ -124,13 +99,19 @@ export async function verify(request: HttpRequest, deps: IngressDeps): Promise<H
   const sent = checkKeySent(apiKey);
   if (!sent.ok || apiKey === undefined) return refusal(sent.ok ? "missing_key" : sent.reason);
   const p = readVerifyParams(request, params, apiKey, deps.clock.now());
-  if (p === null) return refusal("bad_request");
-  const state = verifyState(deps);
-  try {
-    return await judge(request, deps, state, p);
-  } catch (error) {
-    // Redis down, a script fault: the caller must treat the service as unreachable.
-    deps.logger.error({ err: error, requestId: request.requestId }, "verify fault");
-    return unavailable(request.requestId);
-  }
+  if (typeof p === "string") return refusal(p);
+  // A call naming no installation is the unnamed installation (shared/enforcement/installations.ts).
+  const enforced = await deps.enforcer.enforce({ apiKey, ask: p.ask, endpoint: p.endpoint, install: p.install ?? UNNAMED_INSTALL });
+  if (enforced.ok) return success(request, deps, enforced.prepared, `${enforced.snapshot.key.v}|${enforced.snapshot.org.v}`, p);
+  if (enforced.fault) return fault(request.requestId, true);
+  return refusal(enforced.reason, enforced.prepared ? publicKey(enforced.prepared, p.ask.now) : undefined);
+}
+
+/**
+ * HEAD verify.php: 405 (Allow: GET, POST). Answering it like GET would run the whole chain
+ * and charge the allowance for an answer nobody can read (docs/security.md, item 11d).
+ */
+export function verifyHead(): HttpReply {
+  const reply = refusal("method_not_allowed");
+  return { ...reply, headers: { ...(reply.headers ?? {}), allow: "GET, POST" } };
 }

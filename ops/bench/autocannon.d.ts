@@ -9,6 +9,7 @@ declare module "autocannon" {
     headers?: Record<string, string>;
     body?: string;
     timeout?: number;
+    workers?: number;
   }
   interface Histogram {
     average: number;

@@ -8,9 +8,9 @@ export interface ServerChild {
   stop(): Promise<void>;
 }
 
-export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 20_000): Promise<ServerChild> {
+export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 20_000, nodeFlags: string[] = []): Promise<ServerChild> {
   // Every server under test gets the ingress's V8 flags, so the comparison stays like for like.
-  const child: ChildProcess = spawn(process.execPath, [...INGRESS_NODE_FLAGS, script, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, [...INGRESS_NODE_FLAGS, ...nodeFlags, script, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
@@ -45,4 +45,20 @@ export function startChild(script: string, args: string[], env: NodeJS.ProcessEn
       reject(new Error(`${script} exited with ${code}: ${stderr}`));
     });
   });
+}
+
+/** An actor (e.g. the usage actor, which applies what verify counts) running beside the gateway, as in production. */
+export function startActor(script: string, name: string, env: NodeJS.ProcessEnv): ServerChild {
+  const child: ChildProcess = spawn(process.execPath, [script, "actor", name], { env, stdio: ["ignore", "ignore", "inherit"] });
+  return {
+    url: "",
+    pid: child.pid ?? 0,
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.once("exit", () => done());
+        child.kill("SIGTERM");
+        setTimeout(() => child.kill("SIGKILL"), 5000).unref();
+      }),
+  };
 }

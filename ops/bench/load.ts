@@ -1,25 +1,29 @@
 import autocannon from "autocannon";
+import { readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
+import { wrkAvailable, wrkOnce, type WrkRun } from "./wrk.js";
 
 /** One load run with the benchmark's fixed settings, and the numbers read around it. */
 
 export interface LoadSettings {
   connections: number;
-  /** Seconds of measured load per target, split over `rounds` interleaved runs. */
-  durationS: number;
+  /** Seconds of each measured run of a target; every target runs once per round. */
+  roundS: number;
   warmupS: number;
   rounds: number;
 }
 
 export interface LoadResult {
   name: string;
+  /** Medians over the rounds: req/s, p50 and p99 in ms. */
   rps: number;
-  /** Mean of the rounds' medians and the worst round's p99, in ms. */
   p50: number;
   p99: number;
   requests: number;
   errors: number;
   non2xx: number;
+  /** Median CPU time (user + system) the server process spent per request, in µs; NaN when unknown. */
+  cpuUs: number;
 }
 
 export interface Target {
@@ -29,42 +33,74 @@ export interface Target {
   body?: string;
   /** Headers besides content-type (the botcheck targets send a browser's). */
   headers?: Record<string, string>;
+  /** The server's process, whose CPU time per request is reported (robust to a busy neighbour, unlike req/s). */
+  pid?: number;
 }
 
-/** One autocannon run: POST of a JSON body. */
-async function once(target: Target, body: string, connections: number, durationS: number) {
-  const headers = { ...(target.headers ?? {}), "content-type": "application/json" };
-  return autocannon({ url: target.url, connections, duration: durationS, method: "POST", headers, body: target.body ?? body });
+/** CPU seconds (user + system) a process has used so far, from /proc; NaN off Linux. */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime are fields 14 and 15 of the line (11 and 12 after the name), in clock ticks (100 Hz).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
 }
+
+/** A load generator: wrk when installed, else autocannon spread over worker threads. */
+export interface Driver {
+  name: string;
+  once(target: Target, body: string, connections: number, durationS: number): Promise<WrkRun>;
+}
+
+export async function chooseDriver(): Promise<Driver> {
+  if (await wrkAvailable()) {
+    return { name: "wrk (1 thread)", once: (t, body, c, d) => wrkOnce(t.url, t.body ?? body, t.headers ?? {}, c, d, 1) };
+  }
+  return { name: "autocannon with 2 workers (wrk not installed: `apt-get install wrk`; autocannon may cap the bare servers)", once: autocannonOnce };
+}
+
+async function autocannonOnce(target: Target, body: string, connections: number, durationS: number): Promise<WrkRun> {
+  const headers = { ...(target.headers ?? {}), "content-type": "application/json" };
+  const r = await autocannon({ url: target.url, connections, duration: durationS, method: "POST", headers, body: target.body ?? body, workers: 2 });
+  return { requests: r["2xx"] + r.non2xx, rps: r["2xx"] / durationS, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+}
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 
 /**
  * Warms every target, then runs them in turn, round after round, so that a neighbour's
- * burst of CPU on a shared machine falls on all of them alike rather than on one.
+ * burst of CPU on a shared machine falls on all of them alike rather than on one; each
+ * figure is the median of the rounds.
  */
-export async function driveAll(targets: readonly Target[], body: string, settings: LoadSettings): Promise<LoadResult[]> {
-  if (settings.warmupS > 0) for (const t of targets) await once(t, body, settings.connections, settings.warmupS);
-  const perRound = Math.max(1, Math.round(settings.durationS / settings.rounds));
-  const totals = targets.map((t) => ({ name: t.name, ok: 0, non2xx: 0, errors: 0, p50s: [] as number[], p99: 0 }));
+export async function driveAll(driver: Driver, targets: readonly Target[], body: string, settings: LoadSettings): Promise<LoadResult[]> {
+  if (settings.warmupS > 0) for (const t of targets) await driver.once(t, body, settings.connections, settings.warmupS);
+  const runs: WrkRun[][] = targets.map(() => []);
+  const cpu: number[][] = targets.map(() => []);
   for (let round = 0; round < settings.rounds; round++) {
     for (let i = 0; i < targets.length; i++) {
-      const r = await once(targets[i], body, settings.connections, perRound);
-      const total = totals[i];
-      total.ok += r["2xx"];
-      total.non2xx += r.non2xx;
-      total.errors += r.errors + r.timeouts;
-      total.p50s.push(r.latency.p50);
-      total.p99 = Math.max(total.p99, r.latency.p99);
+      const before = cpuSeconds(targets[i].pid);
+      const run = await driver.once(targets[i], body, settings.connections, settings.roundS);
+      runs[i].push(run);
+      cpu[i].push(((cpuSeconds(targets[i].pid) - before) * 1e6) / Math.max(run.requests, 1));
     }
   }
-  const seconds = perRound * settings.rounds;
-  return totals.map((t) => ({
+  return targets.map((t, i) => ({
     name: t.name,
-    rps: t.ok / seconds,
-    p50: t.p50s.reduce((a, b) => a + b, 0) / t.p50s.length,
-    p99: t.p99,
-    requests: t.ok + t.non2xx,
-    errors: t.errors,
-    non2xx: t.non2xx,
+    rps: median(runs[i].map((r) => r.rps)),
+    p50: median(runs[i].map((r) => r.p50)),
+    p99: median(runs[i].map((r) => r.p99)),
+    requests: runs[i].reduce((sum, r) => sum + r.requests, 0),
+    errors: runs[i].reduce((sum, r) => sum + r.errors, 0),
+    non2xx: runs[i].reduce((sum, r) => sum + r.non2xx, 0),
+    cpuUs: median(cpu[i]),
   }));
 }
 

@@ -37,7 +37,7 @@ export async function seedBench(databaseUrl: string, nowMs: number): Promise<Ben
       await insertDomain(tx, { orgId: org.id, name: BENCH_DOMAIN, token: randomToken(32), verified: true, nowMs });
       const settings = (name: string, botcheck: boolean, holdMs: number) => ({
         name, domain: BENCH_DOMAIN, environment: "production", industry: "", scopes: [], ip_allow: [], ip_deny: [],
-        ip_binding: false, countries_allow: [], countries_block: [], rate_per_minute: 10_000_000, is_trial: false, expires_at: null,
+        ip_binding: false, countries_allow: [], countries_block: [], rate_per_minute: 10_000_000, rate_per_source_per_minute: null, is_trial: false, expires_at: null,
         botcheck: { enabled: botcheck, hold_ms: holdMs, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
         firewall: null, content_origin: null,
       });

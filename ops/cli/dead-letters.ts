@@ -3,7 +3,7 @@ import { type DeadLetter, listDeadLetters, retryAllDeadLetters, retryDeadLetters
 import type { Keys } from "../../shared/redis/keys.js";
 import { table, text } from "./format.js";
 import { type CliIo, CliFailure, EXIT, print, printJson, UsageError } from "./io.js";
-import { isDeadLetterStream, resolveStream, scanStreams, shortName, sourceOf } from "./redis-scan.js";
+import { isDeadLetterStream, resolveStream, knownStreams, shortName, sourceOf } from "./redis-scan.js";
 
 /**
  * `gateway dead-letters list [stream]` and `retry <stream> <dead-id>...|--all`. A dead
@@ -38,7 +38,7 @@ export async function listCommand(options: Options & { stream?: string; count: n
   const { redis, keys, io, json } = options;
   const sources = options.stream !== undefined
     ? [await resolveStream(redis, keys, options.stream)]
-    : (await scanStreams(redis, keys.prefix)).filter((n) => isDeadLetterStream(keys, n)).map(sourceOf);
+    : (await knownStreams(redis, keys)).filter((n) => isDeadLetterStream(keys, n)).map(sourceOf);
   const letters: DeadLetter[] = [];
   for (const source of sources) letters.push(...(await listDeadLetters(redis, keys, source, { count: options.count })));
   if (json) {

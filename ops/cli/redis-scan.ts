@@ -1,22 +1,24 @@
 import type { Redis } from "ioredis";
 import type { Keys } from "../../shared/redis/keys.js";
 import { CliFailure } from "./io.js";
+import { registeredStreams } from "../../actors/runtime/stream-registry.js";
 
-/** Escapes the glob characters of a prefix for SCAN MATCH. */
-function glob(prefix: string): string {
-  return prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
-}
-
-/** Every stream under the prefix (SCAN ... TYPE stream), sorted. */
-export async function scanStreams(redis: Redis, prefix: string): Promise<string[]> {
-  const found = new Set<string>();
-  let cursor = "0";
-  do {
-    const [next, batch] = await redis.scan(cursor, "MATCH", `${glob(prefix)}*`, "COUNT", 1000, "TYPE", "stream");
-    cursor = next;
-    for (const name of batch) found.add(name);
-  } while (cursor !== "0");
-  return [...found].sort();
+/**
+ * Every stream of the deployment and every dead-letter stream that exists, sorted: read from
+ * the stream registry (actors/runtime/stream-registry.ts), never by scanning the keyspace.
+ */
+export async function knownStreams(redis: Redis, keys: Keys): Promise<string[]> {
+  const registered = await registeredStreams(redis, keys);
+  if (registered.length === 0) return [];
+  const pipeline = redis.pipeline();
+  for (const name of registered) pipeline.type(name).exists(keys.deadLetters(name));
+  const replies = (await pipeline.exec()) ?? [];
+  const found: string[] = [];
+  registered.forEach((name, i) => {
+    if (replies[2 * i]?.[1] === "stream") found.push(name);
+    if (Number(replies[2 * i + 1]?.[1] ?? 0) > 0) found.push(keys.deadLetters(name));
+  });
+  return found.sort();
 }
 
 const DEAD_SUFFIX = ":dead";

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { type Config, ConfigError, parseSecret } from "../../shared/config.js";
 import { seal, unseal } from "../../shared/crypto/seal.js";
-import { secretAad } from "../../shared/db/content.js";
+import { lockSealedRows, SEALED_COLUMNS, writeSealed, type SealedColumn } from "../../shared/db/sealed.js";
 import { createPool, resolveDatabaseUrl, transaction, type PoolClient } from "../../shared/db/pool.js";
 import type { Keys } from "../../shared/redis/keys.js";
 import { type CliIo, CliFailure, EXIT, print, printJson, UsageError } from "./io.js";
@@ -19,33 +19,7 @@ import { type CliIo, CliFailure, EXIT, print, printJson, UsageError } from "./io
  * and names the row: nothing is changed.
  */
 
-interface SealedRow {
-  org_id: number;
-  id: string;
-  sealed: Buffer;
-}
-
-/** Where sealed values live, and the additional data each is bound to. */
-export interface SealedColumn {
-  table: string;
-  column: string;
-  /** SQL expression identifying a row, selected as `id`. */
-  id: string;
-  /** The row's primary key condition, given `id`. */
-  where: string;
-  aad(row: SealedRow): string;
-}
-
-/**
- * Runtime secrets are the only sealed values written today. SIEM tokens and webhook
- * secrets have their columns ready (nullable token_sealed, secret_sealed); the additional
- * data below is what their writers must use, so that they rotate with the rest.
- */
-export const SEALED_COLUMNS: readonly SealedColumn[] = [
-  { table: "secrets", column: "sealed", id: "name", where: "org_id = $2 AND name = $3", aad: (r) => secretAad(r.org_id, r.id) },
-  { table: "siem_destinations", column: "token_sealed", id: "id::text", where: "org_id = $2 AND id = $3::bigint", aad: (r) => `siem:${r.org_id}:${r.id}` },
-  { table: "webhooks", column: "secret_sealed", id: "id::text", where: "org_id = $2 AND id = $3::bigint", aad: (r) => `webhook:${r.org_id}:${r.id}` },
-];
+export { SEALED_COLUMNS, type SealedColumn } from "../../shared/db/sealed.js";
 
 export interface ResealCount {
   table: string;
@@ -72,9 +46,7 @@ function opens(master: Buffer, sealed: Buffer, aad: string): string | null {
 }
 
 async function resealColumn(tx: PoolClient, spec: SealedColumn, oldKey: Buffer, newKey: Buffer): Promise<ResealCount> {
-  const { rows } = await tx.query<SealedRow>(
-    `SELECT org_id, ${spec.id} AS id, ${spec.column} AS sealed FROM ${spec.table} WHERE ${spec.column} IS NOT NULL ORDER BY org_id, ${spec.id} FOR UPDATE`,
-  );
+  const rows = await lockSealedRows(tx, spec);
   const count: ResealCount = { table: spec.table, resealed: 0, unchanged: 0 };
   for (const row of rows) {
     const aad = spec.aad(row);
@@ -86,7 +58,7 @@ async function resealColumn(tx: PoolClient, spec: SealedColumn, oldKey: Buffer, 
       }
       throw new CliFailure(`${spec.table} row ${JSON.stringify(row.id)} of organization ${row.org_id} opens with neither --old nor --new: nothing was changed`);
     }
-    await tx.query(`UPDATE ${spec.table} SET ${spec.column} = $1 WHERE ${spec.where}`, [seal(newKey, plaintext, aad), row.org_id, row.id]);
+    await writeSealed(tx, spec, row, seal(newKey, plaintext, aad));
     count.resealed++;
   }
   return count;

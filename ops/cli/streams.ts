@@ -3,7 +3,7 @@ import { type StreamStats, streamStats } from "../../actors/runtime/stats.js";
 import type { Keys } from "../../shared/redis/keys.js";
 import { count, duration, table } from "./format.js";
 import { type CliIo, EXIT, print, printJson } from "./io.js";
-import { scanStreams, shortName, sourceStreams } from "./redis-scan.js";
+import { knownStreams, shortName, sourceStreams } from "./redis-scan.js";
 
 /**
  * `gateway streams`: every stream under the prefix and each consumer group's length,
@@ -13,7 +13,7 @@ import { scanStreams, shortName, sourceStreams } from "./redis-scan.js";
 export const WATCH_INTERVAL_MS = 2000;
 
 export async function collectStreams(redis: Redis, keys: Keys): Promise<StreamStats[]> {
-  const streams = sourceStreams(keys, await scanStreams(redis, keys.prefix));
+  const streams = sourceStreams(keys, await knownStreams(redis, keys));
   return Promise.all(streams.map((stream) => streamStats(redis, stream, keys)));
 }
 

@@ -30,5 +30,6 @@ export {
 export { type AssessReason, BOTCHECK_REASONS, type BotcheckReason, type GrantReason } from "./reasons.js";
 export { ALLOW_BELOW, DECISIVE, REFUSE_AT, RULES, type Rule } from "./rules.js";
 export { createSignalsParser, type Signals, type SignalsParse, signalsSchema } from "./signals.js";
+export { visitorNetwork } from "./network.js";
 export { issueToken, TOKEN_SECRET_MIN_BYTES, TOKEN_TTL_S, type TokenCheck, type TokenIssue, verifyToken } from "./token.js";
 export { uaHash } from "./ua-hash.js";

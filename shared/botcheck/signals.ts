@@ -89,14 +89,15 @@ export type SignalsParse = { ok: true; signals: Signals } | { ok: false; errors:
  * Builds the parser once (at start-up, not at import). The parser accepts the decoded
  * request value: an object, or a JSON string of one (form encoding). Unknown fields
  * are dropped, so the result holds only the fields of `Signals`. The input is never
- * modified. A value that breaks the schema is refused whole; the route then assesses
+ * modified, unless the caller says it owns it (`owned`: a value parsed for this call
+ * alone, which then is not copied: the copy was a tenth of an assessment's cost). A value that breaks the schema is refused whole; the route then assesses
  * as if no signals were sent.
  */
-export function createSignalsParser(): (raw: unknown) => SignalsParse {
+export function createSignalsParser(): (raw: unknown, owned?: boolean) => SignalsParse {
   const ajv = new Ajv({ allErrors: false, removeAdditional: "all", strict: true });
   const validate = ajv.compile<Signals>(signalsSchema);
-  return (raw) => {
-    const value = decode(raw);
+  return (raw, owned = false) => {
+    const value = decode(raw, owned);
     if (value === undefined) return { ok: false, errors: ["signals must be an object"] };
     if (validate(value)) return { ok: true, signals: value };
     return { ok: false, errors: (validate.errors ?? []).map(describe) };
@@ -104,9 +105,11 @@ export function createSignalsParser(): (raw: unknown) => SignalsParse {
 }
 
 /** A private copy of a plain JSON object, or undefined for anything else. */
-function decode(raw: unknown): unknown {
+function decode(raw: unknown, owned: boolean): unknown {
   let value = raw;
   if (typeof value === "string") {
+    // A string is parsed into a fresh object: it is private already.
+    owned = true;
     if (value.length > SIGNALS_MAX_JSON_CHARS) return undefined;
     try {
       value = JSON.parse(value);
@@ -115,6 +118,7 @@ function decode(raw: unknown): unknown {
     }
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  if (owned) return value;
   try {
     return structuredClone(value);
   } catch {

@@ -1,16 +1,19 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { UA_HASH_BYTES, uaHashBytes } from "./ua-hash.js";
+import { NETWORK_HASH_BYTES, networkHashBytes } from "./network.js";
 
-/** Default lifetime of a pass token: 24 hours. */
+/** Default lifetime of a pass token: 24 hours (docs/security.md, item 9). */
 export const TOKEN_TTL_S = 86_400;
 /** The signing secret must have at least this many bytes. */
 export const TOKEN_SECRET_MIN_BYTES = 32;
 
-const VERSION = 1;
+// Version 2 added the network binding; a version 1 token is refused (the visitor is challenged once more).
+const VERSION = 2;
 const MAX_KEY_ID_BYTES = 64;
 const MAX_EXPIRY_S = 0xffff_ffff;
 const MAC_BYTES = 32;
-const HEADER_BYTES = 1 + 4 + UA_HASH_BYTES; // version, expiry, UA hash; the key id follows
+const NETWORK_AT = 1 + 4 + UA_HASH_BYTES;
+const HEADER_BYTES = NETWORK_AT + NETWORK_HASH_BYTES; // version, expiry, UA hash, network hash; the key id follows
 /** Domain separation: a MAC made for another purpose with the same secret never verifies here. */
 const CONTEXT = Buffer.from("access-gateway/botcheck-token\0", "utf8");
 const SHAPE = /^[A-Za-z0-9_-]{1,200}\.[A-Za-z0-9_-]{43}$/;
@@ -18,6 +21,8 @@ const SHAPE = /^[A-Za-z0-9_-]{1,200}\.[A-Za-z0-9_-]{43}$/;
 export interface TokenIssue {
   keyId: string | number;
   userAgent: string;
+  /** The visitor's address: the token is bound to its /24 (IPv4) or /48 (IPv6). */
+  address: string;
   /** Unix seconds. */
   nowS: number;
   ttlS?: number;
@@ -26,13 +31,15 @@ export interface TokenIssue {
 export interface TokenCheck {
   keyId: string | number;
   userAgent: string;
+  address: string;
   nowS: number;
 }
 
 /**
  * A pass token: `base64url(payload) "." base64url(HMAC-SHA256(secret, context ‖ payload))`.
- * Payload bytes: version (1) ‖ expiry, Unix seconds (uint32 BE) ‖ first 16 bytes of
- * SHA-256(User-Agent) ‖ key id (UTF-8, 1–64 bytes). Nothing in it is secret.
+ * Payload bytes: version (2) ‖ expiry, Unix seconds (uint32 BE) ‖ first 16 bytes of
+ * SHA-256(User-Agent) ‖ first 8 bytes of SHA-256(visitor network, network.ts) ‖ key id
+ * (UTF-8, 1–64 bytes). Nothing in it is secret.
  * Throws only on programming faults (bad secret, bad time, bad key id).
  */
 export function issueToken(issue: TokenIssue, secret: Buffer): string {
@@ -48,13 +55,14 @@ export function issueToken(issue: TokenIssue, secret: Buffer): string {
   payload.writeUInt8(VERSION, 0);
   payload.writeUInt32BE(expiresS, 1);
   uaHashBytes(issue.userAgent).copy(payload, 5);
+  networkHashBytes(issue.address).copy(payload, NETWORK_AT);
   keyId.copy(payload, HEADER_BYTES);
   return `${payload.toString("base64url")}.${mac(payload, secret).toString("base64url")}`;
 }
 
 /**
- * True only for an untampered token of this secret, for this key and user agent,
- * before its expiry (valid while nowS < expiry). Never throws on the token.
+ * True only for an untampered token of this secret, for this key, user agent and
+ * visitor network, before its expiry (valid while nowS < expiry). Never throws on the token.
  */
 export function verifyToken(token: unknown, check: TokenCheck, secret: Buffer): boolean {
   assertSecret(secret);
@@ -67,7 +75,8 @@ export function verifyToken(token: unknown, check: TokenCheck, secret: Buffer): 
   if (!timingSafeEqual(given, mac(payload, secret))) return false;
   if (payload.readUInt8(0) !== VERSION) return false;
   if (check.nowS >= payload.readUInt32BE(1)) return false;
-  if (!uaHashBytes(check.userAgent).equals(payload.subarray(5, HEADER_BYTES))) return false;
+  if (!uaHashBytes(check.userAgent).equals(payload.subarray(5, NETWORK_AT))) return false;
+  if (!networkHashBytes(check.address).equals(payload.subarray(NETWORK_AT, HEADER_BYTES))) return false;
   return payload.subarray(HEADER_BYTES).equals(Buffer.from(String(check.keyId), "utf8"));
 }
 

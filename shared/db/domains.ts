@@ -52,3 +52,12 @@ export async function verifiedDomains(db: Queryable, orgId: number): Promise<str
   );
   return rows.map((r) => r.name);
 }
+
+/** The organization holding `name` verified (the oldest such domain), or null. */
+export async function orgOfVerifiedDomain(db: Queryable, name: string): Promise<number | null> {
+  const { rows } = await db.query<{ org_id: number }>(
+    "SELECT org_id FROM domains WHERE name = $1 AND verified ORDER BY id LIMIT 1",
+    [name],
+  );
+  return rows[0]?.org_id ?? null;
+}

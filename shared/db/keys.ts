@@ -9,37 +9,11 @@ export interface BotcheckSettings {
   blocked_url?: string | null;
 }
 
-export interface KeyRow {
-  id: number;
-  org_id: number;
-  key_hash: Buffer;
-  prefix: string;
-  kind: "client" | "server";
-  name: string;
-  domain: string | null;
-  environment: string;
-  industry: string;
-  scopes: string[];
-  ip_allow: string[];
-  ip_deny: string[];
-  ip_binding: boolean;
-  countries_allow: string[];
-  countries_block: string[];
-  rate_per_minute: number;
-  is_trial: boolean;
-  expires_at: Date | null;
-  botcheck: BotcheckSettings;
-  firewall: Record<string, unknown> | null;
-  content_origin: string | null;
-  status: "active" | "suspended" | "revoked";
-  suspended_by: string | null;
-  revoked_at: Date | null;
-  rotated_from: number | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-/** Fields an operator sets (operator-api.md section 2, key body). */
+/**
+ * Fields an operator sets (operator-api.md section 2, key body), declared once: the row
+ * (KeyRow), the snapshot verify reads (KeySnapshot) and the admin schema (keys.ts,
+ * `satisfies Record<keyof KeySettings, …>`) derive from it.
+ */
 export interface KeySettings {
   name: string;
   domain: string | null;
@@ -52,6 +26,7 @@ export interface KeySettings {
   countries_allow: string[];
   countries_block: string[];
   rate_per_minute: number;
+  rate_per_source_per_minute: number | null;
   is_trial: boolean;
   expires_at: string | null;
   botcheck: BotcheckSettings;
@@ -59,9 +34,25 @@ export interface KeySettings {
   content_origin: string | null;
 }
 
+/** An api_keys row: the settings (expires_at as a timestamp) plus identity and lifecycle. */
+export interface KeyRow extends Omit<KeySettings, "expires_at"> {
+  id: number;
+  org_id: number;
+  key_hash: Buffer;
+  prefix: string;
+  kind: "client" | "server";
+  expires_at: Date | null;
+  status: "active" | "suspended" | "revoked";
+  suspended_by: string | null;
+  revoked_at: Date | null;
+  rotated_from: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export const SETTING_COLUMNS = [
   "name", "domain", "environment", "industry", "scopes", "ip_allow", "ip_deny", "ip_binding", "countries_allow",
-  "countries_block", "rate_per_minute", "is_trial", "expires_at", "botcheck", "firewall", "content_origin",
+  "countries_block", "rate_per_minute", "rate_per_source_per_minute", "is_trial", "expires_at", "botcheck", "firewall", "content_origin",
 ] as const satisfies readonly (keyof KeySettings)[];
 
 const JSON_COLUMNS = new Set(["botcheck", "firewall"]);
@@ -183,4 +174,13 @@ export async function setInstallationStatus(
     [keyId, install, status, nowMs],
   );
   return rows[0];
+}
+
+/** A rotated key's successor keeps its installations (rotation must not lock the site out). */
+export async function copyInstallations(tx: Queryable, fromKeyId: number, toKeyId: number): Promise<void> {
+  await tx.query(
+    `INSERT INTO installations (key_id, install, status, first_seen_at, last_seen_at)
+     SELECT $2, install, status, first_seen_at, last_seen_at FROM installations WHERE key_id = $1`,
+    [fromKeyId, toKeyId],
+  );
 }

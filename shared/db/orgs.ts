@@ -99,3 +99,22 @@ export async function findMemberByEmail(db: Queryable, orgId: number, email: str
   const { rows } = await db.query<MemberRow>("SELECT * FROM members WHERE org_id = $1 AND email = lower($2)", [orgId, email]);
   return rows[0] ?? null;
 }
+
+/** Locks the orgs table against writers for the rest of the transaction and counts its rows (seeding once). */
+export async function lockAndCountOrgs(tx: Queryable): Promise<number> {
+  await tx.query("LOCK TABLE orgs IN EXCLUSIVE MODE");
+  const { rows } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM orgs");
+  return rows[0].n;
+}
+
+/** Every organization's id, in order (a full rebuild of the snapshots). */
+export async function allOrgIds(db: Queryable): Promise<number[]> {
+  const { rows } = await db.query<{ id: number }>("SELECT id FROM orgs ORDER BY id");
+  return rows.map((r) => r.id);
+}
+
+/** An organization's row, locked for the rest of the transaction. */
+export async function lockOrg(db: Queryable, orgId: number): Promise<OrgRow | null> {
+  const { rows } = await db.query<OrgRow>("SELECT * FROM orgs WHERE id = $1 FOR UPDATE", [orgId]);
+  return rows[0] ?? null;
+}

@@ -27,8 +27,13 @@ export function databaseName(url: string): string {
 
 export function createPool(url: string, max = 10): Pool {
   const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 10_000, connectionTimeoutMillis: 5_000 });
-  // An idle client losing its connection must not crash the process; the next query reconnects.
+  // A client losing its connection must not crash the process: idle ones report to the
+  // pool, checked-out ones to themselves (an 'error' event nobody listens to is thrown).
+  // Their queries fail and reach the caller; the pool drops the broken client on release.
   pool.on("error", () => {});
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+  });
   return pool;
 }
 
@@ -71,4 +76,9 @@ export async function ensureDatabase(url: string): Promise<boolean> {
   } finally {
     await client.end();
   }
+}
+
+/** One trivial query: is PostgreSQL answering (health checks). */
+export async function ping(db: Queryable): Promise<void> {
+  await db.query("SELECT 1");
 }

@@ -10,6 +10,8 @@ export interface StoredFinding {
   summary: string;
   detail: string;
   evidence: string;
+  /** The check result the score was keyed on; null for findings stored before it was recorded. */
+  result: string | null;
 }
 
 export interface ScanRow {
@@ -58,9 +60,9 @@ export async function insertScan(
   const findings = scan.section.findings;
   if (findings.length > 0) {
     await db.query(
-      `INSERT INTO findings (scan_id, finding_key, grp, label, status, summary, detail, evidence, position)
-       SELECT $1, f.id, f.grp, f.label, f.status, f.summary, f.detail, f.evidence, f.position
-       FROM jsonb_to_recordset($2::jsonb) AS f(id text, grp text, label text, status text, summary text, detail text, evidence text, position int)
+      `INSERT INTO findings (scan_id, finding_key, grp, label, status, summary, detail, evidence, result, position)
+       SELECT $1, f.id, f.grp, f.label, f.status, f.summary, f.detail, f.evidence, f.result, f.position
+       FROM jsonb_to_recordset($2::jsonb) AS f(id text, grp text, label text, status text, summary text, detail text, evidence text, result text, position int)
        ON CONFLICT DO NOTHING`,
       [rows[0].id, JSON.stringify(findings.map((f, i) => ({ ...f, grp: f.group, position: i })))],
     );
@@ -74,7 +76,7 @@ function normalize(row: ScanRow): ScanRow {
 
 export async function findingsOf(db: Queryable, scanId: number): Promise<StoredFinding[]> {
   const { rows } = await db.query<StoredFinding & { grp: string }>(
-    `SELECT finding_key AS id, grp, label, status, summary, detail, evidence FROM findings WHERE scan_id = $1 ORDER BY position`,
+    `SELECT finding_key AS id, grp, label, status, summary, detail, evidence, result FROM findings WHERE scan_id = $1 ORDER BY position`,
     [scanId],
   );
   return rows.map(({ grp, ...f }) => ({ ...f, group: grp }));
@@ -147,18 +149,13 @@ export async function acknowledgementsOf(db: Queryable, orgId: number, domain: s
   return new Map(rows.map((r) => [r.finding_key, r]));
 }
 
-export async function insertEvent(
-  db: Queryable,
-  event: { orgId: number; type: string; timeMs: number; domain: string; payload: Record<string, unknown> },
-): Promise<number> {
-  const { rows } = await db.query<{ id: number }>(
-    `INSERT INTO events (org_id, type, time, domain, payload) VALUES ($1, $2, to_timestamp($3 / 1000.0), $4, $5) RETURNING id`,
-    [event.orgId, event.type, event.timeMs, event.domain, JSON.stringify(event.payload)],
-  );
-  return rows[0].id;
-}
-
 export async function scanById(db: Queryable, id: number): Promise<ScanRow | null> {
   const { rows } = await db.query<ScanRow>("SELECT * FROM scans WHERE id = $1", [id]);
   return rows[0] ? normalize(rows[0]) : null;
+}
+
+/** Whether a scan job's sections are already stored (a redelivered job). */
+export async function jobStored(db: Queryable, jobId: string): Promise<boolean> {
+  const { rows } = await db.query("SELECT 1 FROM scans WHERE job_id = $1 LIMIT 1", [jobId]);
+  return rows.length > 0;
 }

@@ -79,12 +79,14 @@ export function listHas(list: AddressList, address: Address | null): boolean {
 
 /**
  * The address the IP and country rules judge: the visitor's (`ip` parameter) when a
- * server asks on a visitor's behalf, unless IP binding is on for the key; then the
- * connecting address counts whatever was sent. An `ip` parameter that is no address
- * is judged as an address that matches no list and no country.
+ * server key asks on a visitor's behalf, unless IP binding is on for the key; then the
+ * connecting address counts whatever was sent. A client key is public: what its caller
+ * claims proves nothing, so its `ip` is never honoured (docs/security.md, item 2). The
+ * ingress refuses an `ip` that is no address (bad_ip) before the rules run; here one
+ * still matches no list and no country.
  */
-export function callerAddress(key: Pick<KeySnapshot, "ip_binding">, ask: Pick<Ask, "visitorIp" | "remoteAddress">): Address | null {
-  if (key.ip_binding || ask.visitorIp === undefined) return parseAddress(ask.remoteAddress);
+export function callerAddress(key: Pick<KeySnapshot, "ip_binding" | "kind">, ask: Pick<Ask, "visitorIp" | "remoteAddress">): Address | null {
+  if (key.ip_binding || key.kind !== "server" || ask.visitorIp === undefined) return parseAddress(ask.remoteAddress);
   return parseAddress(ask.visitorIp);
 }
 

@@ -32,22 +32,49 @@ export function createKeys(prefix: string) {
     secretSnapshot: (orgId: KeyId) => `${prefix}${tag(orgId)}:secrets:${orgId}`,
     /** Per-key fixed one-minute window: minute = floor(now_s / 60). */
     rateWindow: (orgId: KeyId, keyId: KeyId, minute: number) => `${prefix}${tag(orgId)}:rate:${keyId}:${minute}`,
+    /** The key's window of place-rule refusals (domain, IP, country): kept apart so they never take honest callers' slots. */
+    placeWindow: (orgId: KeyId, keyId: KeyId, minute: number) => `${prefix}${tag(orgId)}:rate:${keyId}:${minute}:place`,
+    /** Per-source window of one key (rate_per_source_per_minute); `source` is a digest of the source network, never an address. */
+    sourceWindow: (orgId: KeyId, keyId: KeyId, minute: number, source: string) => `${prefix}${tag(orgId)}:rate:${keyId}:${minute}:src:${source}`,
     /** Calls counted in the organization's current cycle (pooled across its keys). */
     cycleUsed: (orgId: KeyId, cycleStart: number) => `${prefix}${tag(orgId)}:used:${orgId}:${cycleStart}`,
     /** Hash install → status (approved, pending, blocked) for one key. */
     installations: (orgId: KeyId, keyId: KeyId) => `${prefix}${tag(orgId)}:inst:${keyId}`,
+    /** Set of the endpoint labels one key used on a UTC day (capped: docs/security.md, item 4). */
+    endpointLabels: (orgId: KeyId, keyId: KeyId, day: string) => `${prefix}${tag(orgId)}:labels:${keyId}:${day}`,
+    /** Installations of one key recorded pending on a UTC day (capped). */
+    pendingInstalls: (orgId: KeyId, keyId: KeyId, day: string) => `${prefix}${tag(orgId)}:instnew:${keyId}:${day}`,
     /** Usage events of every organization of one shard. */
     usageStream: (shard: number) => `${prefix}{s:${shard}}:stream:usage`,
     usageStreamOf: (orgId: KeyId) => `${prefix}${tag(orgId)}:stream:usage`,
     /** Any other stream by name (scan jobs, events, notifications, ...). */
     stream: (name: string) => `${prefix}stream:${name}`,
     deadLetters: (stream: string) => `${stream}:dead`,
+    /** Set of every stream's name, added where a stream is made (group creation, publishers): /metrics and the CLI read it instead of scanning. */
+    streamRegistry: () => `${prefix}streams`,
     /** Idempotency marker of one handled message (actor runtime). */
     handled: (group: string, messageId: string) => `${prefix}done:${group}:${messageId}`,
     /** Reply list of a request/reply exchange between ingress and an actor. */
     reply: (requestId: string) => `${prefix}reply:${requestId}`,
     challenge: (nonce: string) => `${prefix}challenge:${nonce}`,
     scanBudget: (orgId: KeyId, hour: number) => `${prefix}scanrate:${orgId}:${hour}`,
+    /** One actor process's published metrics (JSON), and the set of publishers by time. */
+    actorMetrics: (processName: string) => `${prefix}metrics:actor:${processName}`,
+    actorMetricsIndex: () => `${prefix}metrics:actors`,
+    /** Hash: the cached status page (json, etag, built_at, snapshot); shared by every ingress process. */
+    statusDocument: () => `${prefix}status:doc`,
+    /** Lock: the one ingress process building the status document this minute. */
+    statusBuildLock: () => `${prefix}status:building`,
+    /** Lease: the one prober checking this service in this interval slot. */
+    probeLease: (service: string, slotMs: number) => `${prefix}status:probe:${service}:${slotMs}`,
+    /** A rendered quarterly report (short-lived). */
+    statusReport: (quarter: string) => `${prefix}status:report:${quarter}`,
+    /** Per-organization fixed one-hour window of a limited action (assignment changes, re-checks). */
+    hourlyBudget: (name: string, orgId: KeyId, hour: number) => `${prefix}budget:${name}:${orgId}:${hour}`,
+    /** Bumped after every SIEM destination change: the pusher's fan-out reloads its destinations when it moves. */
+    siemVersion: () => `${prefix}siem:version`,
+    /** Pub/sub channel telling pushers that destinations changed (start or stop their delivery loops). */
+    siemChanged: () => `${prefix}siem:changed`,
     clockOffset: () => `${prefix}clock:offset`,
     clockChannel: () => `${prefix}clock:moved`,
   } as const;

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Clock } from "../clock.js";
-import { installationsOf, keysOfOrg, type KeyRow } from "../db/keys.js";
+import { findKey, installationsOf, keysOfOrg, type KeyRow } from "../db/keys.js";
 import { verifiedDomains } from "../db/domains.js";
 import { contentOf, secretsOf } from "../db/content.js";
-import { allowanceOf, cycleUsed, findOrg, orgCycle, type OrgRow } from "../db/orgs.js";
+import { allOrgIds, allowanceOf, cycleUsed, findOrg, orgCycle, type OrgRow } from "../db/orgs.js";
 import type { Pool, Queryable } from "../db/pool.js";
+import { clearPending, markPending, type ProjectionKind, withEntityLock } from "../db/projections.js";
 import type { Logger } from "../log.js";
 import type { Keys } from "../redis/keys.js";
 import type { KeySnapshot, OrgSnapshot, SnapshotChange } from "./types.js";
@@ -16,6 +17,12 @@ import type { KeySnapshot, OrgSnapshot, SnapshotChange } from "./types.js";
  * `rebuildAll` projects everything again and restores the counters PostgreSQL knows.
  * The version of a snapshot is a digest of its JSON, so re-projecting an unchanged row
  * leaves every ingress cache valid, and any change is seen by verify's version check.
+ *
+ * A projection is owed before it is written: `tracked` marks it in PostgreSQL
+ * (projection_pending), writes Redis, then clears the mark. If Redis refuses the write
+ * the admin call still fails (500), but the mark stays and the reconcile loop
+ * (reconcile.ts) projects again within a second or two of Redis coming back: a
+ * committed revocation cannot silently stay unprojected.
  */
 
 export function digest(json: string): string {
@@ -39,6 +46,7 @@ export function keySnapshotOf(row: KeyRow): KeySnapshot {
     countries_allow: row.countries_allow,
     countries_block: row.countries_block,
     rate_per_minute: row.rate_per_minute,
+    rate_per_source_per_minute: row.rate_per_source_per_minute,
     is_trial: row.is_trial,
     expires_at_ms: row.expires_at?.getTime() ?? null,
     status: row.status === "suspended" ? "suspended" : "active",
@@ -121,46 +129,48 @@ export function createProjector(deps: ProjectorDeps) {
    * committed, so the last one to run reads the newest row: two concurrent changes can
    * never leave the older snapshot in Redis.
    */
-  async function serialized(kind: number, id: number, fn: (q: Queryable) => Promise<void>): Promise<void> {
-    const client = await db.connect();
-    try {
-      await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock($1, $2)", [kind, id]);
-      await fn(client);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+  function serialized(kind: number, id: number, fn: (q: Queryable) => Promise<void>): Promise<void> {
+    return withEntityLock(db, kind, id, fn);
+  }
+
+  async function tracked(kind: ProjectionKind, id: number, project: () => Promise<void>): Promise<void> {
+    const seq = await markPending(db, kind, id, clock.now());
+    await project();
+    await clearPending(db, kind, id, seq);
   }
 
   return {
     async contentChanged(orgId: number): Promise<void> {
-      await serialized(3, orgId, (q) => writeContent(q, orgId));
-      await publish({ type: "content", id: orgId });
+      await tracked("content", orgId, async () => {
+        await serialized(3, orgId, (q) => writeContent(q, orgId));
+        await publish({ type: "content", id: orgId });
+      });
     },
 
     /** `installations`: also copy the key's installations from PostgreSQL (a new, rotated key). */
     async keyChanged(keyId: number, options: { installations?: boolean } = {}): Promise<void> {
-      let found = false;
-      await serialized(1, keyId, async (q) => {
-        const { rows } = await q.query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [keyId]);
-        if (rows[0]) await writeKey(q, rows[0], options.installations ?? false);
-        found = rows[0] !== undefined;
+      await tracked("key", keyId, async () => {
+        let found = false;
+        await serialized(1, keyId, async (q) => {
+          const row = await findKey(q, keyId);
+          // A re-projection (reconcile) copies installations too: HSETNX never overwrites a newer status.
+          if (row) await writeKey(q, row, options.installations ?? false);
+          found = row !== null;
+        });
+        if (found) await publish({ type: "key", id: keyId });
       });
-      if (found) await publish({ type: "key", id: keyId });
     },
 
     async orgChanged(orgId: number): Promise<void> {
-      let found = false;
-      await serialized(2, orgId, async (q) => {
-        const row = await findOrg(q, orgId);
-        if (row) await writeOrg(q, row);
-        found = row !== null;
+      await tracked("org", orgId, async () => {
+        let found = false;
+        await serialized(2, orgId, async (q) => {
+          const row = await findOrg(q, orgId);
+          if (row) await writeOrg(q, row);
+          found = row !== null;
+        });
+        if (found) await publish({ type: "org", id: orgId });
       });
-      if (found) await publish({ type: "org", id: orgId });
     },
 
     async installationChanged(orgId: number, keyId: number, install: string, status: string): Promise<void> {
@@ -170,9 +180,9 @@ export function createProjector(deps: ProjectorDeps) {
     /** Everything, from PostgreSQL. The sentinel is set last: until then verify answers 503. */
     async rebuildAll(): Promise<{ orgs: number; keys: number }> {
       const started = Date.now();
-      const { rows: orgIds } = await db.query<{ id: number }>("SELECT id FROM orgs ORDER BY id");
+      const orgIds = await allOrgIds(db);
       let keyCount = 0;
-      for (const { id } of orgIds) {
+      for (const id of orgIds) {
         const org = await findOrg(db, id);
         if (!org) continue;
         await writeOrg(db, org);
@@ -196,7 +206,7 @@ export type Projector = ReturnType<typeof createProjector>;
  * Watches the sentinel; when Redis has lost it, rebuilds. A short lock keeps several
  * processes from rebuilding at once (a duplicate rebuild would be harmless, only wasteful).
  */
-export function watchSnapshots(deps: ProjectorDeps & { projector: Projector; intervalMs?: number }): { stop(): void } {
+export function watchSnapshots(deps: ProjectorDeps & { projector: Projector; intervalMs?: number; onRebuild?: () => void }): { stop(): void } {
   const { redis, keys, projector, logger } = deps;
   let running = false;
   const lockKey = `${keys.snapshotSentinel()}:rebuilding`;
@@ -208,6 +218,7 @@ export function watchSnapshots(deps: ProjectorDeps & { projector: Projector; int
       if ((await redis.set(lockKey, "1", "PX", 30_000, "NX")) !== "OK") return;
       try {
         logger.warn("snapshot sentinel missing: rebuilding from PostgreSQL");
+        deps.onRebuild?.();
         await projector.rebuildAll();
       } finally {
         await redis.del(lockKey);

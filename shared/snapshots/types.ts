@@ -1,29 +1,16 @@
-import type { BotcheckSettings } from "../db/keys.js";
+import type { KeySettings } from "../db/keys.js";
 import type { Plan } from "../plans.js";
 
 /** What verify needs of a key: a projection of its api_keys row. */
-export interface KeySnapshot {
+export interface KeySnapshot extends Omit<KeySettings, "expires_at" | "rate_per_source_per_minute"> {
   id: number;
   org_id: number;
   kind: "client" | "server";
-  name: string;
   prefix: string;
-  environment: string;
-  industry: string;
-  scopes: string[];
-  domain: string | null;
-  ip_allow: string[];
-  ip_deny: string[];
-  ip_binding: boolean;
-  countries_allow: string[];
-  countries_block: string[];
-  rate_per_minute: number;
-  is_trial: boolean;
+  /** Per-source limit of the key (docs/security.md); null = none. Absent in snapshots projected before it existed. */
+  rate_per_source_per_minute?: number | null;
   expires_at_ms: number | null;
   status: "active" | "suspended";
-  botcheck: BotcheckSettings;
-  firewall: Record<string, unknown> | null;
-  content_origin: string | null;
 }
 
 /** What verify needs of the key's organization. */

@@ -11,6 +11,8 @@ export const TEST_SECRET = "11".repeat(32);
 
 export interface TestGateway {
   url: string;
+  /** The internal metrics listener (METRICS_PORT): GET `${metricsUrl}/metrics`. */
+  metricsUrl: string;
   ctx: Context;
   ingress: RunningIngress;
   prefix: string;
@@ -38,6 +40,7 @@ export async function startTestGateway(label: string, extraEnv: Record<string, s
     GATEWAY_TEST_CLOCK: "1",
     GATEWAY_ENV: "production",
     LOG_LEVEL: "silent",
+    METRICS_PORT: "0",
     ...extraEnv,
   };
   const config = loadConfig(env);
@@ -70,6 +73,7 @@ export async function startTestGateway(label: string, extraEnv: Record<string, s
 
   return {
     url,
+    metricsUrl: `http://127.0.0.1:${ingress.metricsPort}`,
     ctx,
     ingress,
     prefix,
@@ -108,7 +112,7 @@ export async function cleanRedis(prefix: string): Promise<void> {
 }
 
 /** Polls until `probe` returns a truthy value (bounded); for observable events, not sleeps. */
-export async function waitFor<T>(probe: () => Promise<T> | T, timeoutMs = 5000, intervalMs = 25): Promise<NonNullable<T>> {
+export async function waitFor<T>(probe: () => Promise<T> | T, timeoutMs = 10_000, intervalMs = 25): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

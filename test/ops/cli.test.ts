@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { moveToDeadLetters } from "../../actors/runtime/dead-letters.js";
+import { registerStream } from "../../actors/runtime/stream-registry.js";
 import { type CliIo, runCli } from "../../ops/cli.js";
 import { sha256Hex } from "../../shared/crypto/hash.js";
 import { createKeys } from "../../shared/redis/keys.js";
@@ -229,6 +230,9 @@ describe("redis commands", () => {
     const quiet = keys.stream("cli-quiet");
     for (let i = 0; i < 3; i++) await redis.xadd(scan, "*", "data", JSON.stringify({ n: i }));
     await redis.xadd(quiet, "*", "data", "{}");
+    // Raw XADDs play a publisher: publishers register what they make (actors/runtime/stream-registry.ts).
+    await registerStream(redis, keys, scan);
+    await registerStream(redis, keys, quiet);
     await redis.xgroup("CREATE", scan, "scanner", "0");
     await redis.xgroup("CREATE", scan, "auditor", "$");
     await redis.xreadgroup("GROUP", "scanner", "c1", "COUNT", 2, "STREAMS", scan, ">");
@@ -284,6 +288,7 @@ describe("redis commands", () => {
     const { redis, keys, clock } = gw.ctx;
     const stream = keys.stream("cli-jobs");
     await redis.xgroup("CREATE", stream, "worker", "0", "MKSTREAM");
+    await registerStream(redis, keys, stream);
     const payloads = ['{"job":1}', '{"job":2}', '{"job":3}'];
     for (const data of payloads) await redis.xadd(stream, "*", "data", data);
     const read = (await redis.xreadgroup("GROUP", "worker", "w1", "COUNT", 3, "STREAMS", stream, ">")) as [string, [string, string[]][]][];

@@ -1,11 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanRedis, waitFor } from "../helpers/gateway.js";
 
-/** The whole tree as an operator starts it: `node dist/ops/start.js` (what `npm start` runs after building). */
+/** The whole tree as an operator starts it: `npm start`'s own command (what it runs after building). */
+
+const startScript = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts.start;
 
 const user = process.env.PGUSER || userInfo().username;
 const database = `gwtest_start_${randomBytes(4).toString("hex")}`;
@@ -26,9 +29,11 @@ const line = (pattern: RegExp) => pattern.exec(output)?.[1];
 
 describe("npm start (supervisor)", () => {
   it("creates the database, seeds and prints the demo keys and admin token, serves, restarts a crashed child, stops on SIGTERM", async () => {
-    supervisor = spawn(process.execPath, ["dist/ops/start.js"], {
+    const { GATEWAY_ENV: _unset, ...fresh } = process.env;
+    // `npm install && npm start` on a fresh machine: no GATEWAY_ENV, no GATEWAY_SECRET.
+    supervisor = spawn("sh", ["-c", startScript], {
       env: {
-        ...process.env, PORT: "0", REDIS_PREFIX: prefix, DATABASE_URL: `postgres://${user}@127.0.0.1:5432/${database}`,
+        ...fresh, PORT: "0", METRICS_PORT: "0", REDIS_PREFIX: prefix, DATABASE_URL: `postgres://${user}@127.0.0.1:5432/${database}`,
         ADMIN_TOKEN: "", GATEWAY_SECRET: "", GATEWAY_TEST_CLOCK: "", LOG_LEVEL: "info", INGRESS_PROCESSES: "2",
       },
       stdio: ["ignore", "pipe", "pipe"],
@@ -39,8 +44,9 @@ describe("npm start (supervisor)", () => {
     const url = await waitFor(() => line(/listening on (http:\/\/[^\s]+)/), 20_000);
     expect(output).toContain(`created database ${database}`);
     const token = line(/ADMIN_TOKEN=(\S+)/);
-    const clientKey = line(/client key: (ak_live_\S+)/);
-    const serverKey = line(/server key: (sk_live_\S+)/);
+    // Demo mode is a development environment: test-prefixed keys, a stored development secret.
+    const clientKey = line(/client key: (ak_test_\S+)/);
+    const serverKey = line(/server key: (sk_test_\S+)/);
     expect(token && clientKey && serverKey).toBeTruthy();
 
     await waitFor(async () => (await fetch(`${url}/healthz`)).status === 200, 10_000);
@@ -68,6 +74,21 @@ describe("npm start (supervisor)", () => {
     expect(code).toBe(0);
     supervisor = null;
   }, 60_000);
+
+  it("refuses to start in production without GATEWAY_SECRET, naming it, before touching anything", async () => {
+    for (const role of [[], ["ingress"], ["actor", "usage"]]) {
+      const child = spawn(process.execPath, ["dist/ops/start.js", ...role], {
+        env: { ...process.env, GATEWAY_ENV: "production", GATEWAY_SECRET: "", PORT: "0", DATABASE_URL: "postgres://127.0.0.1:1/none" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let err = "";
+      child.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      expect([role.join(" "), code]).toEqual([role.join(" "), 78]);
+      expect(err).toContain("GATEWAY_SECRET");
+      expect(err).toContain("GATEWAY_ENV=production");
+    }
+  });
 
   it("a bad configuration value stops start-up naming the variable", async () => {
     const child = spawn(process.execPath, ["dist/ops/start.js"], { env: { ...process.env, PORT: "eighty" }, stdio: ["ignore", "pipe", "pipe"] });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, ENVIRONMENT, loadConfig, parseSecret } from "../../shared/config.js";
+import { ConfigError, defaultIngressProcesses, ENVIRONMENT, loadConfig, parseSecret } from "../../shared/config.js";
 import { readSpec } from "../helpers/spec.js";
 
 /** The variable names of the environment table in operator-api.md section 1. */
@@ -169,5 +169,11 @@ describe("loadConfig secrets", () => {
     const error = configError({ DATABASE_URL: "postgres://gw:s3cret@db:5432:5432/x" });
     expect(error.variable).toBe("DATABASE_URL");
     expect(error.message).not.toContain("s3cret");
+  });
+});
+
+describe("INGRESS_PROCESSES default", () => {
+  it("is one process below 4 cores, one per core from 4, at most 8", () => {
+    expect([1, 2, 3, 4, 6, 8, 16].map(defaultIngressProcesses)).toEqual([1, 1, 1, 4, 6, 8, 8]);
   });
 });

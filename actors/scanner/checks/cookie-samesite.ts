@@ -11,7 +11,8 @@ export const cookieSameSite = defineCheck({
   results: {
     "samesite-ok": { status: "pass", summary: "Every cookie is SameSite=Lax or Strict." },
     "samesite-cross-site": { status: "pass", summary: "Cookies set SameSite; some are deliberately cross-site (None; Secure)." },
-    "samesite-missing": { status: "warn", summary: "Some cookies have no SameSite attribute." },
+    "samesite-missing": { status: "warn", summary: "Some cookies have no SameSite attribute (browsers default to Lax)." },
+    "samesite-csrf-missing": { status: "fail", summary: "An anti-CSRF cookie has no SameSite attribute." },
     "samesite-none-insecure": { status: "fail", summary: "SameSite=None without Secure: browsers reject the cookie." },
     "samesite-invalid": { status: "fail", summary: "A SameSite value is not Strict, Lax or None." },
     "samesite-not-applicable": { status: "info", summary: "No cookies are set." },
@@ -24,6 +25,9 @@ export const cookieSameSite = defineCheck({
     const noneInsecure = cookies.filter((c) => c.cookie.sameSite === "none" && !c.cookie.secure);
     if (noneInsecure.length > 0) return outcome("samesite-none-insecure", `SameSite=None without Secure: ${noneInsecure.map((c) => c.cookie.name).join(", ")}.`, cookieEvidence(noneInsecure));
     const missing = cookies.filter((c) => c.cookie.sameSite === null);
+    // The Observatory's rule: a CSRF token is exactly the cookie SameSite should guard.
+    const csrf = missing.filter((c) => /csrf/i.test(c.cookie.name));
+    if (csrf.length > 0) return outcome("samesite-csrf-missing", `No SameSite on ${csrf.map((c) => c.cookie.name).join(", ")}.`, cookieEvidence(csrf));
     if (missing.length > 0) return outcome("samesite-missing", `No SameSite on ${missing.map((c) => c.cookie.name).join(", ")}; set Lax or Strict.`, cookieEvidence(missing));
     const crossSite = cookies.filter((c) => c.cookie.sameSite === "none");
     if (crossSite.length > 0) return outcome("samesite-cross-site", `SameSite=None on ${crossSite.map((c) => c.cookie.name).join(", ")}.`, cookieEvidence(crossSite));

@@ -1,6 +1,6 @@
 import { defineCheck, outcome } from "../finding.js";
 import { broadSources, parseCspPolicies } from "../records/csp.js";
-import { firstHeader, headerLine, headerValues } from "../records/headers.js";
+import { headerLine, headerValues } from "../records/headers.js";
 import type { WebEvidence } from "../retrieve/evidence.js";
 import { NO_RESPONSE_DETAIL, primaryResponse } from "./support.js";
 
@@ -14,7 +14,7 @@ export const frameOptions = defineCheck({
     "frame-ancestors": { status: "pass", summary: "CSP frame-ancestors limits which sites may frame the page." },
     "xfo-ok": { status: "pass", summary: "X-Frame-Options forbids framing by other sites." },
     "frame-ancestors-open": { status: "fail", summary: "CSP frame-ancestors lets any site frame the page." },
-    "xfo-invalid": { status: "fail", summary: "X-Frame-Options has a value browsers ignore (ALLOW-FROM is obsolete)." },
+    "xfo-invalid": { status: "fail", summary: "X-Frame-Options has a value browsers ignore (ALLOW-FROM is obsolete; conflicting values cancel out)." },
     "frame-missing": { status: "fail", summary: "Neither frame-ancestors nor X-Frame-Options: any site can frame the page." },
     "frame-no-response": { status: "info", summary: "No response to judge." },
   },
@@ -32,10 +32,14 @@ export const frameOptions = defineCheck({
       if (restrictive) return outcome("frame-ancestors", `frame-ancestors ${restrictive.join(" ") || "(empty = 'none')"}.`, headerLine("content-security-policy", `frame-ancestors ${restrictive.join(" ")}`));
       return outcome("frame-ancestors-open", `frame-ancestors allows ${broadSources(ancestors[0]).join(" ")}.`, line);
     }
-    const xfo = firstHeader(page, "x-frame-options");
-    if (xfo === null) return outcome("frame-missing", `${page.url} sends neither header.`);
-    const evidence = headerLine("x-frame-options", xfo);
-    const value = xfo.trim().toUpperCase();
+    const lines = headerValues(page, "x-frame-options");
+    if (lines.length === 0) return outcome("frame-missing", `${page.url} sends neither header.`);
+    const xfo = lines.join(", ");
+    const evidence = lines.map((v) => headerLine("x-frame-options", v)).join("\n");
+    // HTML 7.1.8: the header is a list; more than one distinct value means no restriction at all.
+    const values = new Set(xfo.split(",").map((v) => v.trim().toUpperCase()).filter((v) => v !== ""));
+    if (values.size > 1) return outcome("xfo-invalid", `Conflicting values (${[...values].join(", ")}): browsers then apply none.`, evidence);
+    const [value] = values;
     if (value === "DENY" || value === "SAMEORIGIN") return outcome("xfo-ok", `X-Frame-Options: ${value}.`, evidence);
     return outcome("xfo-invalid", `"${xfo}" is not DENY or SAMEORIGIN.`, evidence);
   },

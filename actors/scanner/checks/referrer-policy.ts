@@ -1,5 +1,6 @@
 import { defineCheck, outcome } from "../finding.js";
-import { effectiveReferrerPolicy, headerLine, headerValues } from "../records/headers.js";
+import { effectiveReferrerPolicy, firstHeader, headerLine, headerValues } from "../records/headers.js";
+import { looksLikeHtml, metaReferrer } from "../records/html.js";
 import type { WebEvidence } from "../retrieve/evidence.js";
 import { NO_RESPONSE_DETAIL, primaryResponse } from "./support.js";
 
@@ -14,7 +15,7 @@ export const referrerPolicy = defineCheck({
   section: "web",
   results: {
     "referrer-private": { status: "pass", summary: "Referrer-Policy keeps paths and queries from other sites." },
-    "referrer-ok": { status: "pass", summary: "Referrer-Policy sends only the origin to other sites." },
+    "referrer-ok": { status: "warn", summary: "Referrer-Policy sends the origin to every site, plain-HTTP ones included." },
     "referrer-unsafe": { status: "fail", summary: "Referrer-Policy sends full URLs to other sites." },
     "referrer-invalid": { status: "fail", summary: "Referrer-Policy has no value browsers recognise." },
     "referrer-missing": { status: "info", summary: "No Referrer-Policy; browsers default to strict-origin-when-cross-origin." },
@@ -23,9 +24,12 @@ export const referrerPolicy = defineCheck({
   run(e: WebEvidence) {
     const page = primaryResponse(e);
     if (!page) return outcome("referrer-no-response", NO_RESPONSE_DETAIL);
-    const values = headerValues(page, "referrer-policy");
+    const headers = headerValues(page, "referrer-policy");
+    const metas = looksLikeHtml(firstHeader(page, "content-type"), page.body) ? metaReferrer(page.body) : [];
+    // The <meta> policy is applied after the header, so its last known token wins.
+    const values = [...headers, ...metas];
     if (values.length === 0) return outcome("referrer-missing", "Set Referrer-Policy explicitly so older browsers behave the same.");
-    const evidence = values.map((v) => headerLine("referrer-policy", v)).join("\n");
+    const evidence = [...headers.map((v) => headerLine("referrer-policy", v)), ...metas.map((v) => `<meta name="referrer" content="${v}">`)].join("\n");
     const policy = effectiveReferrerPolicy(values);
     if (policy === null) return outcome("referrer-invalid", `No known policy in "${values.join(", ")}".`, evidence);
     if (UNSAFE.has(policy)) return outcome("referrer-unsafe", `${policy} leaks full URLs; use strict-origin-when-cross-origin or stricter.`, evidence);

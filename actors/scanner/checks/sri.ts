@@ -1,3 +1,4 @@
+import { getDomain } from "tldts";
 import { defineCheck, outcome } from "../finding.js";
 import { firstHeader } from "../records/headers.js";
 import { looksLikeHtml, scriptTags } from "../records/html.js";
@@ -35,8 +36,10 @@ export const sri = defineCheck({
     });
     const insecure = scripts.filter((s) => s.url.protocol === "http:" && base.protocol === "https:");
     if (insecure.length > 0) return outcome("sri-insecure-scripts", `Over http: ${insecure.map((s) => s.url.href).join(", ")}.`, insecure.map((s) => s.tag.tag).join("\n"));
-    const foreign = scripts.filter((s) => s.url.origin !== base.origin);
-    if (foreign.length === 0) return outcome("sri-same-origin", `${scripts.length} script(s), all from ${base.origin}.`);
+    // As the Observatory: a script from the same registrable domain (cdn.example.com on www.example.com) is first-party.
+    const site = (host: string) => getDomain(host, { allowPrivateDomains: true }) ?? host;
+    const foreign = scripts.filter((s) => site(s.url.hostname) !== site(base.hostname));
+    if (foreign.length === 0) return outcome("sri-same-origin", `${scripts.length} script(s), all from ${site(base.hostname)}.`);
     const unprotected = foreign.filter((s) => !s.tag.integrity);
     if (unprotected.length > 0) return outcome("sri-missing", `Without integrity: ${unprotected.map((s) => s.url.href).join(", ")}.`, unprotected.map((s) => s.tag.tag).join("\n"));
     return outcome("sri-ok", `${foreign.length} cross-origin script(s), all with integrity.`, foreign.map((s) => s.tag.tag).join("\n"));

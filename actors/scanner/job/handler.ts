@@ -1,9 +1,12 @@
 import { recordActivity } from "../../../shared/activity.js";
 import { transaction, type Pool } from "../../../shared/db/pool.js";
-import { findingsOf, insertEvent, insertScan, previousScan, type ScanKind, type SectionInput } from "../../../shared/db/scans.js";
+import { insertEvent } from "../../../shared/db/events.js";
+import { findingsOf, insertScan, jobStored, previousScan, type ScanKind, type SectionInput } from "../../../shared/db/scans.js";
 import type { Helpers } from "../../runtime/index.js";
 import type { ScanOptions } from "../options.js";
+import { reopenFailing } from "../../../shared/findings/reopen.js";
 import { compareFindings } from "./regression.js";
+import { handleRecheck, type RunRecheck } from "./recheck.js";
 import type { ScanJob, ScanReply } from "./messages.js";
 
 export interface ScanResult {
@@ -20,8 +23,13 @@ export type RunScan = (domain: string, options: ScanOptions, nowMs: number) => P
  * `scan.regression`. A redelivered job finds its scans stored (job_id is unique per
  * kind) and only replies again.
  */
-export function scanHandler(runScan: RunScan, options: ScanOptions) {
+export function scanHandler(runScan: RunScan, options: ScanOptions, runRecheck?: RunRecheck) {
   return async (job: ScanJob, helpers: Helpers<Pool>): Promise<void> => {
+    if (job.finding_key !== undefined) {
+      if (!runRecheck) throw new Error("this scanner cannot re-check single findings");
+      await handleRecheck({ ...job, finding_key: job.finding_key }, helpers, runRecheck, options);
+      return;
+    }
     const startedMs = helpers.clock.now();
     let result: ScanResult;
     try {
@@ -35,6 +43,11 @@ export function scanHandler(runScan: RunScan, options: ScanOptions) {
     const ids = await transaction(helpers.db, async (tx) => {
       const stored: Record<ScanKind, number> = { web: 0, dns: 0 };
       let createdAny = false;
+      // Reopening locks assignment rows: done before the first event takes the organization's
+      // event lock, in the order every other writer uses (row, then event lock).
+      if (!(await jobStored(tx, job.job_id))) {
+        await reopenFailing(tx, { orgId: job.org_id, domain: job.domain, findings: [...result.dns.findings, ...result.web.findings], nowMs: completedMs });
+      }
       for (const kind of ["dns", "web"] as const) {
         const section = result[kind];
         const { scan, created } = await insertScan(tx, {

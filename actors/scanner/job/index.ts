@@ -4,7 +4,8 @@ import type { Pool } from "../../../shared/db/pool.js";
 import { startActor, type RunningActor } from "../../index.js";
 import { defineActor } from "../../runtime/index.js";
 import { defaultScanOptions, type ScanOptions } from "../options.js";
-import { runScan } from "../scan.js";
+import { recheck, runScan } from "../scan.js";
+import type { RunRecheck } from "./recheck.js";
 import { scanHandler } from "./handler.js";
 import { SCAN_STREAM, scanJobSchema, type ScanJob } from "./messages.js";
 
@@ -19,6 +20,12 @@ export function scanOptionsOf(config: Context["config"]): ScanOptions {
   });
 }
 
+/** One finding's check, through the same retrieval, SSRF guard and time-outs as a scan. */
+export const runRecheck: RunRecheck = async (domain, findingKey, options, nowMs) => {
+  const result = await recheck(domain, findingKey, options, nowMs);
+  return result.ok ? result.finding : null;
+};
+
 /**
  * The scanner: several scans at once per process (they wait on the network, not the
  * CPU), any number of processes. Scans are not retried on their own: the requester has
@@ -29,7 +36,7 @@ export const scannerActor = (options: ScanOptions) =>
     name: "scanner",
     streams: SCAN_STREAM,
     schema: scanJobSchema,
-    handler: scanHandler(runScan, options),
+    handler: scanHandler(runScan, options, runRecheck),
     concurrency: 8,
     maxAttempts: 2,
     backoffBaseMs: 500,

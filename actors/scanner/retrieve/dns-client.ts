@@ -181,6 +181,7 @@ function toAnswer(name: string, type: RecordType, reply: Packet): DnsAnswer {
     const record = toRecord(type, resource);
     if (record) records.push(record);
   }
+  const soa = reply.authorities.find((r) => r.type === Packet.TYPE.SOA);
   return {
     name,
     type,
@@ -189,6 +190,7 @@ function toAnswer(name: string, type: RecordType, reply: Packet): DnsAnswer {
     authenticated: header.ad === 1,
     records,
     aliases,
+    authoritySoa: soa ? normalizeName(soa.name) : null,
     error: null,
   };
 }
@@ -219,5 +221,5 @@ function toRecord(type: RecordType, r: Resource): DnsRecord | null {
 }
 
 function failed(name: string, type: RecordType, status: DnsStatus, error: string): DnsAnswer {
-  return { name, type, status, rcode: null, authenticated: false, records: [], aliases: [], error };
+  return { name, type, status, rcode: null, authenticated: false, records: [], aliases: [], authoritySoa: null, error };
 }

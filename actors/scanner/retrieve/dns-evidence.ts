@@ -4,7 +4,6 @@
  * targets, the MTA-STS policy file). Checks never query; they read what is gathered here.
  */
 import PQueue from "p-queue";
-import { getDomain } from "tldts";
 import type { ScanOptions } from "../options.js";
 import { spfKey, walkSpf } from "../records/spf.js";
 import { isMtaStsTxt } from "../records/mail-tls.js";
@@ -13,6 +12,7 @@ import { createDnsClient, type DnsQuery, normalizeName } from "./dns-client.js";
 import type { CnameLookup, DkimLookup, DnsAnswer, DnsEvidence, HttpExchange, MxHostLookup, RecordType } from "./evidence.js";
 import { fetchOnce, type HttpContext } from "./http-client.js";
 import { dnsHostResolver } from "./ssrf.js";
+import { askChecked, findZoneCut, organizationalDomain } from "./zone-cut.js";
 
 /** Selectors of common providers and defaults; DKIM offers no way to list a domain's selectors. */
 export const DKIM_SELECTORS = ["default", "selector1", "selector2", "google", "k1", "s1", "s2", "mail", "dkim"] as const;
@@ -25,7 +25,7 @@ const MAX_MX_HOSTS = 10;
 const MAX_SPF_QUERIES = 40;
 const MAX_SPF_ROUNDS = 12;
 
-/** Names from the domain up to its registrable domain, nearest first (CAA tree climbing). */
+/** Names from the domain up to `zone` (its registrable domain for CAA tree climbing), nearest first. */
 export function namesUpToZone(domain: string, zone: string): string[] {
   const names: string[] = [];
   let name = domain;
@@ -35,10 +35,6 @@ export function namesUpToZone(domain: string, zone: string): string[] {
     name = name.slice(name.indexOf(".") + 1);
   }
   return names;
-}
-
-export function zoneOf(domain: string): string {
-  return getDomain(domain, { allowPrivateDomains: false }) ?? domain;
 }
 
 function spfKeyQuery(key: string): { name: string; type: RecordType } {
@@ -83,56 +79,59 @@ async function fetchMtaStsPolicy(domain: string, options: ScanOptions, query: Dn
 
 export async function retrieveDns(domainInput: string, options: ScanOptions, now: number, query?: DnsQuery): Promise<DnsEvidence> {
   const domain = normalizeName(domainInput);
-  const zone = zoneOf(domain);
+  const orgDomain = organizationalDomain(domain);
   const queue = new PQueue({ concurrency: CONCURRENCY });
   const raw = query ?? createDnsClient(options.resolver, options.timeoutMs);
   const ask: DnsQuery = (name, type, flags) => queue.add(() => raw(name, type, flags));
 
-  const [a, aaaa, ns, mx, txt, dmarc, dmarcZone, mtaStsTxt, tlsRpt, soa, dnskey] = await Promise.all([
-    ask(domain, "A"),
-    ask(domain, "AAAA"),
-    ask(zone, "NS"),
-    ask(domain, "MX"),
-    ask(domain, "TXT"),
+  // The domain's own answers are asked with DO: their AD flags are the DNSSEC verdict.
+  const [cut, a, aaaa, mx, txt, dmarc, dmarcZone, mtaStsTxt, tlsRpt] = await Promise.all([
+    findZoneCut(domain, ask),
+    askChecked(ask, domain, "A"),
+    askChecked(ask, domain, "AAAA"),
+    askChecked(ask, domain, "MX"),
+    askChecked(ask, domain, "TXT"),
     ask(`_dmarc.${domain}`, "TXT"),
-    zone === domain ? Promise.resolve(null) : ask(`_dmarc.${zone}`, "TXT"),
+    orgDomain === domain ? Promise.resolve(null) : ask(`_dmarc.${orgDomain}`, "TXT"),
     ask(`_mta-sts.${domain}`, "TXT"),
     ask(`_smtp._tls.${domain}`, "TXT"),
-    ask(zone, "SOA", { dnssecOk: true }),
-    ask(zone, "DNSKEY", { dnssecOk: true }),
   ]);
+  const zone = cut.zone;
+  const nsPromise = ask(zone, "NS");
+  const dnskeyPromise = askChecked(ask, zone, "DNSKEY");
   const dkimPromise = Promise.all(
     DKIM_SELECTORS.map(async (selector): Promise<DkimLookup> => ({ selector, answer: await ask(`${selector}._domainkey.${domain}`, "TXT") })),
   );
-  const caaPromise = Promise.all(namesUpToZone(domain, zone).map((name) => ask(name, "CAA")));
+  const caaPromise = Promise.all(namesUpToZone(domain, orgDomain).map((name) => ask(name, "CAA")));
   const cnamePromise = Promise.all([domain, ...CNAME_PROBES.map((p) => `${p}.${domain}`)].map((name) => lookupCname(name, ask)));
-  const exchanges = [...new Set(mx.records.flatMap((r) => (r.type === "MX" && r.exchange !== "" ? [r.exchange] : [])))];
+  const exchanges = [...new Set(mx.answer.records.flatMap((r) => (r.type === "MX" && r.exchange !== "" ? [r.exchange] : [])))];
   const mxPromise = Promise.all(exchanges.slice(0, MAX_MX_HOSTS).map((exchange) => lookupMxHost(exchange, ask)));
-  const spfPromise = collectSpf(domain, txt, ask);
-  // RFC 4035 3.2.2: only when the validating answer failed is the unchecked one informative.
-  const uncheckedPromise = soa.status === "servfail" ? ask(zone, "SOA", { dnssecOk: true, checkingDisabled: true }) : Promise.resolve(null);
+  const spfPromise = collectSpf(domain, txt.answer, ask);
   const hasStsRecord = mtaStsTxt.records.some((r) => r.type === "TXT" && isMtaStsTxt(joinTxt(r.strings)));
   const policyPromise = hasStsRecord ? fetchMtaStsPolicy(domain, options, ask) : Promise.resolve(null);
 
-  const [dkim, caa, cnames, mxHosts, spf, soaUnchecked, mtaStsPolicy] = await Promise.all([
+  const [ns, dnskey, dkim, caa, cnames, mxHosts, spf, mtaStsPolicy] = await Promise.all([
+    nsPromise,
+    dnskeyPromise,
     dkimPromise,
     caaPromise,
     cnamePromise,
     mxPromise,
     spfPromise,
-    uncheckedPromise,
     policyPromise,
   ]);
   return {
     domain,
     zone,
+    zoneSource: cut.source,
+    organizationalDomain: orgDomain,
     retrievedAt: now,
-    a,
-    aaaa,
+    a: a.answer,
+    aaaa: aaaa.answer,
     ns,
-    mx,
+    mx: mx.answer,
     mxHosts,
-    txt,
+    txt: txt.answer,
     spf,
     dmarc,
     dmarcZone,
@@ -142,6 +141,6 @@ export async function retrieveDns(domainInput: string, options: ScanOptions, now
     tlsRpt,
     caa,
     cnames,
-    dnssec: { soa, soaUnchecked, dnskey },
+    dnssec: { answers: [cut.own, a, aaaa, mx, txt], dnskey },
   };
 }

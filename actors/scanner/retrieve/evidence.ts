@@ -34,7 +34,20 @@ export interface DnsAnswer {
   readonly records: readonly DnsRecord[];
   /** CNAME records the resolver returned on the way, in order. */
   readonly aliases: readonly string[];
+  /**
+   * Owner of the SOA record in the authority section, or null. A negative answer
+   * (NODATA, NXDOMAIN) carries the SOA of the zone the name falls in (RFC 2308 3): it
+   * names the zone cut without walking.
+   */
+  readonly authoritySoa: string | null;
   readonly error: string | null;
+}
+
+/** An answer asked with the DO bit and, only when it was SERVFAIL, the same query with CD set. */
+export interface CheckedAnswer {
+  readonly answer: DnsAnswer;
+  /** RFC 4035 3.2.2: with CD the resolver skips validation, which tells bogus from broken. */
+  readonly unchecked: DnsAnswer | null;
 }
 
 export interface DkimLookup {
@@ -57,8 +70,15 @@ export interface CnameLookup {
 
 export interface DnsEvidence {
   readonly domain: string;
-  /** Registrable domain (tldts), where NS, SOA and DNSSEC are asked. */
+  /**
+   * The DNS zone the domain belongs to: the owner of the SOA the resolver returns for the
+   * domain, walking up as resolvers do (zone-cut.ts). NS and DNSSEC are judged here.
+   */
   readonly zone: string;
+  /** How `zone` was found: `soa` by DNS, `public-suffix` when no answer named a zone. */
+  readonly zoneSource: "soa" | "public-suffix";
+  /** Registrable domain by the public suffix list: DMARC's organizational domain, CAA's climb. */
+  readonly organizationalDomain: string;
   /** Milliseconds since the epoch, the `now` the scan was started with. */
   readonly retrievedAt: number;
   readonly a: DnsAnswer;
@@ -73,7 +93,7 @@ export interface DnsEvidence {
    */
   readonly spf: Readonly<Record<string, DnsAnswer>>;
   readonly dmarc: DnsAnswer;
-  /** `_dmarc.<zone>` when the domain is a subdomain (RFC 7489 6.6.3 fallback), else null. */
+  /** `_dmarc.<organizational domain>` when the domain is below it (RFC 7489 6.6.3 fallback), else null. */
   readonly dmarcZone: DnsAnswer | null;
   readonly dkim: readonly DkimLookup[];
   readonly mtaStsTxt: DnsAnswer;
@@ -84,11 +104,14 @@ export interface DnsEvidence {
   readonly caa: readonly DnsAnswer[];
   readonly cnames: readonly CnameLookup[];
   readonly dnssec: {
-    /** SOA of the zone asked with the DO bit. */
-    readonly soa: DnsAnswer;
-    /** The same query with CD set, asked only after a SERVFAIL: tells bogus from broken. */
-    readonly soaUnchecked: DnsAnswer | null;
-    readonly dnskey: DnsAnswer;
+    /**
+     * The domain's own answers, asked with DO: SOA first, then A, AAAA, MX, TXT. The AD
+     * flag of the SOA answer (data or signed denial) says the domain validated; a SERVFAIL
+     * on any of them that resolves with CD says its signatures are bogus.
+     */
+    readonly answers: readonly CheckedAnswer[];
+    /** DNSKEY of the zone, asked with DO (and CD after a SERVFAIL). */
+    readonly dnskey: CheckedAnswer;
   };
 }
 
@@ -153,13 +176,15 @@ export const CORS_PROBE_ORIGIN = "https://evil.example";
 
 /** A NODATA answer: the starting point of hand-built evidence in tests. */
 export function noData(name: string, type: RecordType): DnsAnswer {
-  return { name, type, status: "noerror", rcode: 0, authenticated: false, records: [], aliases: [], error: null };
+  return { name, type, status: "noerror", rcode: 0, authenticated: false, records: [], aliases: [], authoritySoa: null, error: null };
 }
 
 export function emptyDnsEvidence(domain: string, retrievedAt = 0, zone = domain): DnsEvidence {
   return {
     domain,
     zone,
+    zoneSource: "soa",
+    organizationalDomain: zone,
     retrievedAt,
     a: noData(domain, "A"),
     aaaa: noData(domain, "AAAA"),
@@ -176,7 +201,7 @@ export function emptyDnsEvidence(domain: string, retrievedAt = 0, zone = domain)
     tlsRpt: noData(`_smtp._tls.${domain}`, "TXT"),
     caa: [noData(domain, "CAA")],
     cnames: [],
-    dnssec: { soa: noData(zone, "SOA"), soaUnchecked: null, dnskey: noData(zone, "DNSKEY") },
+    dnssec: { answers: [{ answer: noData(domain, "SOA"), unchecked: null }], dnskey: { answer: noData(zone, "DNSKEY"), unchecked: null } },
   };
 }
 

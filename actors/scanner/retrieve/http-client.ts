@@ -45,6 +45,10 @@ function portOf(url: URL, options: ScanOptions): number {
   return url.protocol === "https:" ? options.httpsPort : options.httpPort;
 }
 
+function webPorts(options: ScanOptions): ReadonlySet<number> {
+  return new Set([80, 443, options.httpPort, options.httpsPort]);
+}
+
 function trustStore(options: ScanOptions): string[] | undefined {
   return options.caPem ? [...tls.rootCertificates, options.caPem] : undefined;
 }
@@ -155,6 +159,10 @@ export async function followRedirects(start: URL, context: HttpContext, init: Re
   const hops: HttpExchange[] = [];
   const seen = new Set<string>();
   const deadline = performance.now() + CHAIN_BUDGET_TIMEOUTS * context.options.timeoutMs;
+  // The port the chain started on was chosen by whoever aimed the request (the scan ports, an
+  // operator's probe URL): a redirect back to it reaches nothing new.
+  const ports = new Set(webPorts(context.options));
+  if (start.port !== "") ports.add(Number(start.port));
   let url = start;
   for (;;) {
     if (seen.has(url.href)) return { start: start.href, hops, outcome: "loop" };
@@ -177,6 +185,12 @@ export async function followRedirects(start: URL, context: HttpContext, init: Re
       return { start: start.href, hops, outcome: "error" };
     }
     if (next.protocol !== "http:" && next.protocol !== "https:") return { start: start.href, hops, outcome: "complete" };
+    // A redirect may name any port: only web ports are followed (80, 443, the configured
+    // scan ports or the chain's own), so a customer's name cannot aim the scanner at another service.
+    if (next.port !== "" && !ports.has(Number(next.port))) {
+      hops.push(emptyExchange(next.href, { error: `redirect to port ${next.port} not followed (web ports only)` }));
+      return { start: start.href, hops, outcome: "error" };
+    }
     next.hash = "";
     url = next;
   }

@@ -27,7 +27,25 @@ export type AddressPolicy = (ip: string, allowPrivate: boolean) => AddressCheck;
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 export type Lookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => void;
 
-const METADATA_ADDRESSES = new Set(["169.254.169.254", "fd00:ec2::254"]);
+/**
+ * Cloud metadata and host services: AWS/GCP/Azure/OpenStack (169.254.169.254), AWS over
+ * IPv6 (fd00:ec2::254), Azure's wireserver (168.63.129.16, a public address). Refused
+ * always, even with SCAN_ALLOW_PRIVATE=1: a test setup never needs them, and they hand
+ * out credentials (docs/security.md, item 8).
+ */
+const METADATA_ADDRESSES = new Set(["169.254.169.254", "fd00:ec2::254", "168.63.129.16"]);
+
+/**
+ * ::/96 (deprecated IPv4-compatible IPv6) other than :: and ::1: some stacks route them to
+ * the IPv4 address. Node's parser, not ipaddr.js: ipaddr.js reads `::1.2.3.4` as `::ffff:1.2.3.4`.
+ */
+const IPV4_COMPATIBLE = new net.BlockList();
+IPV4_COMPATIBLE.addSubnet("::", 96, "ipv6");
+const UNSPECIFIED_OR_LOOPBACK = new net.BlockList();
+UNSPECIFIED_OR_LOOPBACK.addSubnet("::", 127, "ipv6");
+function ipv4Compatible(ip: string): boolean {
+  return net.isIPv6(ip) && IPV4_COMPATIBLE.check(ip, "ipv6") && !UNSPECIFIED_OR_LOOPBACK.check(ip, "ipv6");
+}
 
 /** ipaddr.js range names, as refusal reasons. Anything not `unicast` is refused. */
 const RANGE_REASONS: Readonly<Record<string, string>> = {
@@ -58,6 +76,7 @@ function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
 export function checkAddress(ip: string, allowPrivate: boolean): AddressCheck {
   // net.isIP first: ipaddr.js also accepts legacy forms such as `127.1` or octal octets.
   if (net.isIP(ip) === 0 || !ipaddr.isValid(ip)) return { ok: false, reason: "invalid_address" };
+  if (ipv4Compatible(ip)) return { ok: false, reason: "ipv4_compatible" };
   // process() turns IPv4-mapped IPv6 (::ffff:10.0.0.1) into the IPv4 address it maps.
   let parsed = ipaddr.process(ip);
   if (parsed instanceof ipaddr.IPv6) {
@@ -67,8 +86,8 @@ export function checkAddress(ip: string, allowPrivate: boolean): AddressCheck {
   const normalized = parsed.toString();
   const range = parsed.range();
   if (ALWAYS_REFUSED.has(range)) return { ok: false, reason: range };
-  if (allowPrivate) return { ok: true };
   if (METADATA_ADDRESSES.has(normalized)) return { ok: false, reason: "metadata" };
+  if (allowPrivate) return { ok: true };
   if (range === "unicast") return { ok: true };
   if (range === "teredo") return { ok: false, reason: "tunnel" };
   return { ok: false, reason: RANGE_REASONS[range] ?? "reserved" };
@@ -111,7 +130,9 @@ export async function resolveGuarded(
     firstRefusal ??= { reason: verdict.reason, address };
   }
   const refusal = firstRefusal ?? { reason: "unresolvable", address: "none" };
-  return { ok: false, reason: refusal.reason, detail: `${host} resolves to ${refusal.address} (${refusal.reason})` };
+  // A refused address is the service's network, not the customer's business: never echo it
+  // into scan evidence or a refusal message, only the kind of address.
+  return { ok: false, reason: refusal.reason, detail: `${host} resolves to a non-public address (${refusal.reason})` };
 }
 
 /** A `lookup` for http/https/tls that answers with the pre-checked address, whatever the name. */

@@ -4,8 +4,9 @@ import type { HttpReply } from "../../types.js";
 import { VERIFY_HEADERS } from "../verify/answer.js";
 
 /**
- * HTTP replies of botcheck.php. Every answer carries `ts` and the CORS header (the page's
- * script reads it). A refusal, whether of the key (invalid_key, domain_mismatch, ...) or
+ * HTTP replies of botcheck.php. Every answer carries the CORS header (the page's script
+ * reads it) and `ts`, except the feature-off answer: interface.md 4.2 says it is
+ * `{enforced:false, allow:true}` and nothing else. A refusal, whether of the key (invalid_key, domain_mismatch, ...) or
  * of the visitor (bot_ua, hold_too_short, ...), has the status of the reasons table and
  * `ok:false`, `enforced:true`, `allow:false` and `reason`; the other answers are 200.
  */
@@ -14,6 +15,11 @@ const HEADERS = VERIFY_HEADERS as Record<string, string>;
 
 /** Grant refusals: the visitor's remedy is a new challenge, not the key's blocked page. */
 const RETRYABLE: ReadonlySet<Reason> = new Set(["expired_challenge", "hold_too_short", "invalid_challenge"]);
+
+/** The key's bot-check is off (interface.md 4.2): exactly these two fields. */
+export function disabledReply(): HttpReply {
+  return { status: 200, headers: HEADERS, body: { enforced: false, allow: true } };
+}
 
 export function answerReply(answer: BotcheckAnswer, ts: number): HttpReply {
   return { status: 200, headers: HEADERS, body: { ...answer, ts } };

@@ -131,12 +131,3 @@ export function refusal(reason: Reason, key?: PublicKey): HttpReply {
   if (key) body.key = key;
   return { status: REASONS[reason].status, headers: VERIFY_HEADERS as Record<string, string>, body };
 }
-
-/** A fault, not a refusal: no `authorized` field, so no client mistakes it for one. */
-export function unavailable(requestId: string): HttpReply {
-  return {
-    status: REASONS.unavailable.status,
-    headers: VERIFY_HEADERS as Record<string, string>,
-    body: { ok: false, reason: "unavailable", message: REASONS.unavailable.message, request_id: requestId },
-  };
-}

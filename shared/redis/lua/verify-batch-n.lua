@@ -9,25 +9,37 @@ the test clock moves): no TIME here.
 
 KEYS[1]     usage stream of the shard (keys.usageStream)
 KEYS[2..]   the distinct keys the groups name: key snapshot hashes (field v = version),
-            org snapshot hashes (field v), rate windows, cycle counters, installations
-            hashes (install -> approved | pending | blocked)
+            org snapshot hashes (field v), rate windows (the key's window, the key's
+            place-refusal window, per-source windows), cycle counters, installations
+            hashes (install -> approved | pending | blocked), per key and day: the set
+            of endpoint labels seen and the count of installations recorded pending
 
 ARGV[1]  now, clock milliseconds
 ARGV[2]  day of now, YYYY-MM-DD (UTC)
 ARGV[3]  approximate MAXLEN of the usage stream
 ARGV[4]  number of groups
-then per group, 13 fields:
+ARGV[5]  the unnamed installation's id (a verify call without `install`)
+ARGV[6]  cap of installations recorded pending per key per day
+ARGV[7]  cap of distinct endpoint labels per key per day
+then per group, 16 fields:
   1 index in KEYS of the key snapshot      2 index of the org snapshot
-  3 index of the rate window of the minute 4 index of the cycle counter
-  5 index of the installations hash        6 key snapshot version the ingress judged with
-  7 org snapshot version                   8 rate_per_minute of the key
+  3 index of the cycle counter             4 index of the installations hash
+  5 key snapshot version the ingress judged with
+  6 org snapshot version                   7 rate_per_minute of the key
+  8 rate_per_source_per_minute of the key ("-1" = no per-source limit)
   9 allowance of the cycle ("-1" = unlimited)
   10 org id   11 key id   12 endpoint label   13 cycle start (clock ms)
   14 number of calls m
-and then per call, 3 fields:
+  15 index of the key's endpoint-label set of the day
+  16 index of the key's pending-installation counter of the day
+and then per call, 5 fields:
   outcome of the pure rules ("ok" or a refusal reason),
   "1" when that outcome counts against the allowance, "0" when not (key_suspended),
-  installation id ("" when none was sent)
+  installation id ("" when the endpoint takes none; ARGV[5] for a verify call that sent none),
+  index of the rate window the call takes a slot of: the key's window of the minute, or,
+    for a refusal of the key's place rules (domain, IP, country), the key's separate
+    place-refusal window of the minute, so such refusals never use up honest callers' slots,
+  index of the per-source window of the minute ("0" when the key has no per-source limit)
 
 Returns an array with one string per call, groups in order, calls in order:
   "stale"            a snapshot version differs or the snapshot is gone: nothing was
@@ -36,19 +48,29 @@ Returns an array with one string per call, groups in order, calls in order:
 
 Per call, unless stale (shared/enforcement/counting.ts says why this order):
   1. an outcome that does not count (key_suspended) is answered as is, counted 0;
-  2. rate gate: window >= rate_per_minute -> "rate_limited", counted 0, no slot taken;
-  3. allowance gate: allowance >= 0 and counter >= allowance -> "usage_limit_exceeded", counted 0;
-  4. installation, when the outcome is "ok" and an id was sent: unknown id on a key with
-     no installation -> recorded "approved" (the first keeps working); unknown id
-     otherwise -> recorded "pending", answer "installation_pending"; "pending" ->
-     "installation_pending"; "blocked" -> "installation_blocked";
-  5. counted 1: rate window +1 (expires 120 s after its last write), cycle counter +1
-     (expires 7 days after the cycle ends).
+  1b. label gate, once per group: a label not yet in the key's set of the day when the set
+     holds ARGV[7] labels -> "endpoint_limit_reached", counted 0, no slot taken; its usage
+     event carries the label "(other)" so no new label reaches PostgreSQL;
+  2. source gate, when the key has a per-source limit: the source's window >=
+     rate_per_source_per_minute -> "rate_limited", counted 0, no slot taken anywhere,
+     so a flood from one source never reaches the key's shared window;
+  3. rate gate: the call's window >= rate_per_minute -> "rate_limited", counted 0, no slot taken;
+  4. allowance gate: allowance >= 0 and counter >= allowance -> "usage_limit_exceeded", counted 0;
+  5. installation, when the outcome is "ok" and an id was sent: the unnamed id on a key
+     with no installation -> nothing recorded, passes (keys that never name installations
+     are not affected); unknown id on a key with no installation -> recorded "approved"
+     (the first keeps working); unknown id otherwise -> "installation_limit_reached" when
+     ARGV[6] were already recorded pending for the key today (nothing recorded), else
+     recorded "pending", answer "installation_pending"; "pending" -> "installation_pending";
+     "blocked" -> "installation_blocked";
+  6. counted 1: the call's rate window +1 and the source window +1 (each expires 120 s
+     after its last write), cycle counter +1 (expires 7 days after the cycle ends).
 One XADD per run carries the usage events of every call not stale, as field
 data = JSON {at, day, events: [{org, key, endpoint, reason, counted, cycle, n,
 install?, install_status?}]}: calls of a group with the same reason and counted flag
 are one event with n = their number; a call that recorded an installation is an
-event of its own. No address is ever part of an event.
+event of its own. No address is ever part of an event (a source window's name holds
+a digest of the source, never the address, and lives two minutes).
 ]]
 
 local CYCLE_MS = 30 * 24 * 3600 * 1000
@@ -58,6 +80,10 @@ local now = tonumber(ARGV[1])
 local day = ARGV[2]
 local maxlen = ARGV[3]
 local groups = tonumber(ARGV[4])
+local unnamed = ARGV[5]
+local pendingCap = tonumber(ARGV[6])
+local labelCap = tonumber(ARGV[7])
+local DAY_S = 2 * 24 * 3600
 
 local versions = {}
 local function version(key)
@@ -84,25 +110,46 @@ local function take(key)
 end
 
 local results, events = {}, {}
-local a = 4
+local a = 7
 for _ = 1, groups do
   local keySnap, orgSnap = KEYS[tonumber(ARGV[a + 1])], KEYS[tonumber(ARGV[a + 2])]
-  local rateKey, usedKey, instKey = KEYS[tonumber(ARGV[a + 3])], KEYS[tonumber(ARGV[a + 4])], KEYS[tonumber(ARGV[a + 5])]
-  local keyV, orgV = ARGV[a + 6], ARGV[a + 7]
-  local rate, allowance = tonumber(ARGV[a + 8]), tonumber(ARGV[a + 9])
+  local usedKey, instKey = KEYS[tonumber(ARGV[a + 3])], KEYS[tonumber(ARGV[a + 4])]
+  local keyV, orgV = ARGV[a + 5], ARGV[a + 6]
+  local rate, perSource, allowance = tonumber(ARGV[a + 7]), tonumber(ARGV[a + 8]), tonumber(ARGV[a + 9])
   local org, key, endpoint, cycle = tonumber(ARGV[a + 10]), tonumber(ARGV[a + 11]), ARGV[a + 12], tonumber(ARGV[a + 13])
   local calls = tonumber(ARGV[a + 14])
-  a = a + 14
+  local labelsKey, pendingKey = KEYS[tonumber(ARGV[a + 15])], KEYS[tonumber(ARGV[a + 16])]
+  a = a + 16
+  -- nil until the group's first counted call asks: one SISMEMBER per group, not per call.
+  local labelOk = nil
   local stale = keyV == '' or version(keySnap) ~= keyV or version(orgSnap) ~= orgV
   local merged = {}
   for _ = 1, calls do
     local outcome, counts, install = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
-    a = a + 3
+    local rateKey, sourceIndex = KEYS[tonumber(ARGV[a + 4])], tonumber(ARGV[a + 5])
+    local sourceKey = nil
+    if sourceIndex > 0 and perSource >= 0 then sourceKey = KEYS[sourceIndex] end
+    a = a + 5
     local result, counted, newStatus = outcome, 0, nil
     if stale then
       result = 'stale'
     elseif counts == '1' then
-      if counter(rateKey) >= rate then
+      if labelOk == nil then
+        if redis.call('SISMEMBER', labelsKey, endpoint) == 1 then
+          labelOk = true
+        elseif redis.call('SCARD', labelsKey) >= labelCap then
+          labelOk = false
+        else
+          redis.call('SADD', labelsKey, endpoint)
+          redis.call('EXPIRE', labelsKey, DAY_S)
+          labelOk = true
+        end
+      end
+      if not labelOk then
+        result = 'endpoint_limit_reached'
+      elseif sourceKey and counter(sourceKey) >= perSource then
+        result = 'rate_limited'
+      elseif counter(rateKey) >= rate then
         result = 'rate_limited'
       elseif allowance >= 0 and counter(usedKey) >= allowance then
         result = 'usage_limit_exceeded'
@@ -110,16 +157,31 @@ for _ = 1, groups do
         if outcome == 'ok' and install ~= '' then
           local status = redis.call('HGET', instKey, install)
           if not status then
-            if redis.call('HLEN', instKey) == 0 then status = 'approved' else status = 'pending' end
-            redis.call('HSET', instKey, install, status)
-            newStatus = status
+            if redis.call('HLEN', instKey) == 0 then
+              -- The first named installation is approved; an unnamed call on a key that has
+              -- none passes unrecorded.
+              if install ~= unnamed then status = 'approved' end
+            elseif tonumber(redis.call('GET', pendingKey) or '0') >= pendingCap then
+              status = 'over_limit'
+            else
+              status = 'pending'
+              redis.call('INCR', pendingKey)
+              redis.call('EXPIRE', pendingKey, DAY_S)
+            end
+            if status == 'approved' or status == 'pending' then
+              redis.call('HSET', instKey, install, status)
+              newStatus = status
+            end
           end
           if status == 'blocked' then
             result = 'installation_blocked'
-          elseif status ~= 'approved' then
+          elseif status == 'over_limit' then
+            result = 'installation_limit_reached'
+          elseif status == 'pending' then
             result = 'installation_pending'
           end
         end
+        if sourceKey then take(sourceKey) end
         take(rateKey)
         take(usedKey)
         cycleEnds[usedKey] = cycle + CYCLE_MS
@@ -128,9 +190,11 @@ for _ = 1, groups do
     end
     results[#results + 1] = result
     if not stale then
+      local label = endpoint
+      if result == 'endpoint_limit_reached' then label = '(other)' end
       if newStatus then
         events[#events + 1] = {
-          org = org, key = key, endpoint = endpoint, reason = result, counted = counted, cycle = cycle, n = 1,
+          org = org, key = key, endpoint = label, reason = result, counted = counted, cycle = cycle, n = 1,
           install = install, install_status = newStatus,
         }
       else
@@ -139,7 +203,7 @@ for _ = 1, groups do
         if event then
           event.n = event.n + 1
         else
-          event = { org = org, key = key, endpoint = endpoint, reason = result, counted = counted, cycle = cycle, n = 1 }
+          event = { org = org, key = key, endpoint = label, reason = result, counted = counted, cycle = cycle, n = 1 }
           merged[tag] = event
           events[#events + 1] = event
         end

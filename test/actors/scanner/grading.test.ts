@@ -35,6 +35,15 @@ describe("grading", () => {
     expect(scoreFindings(Array.from({ length: 5 }, () => finding("cors-reflected-credentials", "fail")))).toBe(0);
   });
 
+  test("the cookie findings count as one test: only the worst penalty, bonuses only without one", () => {
+    const cookie = (result: string, status: Finding["status"] = "pass"): Finding => ({ ...finding(result, status), id: "cookies:x", group: "cookies" });
+    expect(scoreFindings([cookie("cookies-session-insecure", "fail"), cookie("httponly-missing", "fail"), cookie("samesite-missing", "warn")])).toBe(60);
+    expect(scoreFindings([cookie("cookies-secure"), cookie("httponly-ok"), cookie("samesite-ok"), cookie("prefix-ok")])).toBe(105);
+    expect(scoreFindings([cookie("cookies-insecure-hsts", "warn"), cookie("samesite-ok")])).toBe(95);
+    // Outside the group penalties still add up.
+    expect(scoreFindings([finding("hsts-missing", "fail"), finding("nosniff-missing", "fail"), cookie("httponly-missing", "fail")])).toBe(45);
+  });
+
   test("grade table boundaries", () => {
     expect(gradeFor(135)).toBe("A+");
     expect(gradeFor(100)).toBe("A+");

@@ -50,7 +50,10 @@ describe("usage accounting actor", () => {
     await startActor();
     const made = await clientSetup(gw);
     const call = (extra: Record<string, unknown>) => verify(gw, { key: made.key, domain: "example.com", ...extra });
-    await Promise.all([call({}), call({}), call({ endpoint: "checkout" }), call({ domain: "bad.org" }), call({ install: "i-1" })]);
+    // Calls without `install` first: once the key has an installation they would be the
+    // "(unnamed)" one (docs/security.md, item 4).
+    await Promise.all([call({}), call({}), call({ endpoint: "checkout" }), call({ domain: "bad.org" })]);
+    await call({ install: "i-1" });
     await call({ install: "i-2" });
     await gw.admin("POST", `/keys/${made.id}/suspend`);
     await call({});
@@ -83,6 +86,24 @@ describe("usage accounting actor", () => {
     expect(await applyUsage(batch, { ...ctx, messageId: "1700000000000-8" })).toBe(true);
     const rows = (await daily(made.id)).filter((r) => r.day === "2030-01-02");
     expect(rows).toEqual([{ day: "2030-01-02", endpoint: "verify", reason: "ok", counted: 2, refused: 0, calls: 2 }]);
+  });
+
+  it("a refund moves a counted ok call to the fault's reason, uncounted, and out of the cycle (docs/security.md, 11a)", async () => {
+    const made = await clientSetup(gw);
+    const cycle = 1_700_000_000_456;
+    const at = gw.ctx.clock.now();
+    const ctx = { db: gw.ctx.db, stream: gw.ctx.keys.usageStreamOf(made.orgId) };
+    const counted: UsageBatch = { at, day: "2030-02-03", events: [{ org: made.orgId, key: made.id, endpoint: "scan", reason: "ok", counted: 1, cycle, n: 2 }] };
+    const refund: UsageBatch = { at, day: "2030-02-03", events: [{ org: made.orgId, key: made.id, endpoint: "scan", reason: "timeout", counted: 0, cycle, n: 1, refund: 1 }] };
+    expect(await applyUsage(counted, { ...ctx, messageId: "1700000000000-20" })).toBe(true);
+    expect(await applyUsage(refund, { ...ctx, messageId: "1700000000000-21" })).toBe(true);
+    expect(await applyUsage(refund, { ...ctx, messageId: "1700000000000-21" })).toBe(false);
+    const rows = (await daily(made.id)).filter((r) => r.day === "2030-02-03");
+    expect(rows).toEqual([
+      { day: "2030-02-03", endpoint: "scan", reason: "ok", counted: 1, refused: 0, calls: 1 },
+      { day: "2030-02-03", endpoint: "scan", reason: "timeout", counted: 0, refused: 1, calls: 1 },
+    ]);
+    expect(await cycleUsedInDb(made.orgId)).toBe(1);
   });
 
   it("after a Redis loss the cycle counter comes back from cycle_usage", async () => {

@@ -78,7 +78,7 @@ interface Route {
 
 const KEY_FIELDS = [
   "name", "kind", "domain", "environment", "industry", "scopes", "ip_allow", "ip_deny", "ip_binding", "countries_allow",
-  "countries_block", "rate_per_minute", "is_trial", "expires_at", "botcheck", "firewall", "content_origin",
+  "countries_block", "rate_per_minute", "rate_per_source_per_minute", "is_trial", "expires_at", "botcheck", "firewall", "content_origin",
 ];
 
 function routes(): Route[] {

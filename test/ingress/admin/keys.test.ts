@@ -23,7 +23,7 @@ async function indexed(fullKey: string): Promise<boolean> {
   return (await gw.ctx.redis.exists(gw.ctx.keys.keyIndex(sha256Hex(fullKey)))) === 1;
 }
 
-const PUBLIC_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 describe("POST /orgs/:org/keys", () => {
   it("creates a client key: ak_live_ prefix, shown once, details with every contract field", async () => {
@@ -40,7 +40,7 @@ describe("POST /orgs/:org/keys", () => {
       prefix: body.key.slice(0, 12),
       environment: "production",
       industry: "",
-      scopes: "full_access",
+      scopes: [],
       domain: "www.example.com",
       is_trial: false,
       kind: "client",
@@ -56,7 +56,9 @@ describe("POST /orgs/:org/keys", () => {
       content_origin: null,
     });
     expect(d.prefix.startsWith("ak_live_")).toBe(true);
-    expect(d.expires_at).toMatch(PUBLIC_TIME);
+    // Operator forms (issue 12, 11e): ISO 8601 times, scopes as the list.
+    expect(d.expires_at).toMatch(ISO_TIME);
+    expect(d.hard_expires_at).toBeNull();
     expect(JSON.stringify(d)).not.toContain(body.key);
     expect(await indexed(body.key)).toBe(true);
   });
@@ -88,8 +90,7 @@ describe("POST /orgs/:org/keys", () => {
       domain: "",
       environment: "staging",
       industry: "retail",
-      scopes: "content:read,secrets",
-      scope_list: ["content:read", "secrets"],
+      scopes: ["content:read", "secrets"],
       ip_allow: ["10.0.0.0/8", "2001:db8::/32", "192.0.2.7"],
       ip_deny: ["10.1.0.0/16"],
       ip_binding: true,
@@ -103,8 +104,8 @@ describe("POST /orgs/:org/keys", () => {
       content_origin: "https://example.com/members",
     });
     // The public expires_at is the effective end: the org's 30-day window comes first.
-    expect(body.details.expires_at).toMatch(PUBLIC_TIME);
-    expect(Date.parse(`${body.details.expires_at.replace(" ", "T")}Z`)).toBeLessThan(Date.parse("2099-01-02T03:04:05Z"));
+    expect(body.details.expires_at).toMatch(ISO_TIME);
+    expect(Date.parse(body.details.expires_at)).toBeLessThan(Date.parse("2099-01-02T03:04:05Z"));
   });
 
   it.each([
@@ -286,7 +287,7 @@ describe("suspend, resume, revoke, rotate", () => {
     expect(rotated.body.key).not.toBe(created.key);
     const fresh = rotated.body.details;
     expect(fresh.id).not.toBe(oldId);
-    expect(fresh).toMatchObject({ status: "active", kind: "client", name: "rot", domain: "rot.example.com", scopes: "a", ip_allow: ["10.0.0.0/8"] });
+    expect(fresh).toMatchObject({ status: "active", kind: "client", name: "rot", domain: "rot.example.com", scopes: ["a"], ip_allow: ["10.0.0.0/8"] });
     expect(fresh.prefix).toBe(rotated.body.key.slice(0, 12));
     expect((await gw.admin("GET", `/keys/${oldId}`)).body.details.status).toBe("revoked");
     expect(await indexed(created.key)).toBe(false);
@@ -316,7 +317,7 @@ describe("key status from the clock", () => {
     const id = await org();
     const created = (await createKey(id, { name: "old", kind: "server", expires_at: "2001-01-01T00:00:00Z" })).body;
     expect(created.details.status).toBe("expired");
-    expect(created.details.expires_at).toBe("2001-01-01 00:00:00");
+    expect(created.details.expires_at).toBe("2001-01-01T00:00:00Z");
     const cleared = await gw.admin("PATCH", `/keys/${created.details.id}`, { expires_at: null });
     expect(cleared.body.details.status).toBe("active");
   });

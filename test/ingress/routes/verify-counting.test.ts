@@ -21,21 +21,24 @@ async function concurrently(n: number, call: () => Promise<{ body: { reason: str
 
 describe("counting against the allowance (interface.md section 8)", () => {
   it("counts answered calls and refusals that count; not the excluded refusals", async () => {
-    const made = await clientSetup(gw, { rate_per_minute: 3 });
+    const made = await clientSetup(gw, { rate_per_minute: 2 });
     expect((await ok(made)).body.reason).toBe("ok");
     expect(await usedOf(gw, made.orgId)).toBe(1);
     expect((await ok(made, { domain: "elsewhere.org" })).body.reason).toBe("domain_mismatch");
     expect(await usedOf(gw, made.orgId)).toBe(2);
     expect((await ok(made, { scope: "x" })).body.reason).toBe("ok");
     expect(await usedOf(gw, made.orgId)).toBe(3);
-    // Excluded: rate_limited (the window is full) ...
+    // Excluded: rate_limited (the key's window is full) ...
     expect((await ok(made)).body.reason).toBe("rate_limited");
-    expect((await ok(made, { domain: "elsewhere.org" })).body.reason).toBe("rate_limited");
     expect(await usedOf(gw, made.orgId)).toBe(3);
+    // (a wrong-place refusal takes a slot of its own window, not the key's: docs/security.md)
+    expect((await ok(made, { domain: "elsewhere.org" })).body.reason).toBe("domain_mismatch");
+    expect((await ok(made, { domain: "elsewhere.org" })).body.reason).toBe("rate_limited");
+    expect(await usedOf(gw, made.orgId)).toBe(4);
     // ... and key_suspended.
     await gw.admin("POST", `/keys/${made.id}/suspend`);
     expect((await ok(made)).body.reason).toBe("key_suspended");
-    expect(await usedOf(gw, made.orgId)).toBe(3);
+    expect(await usedOf(gw, made.orgId)).toBe(4);
   });
 
   it("an unknown key counts against nobody", async () => {

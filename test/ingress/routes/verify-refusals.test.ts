@@ -34,8 +34,8 @@ const CASES: Case[] = [
   } },
   { reason: "ip_blocked", arrange: async () => base(await clientSetup(gw, { ip_deny: ["127.0.0.0/8"] })) },
   { reason: "ip_not_allowed", arrange: async () => base(await clientSetup(gw, { ip_allow: ["10.0.0.0/8", "2001:db8::/32"] })) },
-  { reason: "geo_blocked", arrange: async () => base(await clientSetup(gw, { countries_block: ["US"] }), { ip: "8.8.8.8" }) },
-  { reason: "geo_not_allowed", arrange: async () => base(await clientSetup(gw, { countries_allow: ["DE", "FR"] }), { ip: "8.8.8.8" }) },
+  { reason: "geo_blocked", arrange: async () => base(await clientSetup(gw, { kind: "server", countries_block: ["US"] }), { ip: "8.8.8.8" }) },
+  { reason: "geo_not_allowed", arrange: async () => base(await clientSetup(gw, { kind: "server", countries_allow: ["DE", "FR"] }), { ip: "8.8.8.8" }) },
   { reason: "insufficient_scope", arrange: async () => base(await clientSetup(gw, { scopes: ["read"] }), { scope: "write" }) },
   { reason: "domain_mismatch", arrange: async () => base(await clientSetup(gw), { domain: "example.org" }) },
   { reason: "domain_not_verified", arrange: async () => {

@@ -20,10 +20,15 @@ describe("installations (interface.md 3.3)", () => {
     expect(await reasonOf(made.key, { install: "shop-a" })).toBe("ok");
     expect(await reasonOf(made.key, { install: "shop-b" })).toBe("installation_pending");
     expect(await reasonOf(made.key, { install: "shop-b" })).toBe("installation_pending");
-    expect(await reasonOf(made.key)).toBe("ok");
-    const listed = await gw.admin("GET", `/keys/${made.id}/installations`);
+    // Once the key has installations, a call naming none is the "(unnamed)" installation,
+    // pending like any new one (docs/security.md, item 4).
+    expect(await reasonOf(made.key)).toBe("installation_pending");
+    const listed = await waitFor(async () => {
+      const answer = await gw.admin("GET", `/keys/${made.id}/installations`);
+      return answer.body.installations.length === 3 ? answer : null;
+    });
     const statuses = Object.fromEntries(listed.body.installations.map((i: { install: string; status: string }) => [i.install, i.status]));
-    expect(statuses).toEqual({ "shop-a": "approved", "shop-b": "pending" });
+    expect(statuses).toEqual({ "shop-a": "approved", "shop-b": "pending", "(unnamed)": "pending" });
 
     expect((await gw.admin("POST", `/keys/${made.id}/installations/shop-b/approve`)).status).toBe(200);
     expect(await reasonOf(made.key, { install: "shop-b" })).toBe("ok");
@@ -70,8 +75,8 @@ describe("changes take effect on the very next verify", () => {
 });
 
 describe("IP binding", () => {
-  it("judges the visitor address, or the connecting one when binding is on", async () => {
-    const made = await clientSetup(gw, { ip_allow: ["198.51.100.7"] });
+  it("judges the visitor address of a server key, or the connecting one when binding is on", async () => {
+    const made = await clientSetup(gw, { kind: "server", ip_allow: ["198.51.100.7"] });
     expect(await reasonOf(made.key)).toBe("ip_not_allowed");
     expect(await reasonOf(made.key, { ip: "198.51.100.7" })).toBe("ok");
     await patchKey(gw, made.id, { ip_binding: true });
@@ -80,7 +85,7 @@ describe("IP binding", () => {
     expect(await reasonOf(made.key, { ip: "198.51.100.7" })).toBe("ok");
   });
   it("applies the deny list and country rules to the visitor address", async () => {
-    const made = await clientSetup(gw, { ip_deny: ["203.0.113.0/24"], countries_block: ["GB"] });
+    const made = await clientSetup(gw, { kind: "server", ip_deny: ["203.0.113.0/24"], countries_block: ["GB"] });
     expect(await reasonOf(made.key, { ip: "203.0.113.5" })).toBe("ip_blocked");
     expect(await reasonOf(made.key, { ip: "81.2.69.160" })).toBe("geo_blocked");
     expect(await reasonOf(made.key, { ip: "8.8.8.8" })).toBe("ok");

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { issueToken, TOKEN_TTL_S, verifyToken } from "../../../shared/botcheck/token.js";
+import { visitorNetwork } from "../../../shared/botcheck/network.js";
 import { UA } from "./fixtures.js";
 
 const secret = Buffer.alloc(32, 7);
 const otherSecret = Buffer.alloc(32, 8);
 const nowS = 1_750_000_000;
-const claims = { keyId: 42, userAgent: UA.chromeWindows };
+const claims = { keyId: 42, userAgent: UA.chromeWindows, address: "203.0.113.7" };
 const token = issueToken({ ...claims, nowS, ttlS: TOKEN_TTL_S }, secret);
 
 /** Replace one character with another of the alphabet. */
@@ -22,7 +23,7 @@ describe("pass token", () => {
   it("round-trips for the same key and user agent within its lifetime", () => {
     expect(verifyToken(token, { ...claims, nowS }, secret)).toBe(true);
     expect(verifyToken(token, { ...claims, nowS: nowS + TOKEN_TTL_S - 1 }, secret)).toBe(true);
-    expect(verifyToken(token, { keyId: "42", userAgent: UA.chromeWindows, nowS }, secret)).toBe(true);
+    expect(verifyToken(token, { keyId: "42", userAgent: UA.chromeWindows, address: "203.0.113.7", nowS }, secret)).toBe(true);
   });
 
   it("defaults to 24 hours", () => {
@@ -42,6 +43,9 @@ describe("pass token", () => {
     ["a key id that only shares a prefix", { ...claims, keyId: 421, nowS }],
     ["another user agent", { ...claims, userAgent: UA.firefoxWindows, nowS }],
     ["a user agent differing in one character", { ...claims, userAgent: `${UA.chromeWindows} `, nowS }],
+    ["another IPv4 /24", { ...claims, address: "203.0.114.7", nowS }],
+    ["an IPv6 address", { ...claims, address: "2001:db8::7", nowS }],
+    ["no readable address", { ...claims, address: "", nowS }],
   ])("is refused for %s", (_name, check) => {
     expect(verifyToken(token, check, secret)).toBe(false);
   });
@@ -98,5 +102,23 @@ describe("pass token", () => {
     expect(() => issueToken({ ...claims, nowS, ttlS: 0 }, secret)).toThrow(RangeError);
     expect(() => issueToken({ ...claims, keyId: "", nowS }, secret)).toThrow(RangeError);
     expect(() => verifyToken(token, { ...claims, nowS }, Buffer.alloc(0))).toThrow(RangeError);
+  });
+});
+
+describe("pass token network binding (docs/security.md, item 9)", () => {
+  it("holds within the visitor's IPv4 /24 and IPv6 /48, and nowhere else", () => {
+    expect(verifyToken(token, { ...claims, address: "203.0.113.250", nowS }, secret)).toBe(true);
+    expect(verifyToken(token, { ...claims, address: "::ffff:203.0.113.1", nowS }, secret)).toBe(true);
+    expect(verifyToken(token, { ...claims, address: "203.0.112.7", nowS }, secret)).toBe(false);
+    const v6 = issueToken({ ...claims, address: "2001:db8:aa:1::7", nowS }, secret);
+    expect(verifyToken(v6, { ...claims, address: "2001:db8:aa:ffff:1:2:3:4", nowS }, secret)).toBe(true);
+    expect(verifyToken(v6, { ...claims, address: "2001:db8:ab:1::7", nowS }, secret)).toBe(false);
+    expect(visitorNetwork("2001:db8:aa:1::7")).toBe("2001:db8:aa::/48");
+    expect(visitorNetwork("10.1.2.3")).toBe("10.1.2.0/24");
+  });
+
+  it("refuses a version 1 token (issued before the binding)", () => {
+    const payload = Buffer.from(token.split(".")[0] ?? "", "base64url");
+    expect(payload.readUInt8(0)).toBe(2);
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCountingBatcher, type CountingCall } from "../../../ingress/routes/verify/batch.js";
+import { createCountingBatcher, type CountingCall } from "../../../shared/enforcement/batch.js";
 import { manualClock } from "../../../shared/clock.js";
 import { createKeys } from "../../../shared/redis/keys.js";
 import { loadScript } from "../../../shared/redis/scripts.js";

@@ -69,11 +69,12 @@ describe("IP lists", () => {
     expect(checkIpAllow(list, parseAddress("not-an-ip"))).toEqual(refused("ip_not_allowed"));
     expect(checkIpDeny(list, null)).toEqual(PASS);
   });
-  it("judges the visitor address unless IP binding is on", () => {
+  it("judges the visitor address of a server key unless IP binding is on; never a client key's claim", () => {
     const a = ask({ visitorIp: "198.51.100.1", remoteAddress: "203.0.113.9" });
-    expect(callerAddress({ ip_binding: false }, a)?.toString()).toBe("198.51.100.1");
-    expect(callerAddress({ ip_binding: true }, a)?.toString()).toBe("203.0.113.9");
-    expect(callerAddress({ ip_binding: false }, ask())?.toString()).toBe("203.0.113.9");
+    expect(callerAddress({ kind: "server", ip_binding: false }, a)?.toString()).toBe("198.51.100.1");
+    expect(callerAddress({ kind: "server", ip_binding: true }, a)?.toString()).toBe("203.0.113.9");
+    expect(callerAddress({ kind: "server", ip_binding: false }, ask())?.toString()).toBe("203.0.113.9");
+    expect(callerAddress({ kind: "client", ip_binding: false }, a)?.toString()).toBe("203.0.113.9");
   });
 });
 

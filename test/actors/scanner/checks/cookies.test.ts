@@ -27,6 +27,24 @@ describe("cookies:secure", () => {
   });
 });
 
+describe("cookies:secure with HSTS", () => {
+  const HSTS = ["strict-transport-security", "max-age=31536000"] as const;
+  test("HSTS of six months or more softens a missing Secure", () => {
+    expect(evaluate(cookieSecure, webWithPage([HSTS, ["set-cookie", "theme=dark"]])).result).toBe("cookies-insecure-hsts");
+    expect(evaluate(cookieSecure, webWithPage([HSTS, ["set-cookie", "sessionid=1; HttpOnly"]])).result).toBe("cookies-session-insecure-hsts");
+  });
+  test("a short HSTS does not", () => {
+    expect(evaluate(cookieSecure, webWithPage([["strict-transport-security", "max-age=300"], ["set-cookie", "sessionid=1"]])).result).toBe("cookies-session-insecure");
+  });
+});
+
+describe("cookies:samesite for anti-CSRF tokens", () => {
+  test("a csrf cookie without SameSite fails; another cookie without it only warns", () => {
+    expect(evaluate(cookieSameSite, withCookies("csrftoken=1; Secure")).result).toBe("samesite-csrf-missing");
+    expect(evaluate(cookieSameSite, withCookies("theme=1; Secure")).result).toBe("samesite-missing");
+  });
+});
+
 describe("cookies:httponly", () => {
   test("pass when session cookies are HttpOnly", () => {
     expect(evaluate(cookieHttpOnly, withCookies("auth_token=x; Secure; HttpOnly")).result).toBe("httponly-ok");

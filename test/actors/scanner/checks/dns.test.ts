@@ -66,20 +66,34 @@ describe("dns:caa", () => {
 
 describe("dns:dnssec", () => {
   const soa = (overrides = {}) => answer(DOMAIN, "SOA", [{ type: "SOA", name: DOMAIN, primary: "ns1.example.test", serial: 1 }], overrides);
-  test("pass when the resolver sets AD", () => {
-    const f = evaluate(dnssec, dnsWith({ dnssec: { soa: soa({ authenticated: true }), soaUnchecked: null, dnskey: noData(DOMAIN, "DNSKEY") } }));
+  const servfail = (name: string, type: "SOA" | "A") => ({ ...noData(name, type), status: "servfail" as const, rcode: 2 });
+  const noKeys = { answer: noData(DOMAIN, "DNSKEY"), unchecked: null };
+  test("pass when the resolver sets AD on the domain's answer", () => {
+    const f = evaluate(dnssec, dnsWith({ dnssec: { answers: [{ answer: soa({ authenticated: true }), unchecked: null }], dnskey: noKeys } }));
     expect([f.status, f.result]).toEqual(["pass", "dnssec-validated"]);
+    expect(f.evidence).toContain("(ad)");
   });
   test("warn when unsigned (empty evidence)", () => {
     expect(evaluate(dnssec, dnsWith({})).result).toBe("dnssec-unsigned");
   });
   test("fail when SERVFAIL goes away with CD (bogus)", () => {
-    const f = evaluate(dnssec, dnsWith({ dnssec: { soa: { ...soa(), status: "servfail", rcode: 2, records: [] }, soaUnchecked: soa(), dnskey: noData(DOMAIN, "DNSKEY") } }));
+    const f = evaluate(dnssec, dnsWith({ dnssec: { answers: [{ answer: servfail(DOMAIN, "SOA"), unchecked: soa() }], dnskey: noKeys } }));
     expect([f.status, f.result]).toEqual(["fail", "dnssec-bogus"]);
   });
+  test("a bogus A record makes the domain bogus even when its SOA validates", () => {
+    const a = answer(DOMAIN, "A", [{ type: "A", name: DOMAIN, address: "192.0.2.1" }]);
+    const answers = [{ answer: soa({ authenticated: true }), unchecked: null }, { answer: servfail(DOMAIN, "A"), unchecked: a }];
+    const f = evaluate(dnssec, dnsWith({ dnssec: { answers, dnskey: noKeys } }));
+    expect(f.result).toBe("dnssec-bogus");
+    expect(f.detail).toContain(`${DOMAIN} A`);
+  });
+  test("SERVFAIL with and without CD is a failed lookup, not bogus", () => {
+    const f = evaluate(dnssec, dnsWith({ dnssec: { answers: [{ answer: servfail(DOMAIN, "SOA"), unchecked: servfail(DOMAIN, "SOA") }], dnskey: noKeys } }));
+    expect(f.result).toBe("dnssec-lookup-failed");
+  });
   test("info when keys exist but nothing confirms validation", () => {
-    const dnskey = answer(DOMAIN, "DNSKEY", [{ type: "DNSKEY", name: DOMAIN, flags: 257, algorithm: 13 }]);
-    expect(evaluate(dnssec, dnsWith({ dnssec: { soa: soa(), soaUnchecked: null, dnskey } })).result).toBe("dnssec-signed-unconfirmed");
+    const dnskey = { answer: answer(DOMAIN, "DNSKEY", [{ type: "DNSKEY", name: DOMAIN, flags: 257, algorithm: 13 }]), unchecked: null };
+    expect(evaluate(dnssec, dnsWith({ dnssec: { answers: [{ answer: soa(), unchecked: null }], dnskey } })).result).toBe("dnssec-signed-unconfirmed");
   });
 });
 

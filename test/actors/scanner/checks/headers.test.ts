@@ -34,7 +34,9 @@ describe("headers:csp", () => {
   test("fail for wildcard and scheme sources in script-src", () => {
     expect(withCsp("default-src 'self'; script-src *").result).toBe("csp-insecure-source");
     expect(withCsp("default-src 'self'; script-src https:").result).toBe("csp-insecure-source");
-    expect(withCsp("script-src 'nonce-x' 'strict-dynamic' https:; object-src 'none'").result).toBe("csp-ok");
+    // Scripts are locked down; with no style-src or default-src, styles are open (Observatory: 0, not +5).
+    expect(withCsp("script-src 'nonce-x' 'strict-dynamic' https:; object-src 'none'").result).toBe("csp-unsafe-style");
+    expect(withCsp("script-src 'nonce-x' 'strict-dynamic' https:; object-src 'none'; style-src 'self'").result).toBe("csp-ok");
   });
   test("warn for unsafe-eval and open object-src", () => {
     expect(withCsp("default-src 'self'; script-src 'self' 'unsafe-eval'").result).toBe("csp-unsafe-eval");
@@ -47,6 +49,30 @@ describe("headers:csp", () => {
   });
   test("the strictest of several policies is judged", () => {
     expect(withCsp("script-src *", "default-src 'none'").result).toBe("csp-strict");
+  });
+});
+
+describe("headers:csp, Observatory buckets", () => {
+  test("plain-HTTP sources: active content fails, images and media warn", () => {
+    expect(withCsp("default-src 'self'; script-src 'self' http://cdn.example.net").result).toBe("csp-insecure-scheme");
+    expect(withCsp("default-src 'self'; connect-src http://api.example.net").result).toBe("csp-insecure-scheme");
+    const passive = withCsp("default-src 'self'; img-src 'self' http://img.example.net");
+    expect([passive.status, passive.result]).toEqual(["warn", "csp-insecure-passive"]);
+  });
+  test("unsafe style sources cost the bonus only", () => {
+    expect(withCsp("default-src 'self'; style-src 'self' 'unsafe-inline'").result).toBe("csp-unsafe-style");
+  });
+  test("a policy in <meta http-equiv> counts; frame-ancestors there does not", () => {
+    const body = `<html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'; frame-ancestors 'none'"></head></html>`;
+    const page = webWithPage([["content-type", "text/html"]], { body });
+    const f = evaluate(csp, page);
+    expect(f.result).toBe("csp-strict");
+    expect(f.evidence).toContain('<meta http-equiv="Content-Security-Policy"');
+    expect(evaluate(frameOptions, page).result).toBe("frame-missing");
+  });
+  test("a <meta> policy on a non-HTML response is not a policy", () => {
+    const body = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'">`;
+    expect(evaluate(csp, webWithPage([["content-type", "application/json"]], { body })).result).toBe("csp-missing");
   });
 });
 
@@ -64,6 +90,13 @@ describe("headers:frame-options", () => {
   test("fail for ALLOW-FROM and open frame-ancestors", () => {
     expect(evaluate(frameOptions, webWithPage([["x-frame-options", "ALLOW-FROM https://a.test"]])).result).toBe("xfo-invalid");
     expect(evaluate(frameOptions, webWithPage([["content-security-policy", "frame-ancestors *"]])).result).toBe("frame-ancestors-open");
+  });
+});
+
+describe("headers:frame-options, repeated", () => {
+  test("two different X-Frame-Options values cancel out; the same value twice does not", () => {
+    expect(evaluate(frameOptions, webWithPage([["x-frame-options", "DENY"], ["x-frame-options", "SAMEORIGIN"]])).result).toBe("xfo-invalid");
+    expect(evaluate(frameOptions, webWithPage([["x-frame-options", "DENY"], ["x-frame-options", "deny"]])).result).toBe("xfo-ok");
   });
 });
 
@@ -89,6 +122,18 @@ describe("headers:referrer-policy", () => {
   });
   test("info when missing", () => {
     expect(evaluate(referrerPolicy, webWithPage([])).status).toBe("info");
+  });
+});
+
+describe("headers:referrer-policy, <meta>", () => {
+  test("<meta name=referrer> sets the policy and is applied after the header", () => {
+    const body = `<html><head><meta name="referrer" content="no-referrer"></head></html>`;
+    expect(evaluate(referrerPolicy, webWithPage([["content-type", "text/html"]], { body })).result).toBe("referrer-private");
+    expect(evaluate(referrerPolicy, webWithPage([["content-type", "text/html"], ["referrer-policy", "no-referrer"]], { body: body.replace("no-referrer", "unsafe-url") })).result).toBe("referrer-unsafe");
+  });
+  test("origin-only policies warn: the origin reaches plain-HTTP sites too", () => {
+    expect(evaluate(referrerPolicy, webWithPage([["referrer-policy", "origin"]])).result).toBe("referrer-ok");
+    expect(evaluate(referrerPolicy, webWithPage([["referrer-policy", "origin"]])).status).toBe("warn");
   });
 });
 

@@ -63,6 +63,13 @@ describe("http client against the fixture servers", () => {
     expect(chain.hops.map((h) => [h.url, h.status])).toEqual([["http://good.test/", 301], ["https://good.test/", 200]]);
   });
 
+  test("a redirect to a port other than the web ports is not followed", async () => {
+    const chain = await followRedirects(new URL("http://redirect-port.test/"), context());
+    expect(chain.outcome).toBe("error");
+    expect(chain.hops.map((h) => [h.url, h.status])).toEqual([["http://redirect-port.test/", 302], ["http://good.test:6379/", null]]);
+    expect(chain.hops[1].error).toMatch(/port 6379/);
+  });
+
   test("every redirect hop passes the SSRF guard", async () => {
     // Only loopback is allowed, so the fixture answers and the hop to private.test (10.0.0.1) is refused.
     const loopbackOnly = (ip: string, allowPrivate: boolean) => (ip === "127.0.0.1" ? { ok: true as const } : checkAddress(ip, allowPrivate));

@@ -36,9 +36,17 @@ describe("checkAddress", () => {
     expect(checkAddress(ip, false)).toEqual({ ok: true });
   });
 
-  test("allowPrivate lets loopback, private and metadata through, never multicast", () => {
-    for (const ip of ["127.0.0.1", "10.0.0.1", "169.254.169.254", "::1"]) expect(checkAddress(ip, true)).toEqual({ ok: true });
+  test("allowPrivate lets loopback and private through, never multicast, metadata or ::/96", () => {
+    for (const ip of ["127.0.0.1", "10.0.0.1", "169.254.1.1", "::1"]) expect(checkAddress(ip, true)).toEqual({ ok: true });
     expect(checkAddress("224.0.0.1", true).ok).toBe(false);
+    for (const allowPrivate of [false, true]) {
+      for (const ip of ["169.254.169.254", "fd00:ec2::254", "168.63.129.16", "::ffff:a9fe:a9fe", "::ffff:168.63.129.16"]) {
+        expect([ip, allowPrivate, checkAddress(ip, allowPrivate)]).toEqual([ip, allowPrivate, { ok: false, reason: "metadata" }]);
+      }
+      for (const ip of ["::a9fe:a9fe", "::1.2.3.4", "::808:808", "::2"]) {
+        expect([ip, allowPrivate, checkAddress(ip, allowPrivate)]).toEqual([ip, allowPrivate, { ok: false, reason: "ipv4_compatible" }]);
+      }
+    }
   });
 });
 
@@ -62,11 +70,13 @@ describe("resolution through the guard", () => {
   ])("a name resolving to a refused address is refused: %s", async (name, reason) => {
     const verdict = await resolveGuarded(name, false, resolve());
     expect(verdict).toMatchObject({ ok: false, reason });
+    // The refusal names the kind of address, never the address (it is the service's network).
+    if (!verdict.ok) expect(verdict.detail).not.toMatch(/\d+\.\d+\.\d+\.\d+|::/);
   });
 
-  test("allowPrivate accepts them and pins the checked address", async () => {
+  test("allowPrivate accepts private ones and pins the checked address; metadata stays refused", async () => {
     expect(await resolveGuarded("private.test", true, resolve())).toEqual({ ok: true, address: "10.0.0.1", family: 4 });
-    expect(await resolveGuarded("metadata.test", true, resolve())).toMatchObject({ ok: true, address: "169.254.169.254" });
+    expect(await resolveGuarded("metadata.test", true, resolve())).toMatchObject({ ok: false, reason: "metadata" });
   });
 
   test("an unknown name is unresolvable, not an exception", async () => {

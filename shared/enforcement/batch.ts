@@ -1,11 +1,13 @@
 import type { Redis } from "ioredis";
-import type { Clock } from "../../../shared/clock.js";
-import { counts, scriptOutcome, type ScriptOutcome } from "../../../shared/enforcement/counting.js";
-import { allowanceCycle } from "../../../shared/enforcement/expiry.js";
-import type { Resolved } from "../../../shared/snapshots/cache.js";
-import type { Reason } from "../../../shared/reasons.js";
-import { shardOf, type Keys } from "../../../shared/redis/keys.js";
-import { runScript, type LuaScript } from "../../../shared/redis/scripts.js";
+import type { Clock } from "../clock.js";
+import { counts, scriptOutcome, takesKeySlot, type ScriptOutcome } from "./counting.js";
+import { sourceId } from "./source.js";
+import { allowanceCycle } from "./expiry.js";
+import type { Resolved } from "../snapshots/cache.js";
+import type { Reason } from "../reasons.js";
+import { shardOf, type Keys } from "../redis/keys.js";
+import { runScript, type LuaScript } from "../redis/scripts.js";
+import { ENDPOINT_LABELS_PER_DAY, PENDING_INSTALLS_PER_DAY, UNNAMED_INSTALL } from "./installations.js";
 
 /**
  * Every verify of one event-loop turn shares one counting script run per shard: calls
@@ -25,9 +27,13 @@ export interface CountingCall {
   /** Whether that outcome counts against the allowance. */
   counts: boolean;
   ratePerMinute: number;
+  /** The key's per-source limit (rate_per_source_per_minute); null or absent = none. */
+  ratePerSource?: number | null;
+  /** sourceId of the caller ("" or absent = none counted). */
+  source?: string;
   /** null = unlimited. */
   allowance: number | null;
-  /** "" when the call named no installation. */
+  /** "" when the endpoint takes no installation; UNNAMED_INSTALL for a verify call that named none. */
   install: string;
   endpoint: string;
   nowMs: number;
@@ -38,9 +44,11 @@ export interface CountingCall {
 export function countingCall(
   snapshot: Resolved,
   outcome: Reason | "ok",
-  call: { install: string; endpoint: string; nowMs: number },
+  call: { install: string; endpoint: string; nowMs: number; remoteAddress?: string },
 ): CountingCall {
   const { key, org } = snapshot;
+  // A snapshot projected before the setting existed has no field: no per-source limit.
+  const ratePerSource = key.value.rate_per_source_per_minute ?? null;
   return {
     orgId: org.value.id,
     keyId: key.value.id,
@@ -49,6 +57,8 @@ export function countingCall(
     outcome,
     counts: counts(outcome),
     ratePerMinute: key.value.rate_per_minute,
+    ratePerSource,
+    source: ratePerSource === null || call.remoteAddress === undefined ? "" : sourceId(call.remoteAddress),
     allowance: org.value.allowance,
     install: call.install,
     endpoint: call.endpoint,
@@ -76,10 +86,12 @@ export interface BatcherOptions {
   onRun?: (calls: number) => void;
 }
 
+/** Called once with the script's answer for one call, or with the fault that prevented it. */
+export type CountingDone = (error: unknown, outcome: ScriptOutcome | null) => void;
+
 interface Pending {
   call: CountingCall;
-  resolve: (outcome: ScriptOutcome) => void;
-  reject: (error: unknown) => void;
+  done: CountingDone;
 }
 
 interface Group {
@@ -89,7 +101,7 @@ interface Group {
 
 /** Calls that share every per-key argument travel as one group (the script's header says so). */
 function groupKey(c: CountingCall): string {
-  return `${c.keyId}|${c.keyVersion}|${c.orgVersion}|${c.endpoint}|${Math.floor(c.nowMs / 60_000)}|${c.cycleStartMs}|${c.ratePerMinute}|${c.allowance}`;
+  return `${c.keyId}|${c.keyVersion}|${c.orgVersion}|${c.endpoint}|${Math.floor(c.nowMs / 60_000)}|${c.cycleStartMs}|${c.ratePerMinute}|${c.ratePerSource ?? -1}|${c.allowance}`;
 }
 
 export function createCountingBatcher(options: BatcherOptions) {
@@ -121,27 +133,35 @@ export function createCountingBatcher(options: BatcherOptions) {
       }
       return String(index);
     };
-    const args: string[] = [String(now), new Date(now).toISOString().slice(0, 10), maxLen, String(groups.size)];
+    const day = new Date(now).toISOString().slice(0, 10);
+    const args: string[] = [String(now), day, maxLen, String(groups.size), UNNAMED_INSTALL, String(PENDING_INSTALLS_PER_DAY), String(ENDPOINT_LABELS_PER_DAY)];
     const order: Pending[] = [];
     for (const { first: c, members } of groups.values()) {
+      const minute = Math.floor(c.nowMs / 60_000);
+      const perSource = c.ratePerSource ?? null;
       args.push(
         indexOf(keys.keySnapshot(c.orgId, c.keyId)),
         indexOf(keys.orgSnapshot(c.orgId)),
-        indexOf(keys.rateWindow(c.orgId, c.keyId, Math.floor(c.nowMs / 60_000))),
         indexOf(keys.cycleUsed(c.orgId, c.cycleStartMs)),
         indexOf(keys.installations(c.orgId, c.keyId)),
         c.keyVersion,
         c.orgVersion,
         String(c.ratePerMinute),
+        perSource === null ? "-1" : String(perSource),
         c.allowance === null ? "-1" : String(c.allowance),
         String(c.orgId),
         String(c.keyId),
         c.endpoint,
         String(c.cycleStartMs),
         String(members.length),
+        indexOf(keys.endpointLabels(c.orgId, c.keyId, day)),
+        indexOf(keys.pendingInstalls(c.orgId, c.keyId, day)),
       );
       for (const member of members) {
-        args.push(member.call.outcome, member.call.counts ? "1" : "0", member.call.install);
+        const { outcome, source } = member.call;
+        const window = takesKeySlot(outcome) ? keys.rateWindow(c.orgId, c.keyId, minute) : keys.placeWindow(c.orgId, c.keyId, minute);
+        const sourceWindow = perSource !== null && source ? indexOf(keys.sourceWindow(c.orgId, c.keyId, minute, source)) : "0";
+        args.push(outcome, member.call.counts ? "1" : "0", member.call.install, indexOf(window), sourceWindow);
         order.push(member);
       }
     }
@@ -152,20 +172,23 @@ export function createCountingBatcher(options: BatcherOptions) {
     try {
       reply = await runScript(redis, script, redisKeys, args);
     } catch (error) {
-      for (const p of order) p.reject(error);
+      for (const p of order) p.done(error, null);
       return;
     }
     if (!Array.isArray(reply) || reply.length !== order.length) {
       const error = new Error(`counting script returned ${Array.isArray(reply) ? reply.length : typeof reply} results for ${order.length} calls`);
-      for (const p of order) p.reject(error);
+      for (const p of order) p.done(error, null);
       return;
     }
     for (let i = 0; i < order.length; i++) {
+      let outcome: ScriptOutcome;
       try {
-        order[i].resolve(scriptOutcome(reply[i]));
+        outcome = scriptOutcome(reply[i]);
       } catch (error) {
-        order[i].reject(error);
+        order[i].done(error, null);
+        continue;
       }
+      order[i].done(null, outcome);
     }
   }
 
@@ -194,18 +217,22 @@ export function createCountingBatcher(options: BatcherOptions) {
     for (const shard of [...queues.keys()]) flushShard(shard);
   }
 
+  /** Queues one call; `done` runs when its batch returns (no promise per call on the hot path). */
+  function enqueue(call: CountingCall, done: CountingDone): void {
+    const shard = shardOf(call.orgId);
+    const queue = queues.get(shard);
+    if (queue) queue.push({ call, done });
+    else queues.set(shard, [{ call, done }]);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  }
+
   return {
+    enqueue,
     submit(call: CountingCall): Promise<ScriptOutcome> {
-      return new Promise((resolve, reject) => {
-        const shard = shardOf(call.orgId);
-        const queue = queues.get(shard);
-        if (queue) queue.push({ call, resolve, reject });
-        else queues.set(shard, [{ call, resolve, reject }]);
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
-      });
+      return new Promise((resolve, reject) => enqueue(call, (error, outcome) => (outcome === null ? reject(error) : resolve(outcome))));
     },
     stats: (): BatchStats => ({ ...stats }),
   };

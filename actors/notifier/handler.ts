@@ -1,0 +1,29 @@
+import { transaction, type Pool } from "../../shared/db/pool.js";
+import { claimMail, enqueueDeliveries } from "../../shared/db/webhooks.js";
+import type { Helpers } from "../runtime/index.js";
+import type { Mailer } from "./mail.js";
+import { mailOf, recipientsOf, type EventMessage } from "./messages.js";
+
+/**
+ * One event: its webhook deliveries are recorded (one row per webhook, keyed by event and
+ * webhook, so a duplicated stream entry adds nothing) and handed to the delivery loop;
+ * then each e-mail is sent inside a transaction that first records (event, recipient):
+ * a duplicate finds the row and sends nothing; a failed send rolls the row back and the
+ * event is retried by the runtime. A crash between the SMTP server's acceptance and COMMIT
+ * sends that e-mail again (at least once).
+ */
+export function notifierHandler(mailer: Mailer, kickDeliveries: () => void) {
+  return async ({ org_id: orgId, event }: EventMessage, helpers: Helpers<Pool>): Promise<void> => {
+    const added = await enqueueDeliveries(helpers.db, {
+      orgId, eventId: event.id, eventType: event.type, nowMs: helpers.clock.now(),
+      bodyFor: (deliveryId) => JSON.stringify({ delivery_id: deliveryId, event }),
+    });
+    if (added > 0) kickDeliveries();
+    for (const recipient of recipientsOf(event)) {
+      await transaction(helpers.db, async (tx) => {
+        if (!(await claimMail(tx, event.id, recipient.email.toLowerCase(), helpers.clock.now()))) return;
+        await mailer.send(mailOf(event, recipient));
+      });
+    }
+  };
+}

@@ -1,0 +1,44 @@
+import type { Context } from "../../shared/context.js";
+import type { ActorStarter } from "../index.js";
+import { every } from "../runtime/index.js";
+import { scanOptionsOf } from "../scanner/job/index.js";
+import { probeRound, pruneOldChecks, type ProberDeps } from "./handler.js";
+
+/**
+ * The status prober: a timer actor on the shared clock. It wakes every few seconds (and
+ * at once when the test clock moves) and checks what the current interval slot has not
+ * checked yet, so a check lands within a tick of each slot's start. Any number of copies
+ * may run: each slot is checked and recorded once (handler.ts).
+ */
+
+/** How often the prober looks for an unchecked slot: small against the interval, cheap (one SET NX per service). */
+const TICK_MS = 2_000;
+const PRUNE_EVERY_MS = 3_600_000;
+
+export function proberDeps(ctx: Context): ProberDeps {
+  return {
+    db: ctx.db,
+    redis: ctx.redis,
+    keys: ctx.keys,
+    clock: ctx.clock,
+    // Probes reach what scans may reach (SCAN_ALLOW_PRIVATE) and trust SCAN_CA_FILE; they
+    // connect to the port the URL names (80/443 by default), not SCAN_HTTP(S)_PORT.
+    options: { ...scanOptionsOf(ctx.config), httpPort: 80, httpsPort: 443, timeoutMs: ctx.config.statusProbeTimeoutMs },
+    intervalMs: ctx.config.statusProbeIntervalS * 1000,
+  };
+}
+
+export function startProberWith(ctx: Context, deps: ProberDeps, tickMs = TICK_MS) {
+  let lastPrune = 0;
+  const timer = every(ctx.clock, tickMs, async () => {
+    await probeRound(deps);
+    if (ctx.clock.now() - lastPrune >= PRUNE_EVERY_MS) {
+      lastPrune = ctx.clock.now();
+      const removed = await pruneOldChecks(deps);
+      if (removed > 0) ctx.logger.info({ removed }, "pruned old status checks");
+    }
+  }, { onError: (error) => ctx.logger.error({ err: error }, "status probe round failed") });
+  return { stop: () => timer.stop() };
+}
+
+export const startProber: ActorStarter = async (ctx) => startProberWith(ctx, proberDeps(ctx));

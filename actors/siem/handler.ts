@@ -1,0 +1,129 @@
+import type { Redis } from "ioredis";
+import type { Clock } from "../../shared/clock.js";
+import { destinationById, recordDelivered, recordFailure } from "../../shared/db/siem.js";
+import type { Pool } from "../../shared/db/pool.js";
+import type { SyslogEvent } from "../../shared/events/syslog.js";
+import type { Keys } from "../../shared/redis/keys.js";
+import { describeError, type Handler, RetryableError } from "../runtime/index.js";
+import { createBatcher } from "./batcher.js";
+import type { DestinationMessage, LoadedDestination, SiemTestReply, SiemTestRequest } from "./messages.js";
+import { destinationStreamName } from "./messages.js";
+import { jitteredBackoff, type RetryPolicy } from "./retry.js";
+import type { PushNetwork } from "./transport/guard.js";
+import { sendBatch } from "./transport/index.js";
+
+export interface DeliveryDeps {
+  db: Pool;
+  clock: Clock;
+  network: PushNetwork;
+  retry: RetryPolicy;
+  random: () => number;
+  batchSize: number;
+  lingerMs: number;
+  /** The transport; tests may wrap it. */
+  send?: typeof sendBatch;
+}
+
+interface Item {
+  event: SyslogEvent;
+  attempt: number;
+}
+
+/**
+ * The handler of one destination's delivery loop. Items are batched; a batch is sent
+ * with each event once (a relay repeat of the same id rides along for free), then its
+ * outcome recorded: delivered count, highest id and time on success; on failure the
+ * error, and the events that used their last attempt as `failed` (the runtime moves
+ * those to the dead letters when the handler throws). Every waiter of a failed batch
+ * retries after the same jittered delay, computed from the batch's highest attempt, so
+ * the batch re-forms instead of trickling back one by one.
+ */
+export function deliveryHandler(destination: LoadedDestination, deps: DeliveryDeps): Handler<DestinationMessage, Pool> {
+  const send = deps.send ?? sendBatch;
+  const batcher = createBatcher<Item>({
+    size: deps.batchSize,
+    lingerMs: deps.lingerMs,
+    async send(items) {
+      const byId = new Map<number, SyslogEvent>();
+      for (const item of items) byId.set(item.event.id, item.event);
+      const events = [...byId.values()].sort((a, b) => a.id - b.id);
+      try {
+        await send(destination, events, deps.network);
+      } catch (error) {
+        const attempt = Math.max(...items.map((i) => i.attempt));
+        const exhausted = new Set(items.filter((i) => i.attempt >= deps.retry.maxAttempts).map((i) => i.event.id)).size;
+        const description = describeError(error);
+        await recordFailure(deps.db, destination.id, description, exhausted, deps.clock.now()).catch(() => {});
+        throw new RetryableError(description, jitteredBackoff(deps.retry, attempt, deps.random));
+      }
+      await recordDelivered(deps.db, destination.id, events.length, events[events.length - 1].id, deps.clock.now());
+    },
+  });
+  return (message, helpers) => batcher.submit({ event: message.event, attempt: helpers.attempt });
+}
+
+/** The destinations of each organization, as the fan-out sees them. */
+export interface FanoutTargets {
+  destinationsOf(orgId: number): Promise<readonly number[]>;
+}
+
+/**
+ * The fan-out: one event of the `events` stream becomes one entry on the stream of each
+ * destination of its organization. It only appends to Redis, so a slow or dead
+ * destination never holds it up; the ack comes after the XADDs, so a crash in between
+ * copies the event again (delivery loops absorb repeats: the id is fixed).
+ */
+export function fanoutHandler(targets: FanoutTargets, maxLen: number): Handler<DestinationMessage, Pool> {
+  return async (message, { redis, keys }) => {
+    const ids = await targets.destinationsOf(message.org_id);
+    if (ids.length === 0) return;
+    await appendToDestinations(redis, keys, ids, JSON.stringify(message), maxLen);
+  };
+}
+
+async function appendToDestinations(redis: Redis, keys: Keys, ids: readonly number[], data: string, maxLen: number): Promise<void> {
+  const pipeline = redis.pipeline();
+  for (const id of ids) {
+    const stream = keys.stream(destinationStreamName(id));
+    pipeline.xadd(stream, "MAXLEN", "~", maxLen, "*", "data", data);
+    // Publishers register the streams they make (actors/runtime/stream-registry.ts).
+    pipeline.sadd(keys.streamRegistry(), stream);
+  }
+  const results = await pipeline.exec();
+  const failed = results?.find(([error]) => error !== null);
+  if (!results || failed) throw failed?.[0] ?? new Error("XADD pipeline returned nothing");
+}
+
+/** The synthetic event "send test event" delivers: id 0, a type of its own, never stored. */
+export function testEvent(nowMs: number, orgId: number): SyslogEvent {
+  return {
+    id: 0,
+    type: "siem.test",
+    time: new Date(nowMs).toISOString(),
+    domain: "",
+    org_id: orgId,
+    message: "Test event from the access gateway: this destination is reachable.",
+  };
+}
+
+/** "Send test event": one synthetic event straight to the destination, the outcome as the reply. */
+export function testHandler(
+  load: (row: NonNullable<Awaited<ReturnType<typeof destinationById>>>) => LoadedDestination,
+  deps: Pick<DeliveryDeps, "network" | "clock" | "send">,
+): Handler<SiemTestRequest, Pool> {
+  const send = deps.send ?? sendBatch;
+  return async (request, { db, reply }) => {
+    const row = await destinationById(db, request.destination_id);
+    let answer: SiemTestReply;
+    if (row === null) answer = { ok: false, error: "no such destination" };
+    else {
+      try {
+        await send(load(row), [testEvent(deps.clock.now(), row.org_id)], deps.network);
+        answer = { ok: true, event_id: 0 };
+      } catch (error) {
+        answer = { ok: false, error: describeError(error) };
+      }
+    }
+    await reply?.(answer);
+  };
+}

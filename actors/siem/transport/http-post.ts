@@ -1,0 +1,72 @@
+import http from "node:http";
+import https from "node:https";
+import net from "node:net";
+import tls from "node:tls";
+import { pinnedLookup } from "../../scanner/retrieve/ssrf.js";
+import type { SiemTarget } from "../../../shared/siem/target.js";
+import { guardedAddress, type PushNetwork } from "./guard.js";
+
+/** Bytes of a collector's answer kept (an Elasticsearch `_bulk` answer of 1000 items fits). */
+const ANSWER_LIMIT = 4 * 1024 * 1024;
+
+export interface PostAnswer {
+  status: number;
+  body: string;
+}
+
+/** A failure a retry may fix; `status` when the collector answered. */
+export class DeliveryError extends Error {
+  override readonly name = "DeliveryError";
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** POST through the SSRF guard, connecting to the checked address; redirects are not followed. */
+export async function postGuarded(
+  target: SiemTarget,
+  headers: Record<string, string>,
+  body: string,
+  network: PushNetwork,
+): Promise<PostAnswer> {
+  const { address, family } = await guardedAddress(target.host, network);
+  const secure = target.protocol === "https";
+  const options: https.RequestOptions = {
+    method: "POST",
+    host: target.host,
+    port: target.port,
+    path: target.path || "/",
+    headers: { ...headers, "content-length": String(Buffer.byteLength(body)), "user-agent": "access-gateway-siem/1.0" },
+    lookup: pinnedLookup(address, family),
+    timeout: network.timeoutMs,
+    agent: false,
+  };
+  if (secure) {
+    options.servername = net.isIP(target.host) ? undefined : target.host;
+    if (network.caPem) options.ca = [...tls.rootCertificates, network.caPem];
+  }
+  return new Promise<PostAnswer>((resolve, reject) => {
+    const request = (secure ? https : http).request(options, (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= ANSWER_LIMIT) chunks.push(chunk);
+      });
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      response.on("error", (error) => reject(new DeliveryError(`reading the answer failed: ${error.message}`)));
+    });
+    request.on("timeout", () => request.destroy(new DeliveryError(`no answer within ${network.timeoutMs} ms`)));
+    request.on("error", (error) => reject(error instanceof DeliveryError ? error : new DeliveryError(error.message)));
+    request.end(body);
+  });
+}
+
+/** 2xx or a DeliveryError naming the status and the start of the answer. */
+export function expectSuccess(answer: PostAnswer, what: string): void {
+  if (answer.status >= 200 && answer.status < 300) return;
+  throw new DeliveryError(`${what} answered ${answer.status}: ${answer.body.slice(0, 200)}`, answer.status);
+}

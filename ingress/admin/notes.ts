@@ -1,0 +1,40 @@
+import { recordActivity } from "../../shared/activity.js";
+import { findAssignment, insertNote } from "../../shared/db/assignments.js";
+import { transaction } from "../../shared/db/pool.js";
+import { normalizeDomain } from "../../shared/validation.js";
+import { ok, refuse } from "../reply.js";
+import { admin, check, idParam, iso, validator } from "./common.js";
+import { FINDING_KEY } from "./risks.js";
+
+const noteBody = validator<{ who: string; body: string }>({
+  type: "object",
+  required: ["who", "body"],
+  properties: {
+    who: { type: "string", minLength: 1, maxLength: 200 },
+    body: { type: "string", minLength: 1, maxLength: 10_000 },
+  },
+  additionalProperties: false,
+});
+
+/** POST /orgs/:org/assignments/:domain/:finding_key/notes: a note on an assigned finding (404 otherwise). */
+export const addNote = admin(async (_request, deps, params, body) => {
+  const orgId = idParam(params, "org");
+  const domain = normalizeDomain(params.domain ?? "");
+  const findingKey = params.finding_key ?? "";
+  if (orgId === null || !domain || !FINDING_KEY.test(findingKey)) return refuse("not_found");
+  const input = check(noteBody, body);
+  if ("reply" in input) return input.reply;
+  const now = deps.clock.now();
+  const note = await transaction(deps.db, async (tx) => {
+    const row = await findAssignment(tx, orgId, domain, findingKey, true);
+    if (!row) return null;
+    const created = await insertNote(tx, { assignmentId: row.id, atMs: now, who: input.value.who, body: input.value.body });
+    await recordActivity(tx, {
+      orgId, atMs: now, who: input.value.who, via: "admin", group: "ownership", domain,
+      action: `Note added to ${findingKey} on ${domain}`, actionCode: "finding.note_added", detail: { finding_key: findingKey, note_id: created.id },
+    });
+    return created;
+  });
+  if (!note) return refuse("not_found");
+  return ok({ note: { id: note.id, domain, finding_key: findingKey, time: iso(note.at), who: note.who, body: note.body } }, 201);
+});

@@ -1,0 +1,171 @@
+import { isIP } from "node:net";
+import { SIEM_GROUP, SIEM_TEST_STREAM, type SiemTestReply, destinationStreamName } from "../../actors/siem/messages.js";
+import { checkAddress } from "../../actors/scanner/retrieve/ssrf.js";
+import { listDeadLetters, request as requestReply, RequestTimeoutError, retryAllDeadLetters, retryDeadLetters, streamStats } from "../../actors/runtime/index.js";
+import { recordActivity } from "../../shared/activity.js";
+import { seal } from "../../shared/crypto/seal.js";
+import { findOrg } from "../../shared/db/orgs.js";
+import { transaction } from "../../shared/db/pool.js";
+import {
+  deleteDestination, findDestination, insertDestination, listDestinations, SIEM_KINDS, type SiemDestinationRow, type SiemKind,
+  tokenAad,
+} from "../../shared/db/siem.js";
+import { parseTarget } from "../../shared/siem/target.js";
+import type { IngressDeps } from "../deps.js";
+import { ok, refuse, refuseField } from "../reply.js";
+import { ADMIN_ACTOR, admin, check, idParam, iso, validator } from "./common.js";
+
+/** How long "send test event" waits for a pusher to try the destination. */
+export const TEST_TIMEOUT_MS = 20_000;
+
+const destinationBody = validator<{ kind: SiemKind; url: string; token?: string | null; index?: string | null }>({
+  type: "object",
+  required: ["kind", "url"],
+  properties: {
+    kind: { type: "string", enum: SIEM_KINDS },
+    url: { type: "string", minLength: 1, maxLength: 2048 },
+    token: { anyOf: [{ type: "string", minLength: 1, maxLength: 4096 }, { type: "null" }] },
+    index: { anyOf: [{ type: "string", pattern: "^[a-z0-9][a-z0-9_.+-]{0,254}$" }, { type: "null" }] },
+  },
+  additionalProperties: false,
+});
+
+const retryBody = validator<{ ids?: string[] }>({
+  type: "object",
+  properties: { ids: { type: "array", maxItems: 1000, items: { type: "string", pattern: "^\\d{1,20}-\\d{1,20}$" } } },
+  additionalProperties: false,
+});
+
+const streamOf = (deps: IngressDeps, id: number) => deps.keys.stream(destinationStreamName(id));
+
+function destinationView(row: SiemDestinationRow) {
+  return { id: row.id, kind: row.kind, url: row.url, index: row.index_name, has_token: row.token_sealed !== null, created_at: iso(row.created_at) };
+}
+
+/** Delivery state: the counters from PostgreSQL, `pending` from the destination's stream (not yet delivered). */
+async function stateView(deps: IngressDeps, row: SiemDestinationRow) {
+  const stats = await streamStats(deps.redis, streamOf(deps, row.id), deps.keys);
+  const group = stats.groups.find((g) => g.group === SIEM_GROUP);
+  const pending = group ? group.lag + group.pending : stats.length;
+  return {
+    ...destinationView(row),
+    delivered: row.delivered,
+    pending,
+    failed: row.failed,
+    dead_letters: stats.deadLetters ?? 0,
+    last_error: row.last_error,
+    last_error_at: iso(row.last_error_at),
+    last_delivered_at: iso(row.last_delivered_at),
+    last_event_id: row.last_event_id,
+  };
+}
+
+/** Tell the pushers: the fan-out reloads on the version, the delivery loops on the message. */
+async function announce(deps: IngressDeps): Promise<void> {
+  await deps.redis.incr(deps.keys.siemVersion());
+  await deps.redis.publish(deps.keys.siemChanged(), "1");
+}
+
+async function owned(deps: IngressDeps, params: Record<string, string>): Promise<SiemDestinationRow | null> {
+  const orgId = idParam(params, "org");
+  const id = idParam(params, "id");
+  if (orgId === null || id === null) return null;
+  return findDestination(deps.db, orgId, id);
+}
+
+export const createDestination = admin(async (_request, deps, params, body) => {
+  const orgId = idParam(params, "org");
+  if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
+  const input = check(destinationBody, body);
+  if ("reply" in input) return input.reply;
+  const { kind, url, token, index } = input.value;
+  const target = parseTarget(kind, url);
+  if (!target.ok) return refuseField("bad_url", target.detail);
+  // The SSRF guard proper runs on every connection (after DNS); a literal address is judged now.
+  const literal = checkAddress(target.target.host, deps.config.scanAllowPrivate);
+  if (isIP(target.target.host) !== 0 && !literal.ok) return refuseField("bad_url", `the URL's address is refused (${literal.reason})`);
+  const now = deps.clock.now();
+  const row = await transaction(deps.db, async (tx) => {
+    const saved = await insertDestination(tx, {
+      orgId, kind, url, indexName: index ?? null, nowMs: now,
+      sealToken: token ? (id) => seal(deps.masterSecret, token, tokenAad(orgId, id)) : null,
+    });
+    await recordActivity(tx, {
+      orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "siem",
+      action: `SIEM destination ${saved.id} (${kind}) added`, actionCode: "siem.destination_added", detail: { id: saved.id, kind, url },
+    });
+    return saved;
+  });
+  await announce(deps);
+  return ok({ destination: destinationView(row) }, 201);
+});
+
+export const listOrgDestinations = admin(async (_request, deps, params) => {
+  const orgId = idParam(params, "org");
+  if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
+  const rows = await listDestinations(deps.db, orgId);
+  return ok({ destinations: await Promise.all(rows.map((row) => stateView(deps, row))) });
+});
+
+export const getDestination = admin(async (_request, deps, params) => {
+  const row = await owned(deps, params);
+  if (!row) return refuse("not_found");
+  return ok({ destination: await stateView(deps, row) });
+});
+
+export const removeDestination = admin(async (_request, deps, params) => {
+  const row = await owned(deps, params);
+  if (!row) return refuse("not_found");
+  const now = deps.clock.now();
+  const removed = await transaction(deps.db, async (tx) => {
+    if (!(await deleteDestination(tx, row.org_id, row.id))) return false;
+    await recordActivity(tx, {
+      orgId: row.org_id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "siem",
+      action: `SIEM destination ${row.id} (${row.kind}) removed`, actionCode: "siem.destination_removed", detail: { id: row.id, kind: row.kind },
+    });
+    return true;
+  });
+  if (!removed) return refuse("not_found");
+  await announce(deps);
+  return ok({ deleted: { id: row.id } });
+});
+
+export const testDestination = admin(async (_request, deps, params) => {
+  const row = await owned(deps, params);
+  if (!row) return refuse("not_found");
+  let reply: SiemTestReply;
+  try {
+    reply = (await requestReply(deps.redis, deps.keys, deps.keys.stream(SIEM_TEST_STREAM), { destination_id: row.id }, TEST_TIMEOUT_MS)) as SiemTestReply;
+  } catch (error) {
+    if (error instanceof RequestTimeoutError) return refuse("timeout", { detail: "no SIEM pusher answered (is the siem actor running?)" });
+    throw error;
+  }
+  if (!reply.ok) return refuse("delivery_failed", { error: reply.error });
+  return ok({ test: { delivered: true, event_id: reply.event_id } });
+});
+
+export const listDestinationDeadLetters = admin(async (request, deps, params) => {
+  const row = await owned(deps, params);
+  if (!row) return refuse("not_found");
+  const after = new URLSearchParams(request.query).get("after") ?? undefined;
+  if (after !== undefined && !/^\d{1,20}-\d{1,20}$/.test(after)) return refuseField("bad_after");
+  const letters = await listDeadLetters(deps.redis, deps.keys, streamOf(deps, row.id), { count: 100, after });
+  return ok({
+    dead_letters: letters.map((l) => ({
+      dead_id: l.deadId, reason: l.reason, error: l.error, attempts: l.attempts, at: l.at > 0 ? iso(new Date(l.at)) : null,
+      event: JSON.parse(l.data) as unknown,
+    })),
+  });
+});
+
+/** Body `{ids: [dead ids]}` retries those; no ids retries every dead letter of the destination. */
+export const retryDestinationDeadLetters = admin(async (_request, deps, params, body) => {
+  const row = await owned(deps, params);
+  if (!row) return refuse("not_found");
+  const input = check(retryBody, body);
+  if ("reply" in input) return input.reply;
+  const stream = streamOf(deps, row.id);
+  const ids = input.value.ids;
+  const retried = ids === undefined ? await retryAllDeadLetters(deps.redis, deps.keys, stream) : await retryDeadLetters(deps.redis, deps.keys, stream, ids);
+  return ok({ retried: retried.length, not_found: (ids ?? []).filter((id) => !retried.some((r) => r.deadId === id)) });
+});

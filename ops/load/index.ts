@@ -1,0 +1,199 @@
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
+import { randomToken, sha256 } from "../../shared/crypto/hash.js";
+import { loadConfig } from "../../shared/config.js";
+import { insertEvent } from "../../shared/db/events.js";
+import { insertKey } from "../../shared/db/keys.js";
+import { createPool, resolveDatabaseUrl, transaction } from "../../shared/db/pool.js";
+import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "../bench/seed.js";
+import { parseWrk, type WrkRun } from "../bench/wrk.js";
+import { startChild, type ServerChild } from "../bench/children.js";
+
+/**
+ * `npm run load [-- --duration 60 | --soak 30m] [--usage N] [--sample S]`: the gateway as deployed (ingress and the
+ * usage actor as their own processes, against REDIS_URL and a `<name>_bench` database)
+ * under a mix of endpoints for the given time, one wrk process per endpoint so each gets
+ * its own p50/p99; the mix is set by connections (verify ~90% of them). Every sample
+ * interval it prints stream lag, pending and dead letters (the ingress's /metrics) and the
+ * RSS of every process; at the end throughput and latency per endpoint.
+ */
+
+interface Endpoint {
+  name: string;
+  method: "GET" | "POST";
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+  /** A wrk script of its own (a `request` function that varies the request), instead of a fixed one. */
+  lua?: string;
+  connections: number;
+}
+
+function option(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+/** "60", "60s", "30m", "1h" → seconds. */
+export function seconds(text: string): number {
+  const match = /^(\d+)(s|m|h)?$/.exec(text.trim());
+  if (!match) throw new Error(`not a duration: ${text}`);
+  return Number(match[1]) * (match[2] === "h" ? 3600 : match[2] === "m" ? 60 : 1);
+}
+
+const lua = (s: string) => `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+
+function runWrk(url: string, endpoint: Endpoint, durationS: number, dir: string): Promise<WrkRun> {
+  const lines = [`wrk.method = "${endpoint.method}"`];
+  if (endpoint.body !== undefined) lines.push(`wrk.body = ${lua(endpoint.body)}`, 'wrk.headers["Content-Type"] = "application/json"');
+  for (const [name, value] of Object.entries(endpoint.headers ?? {})) lines.push(`wrk.headers[${lua(name)}] = ${lua(value)}`);
+  const script = join(dir, `${endpoint.name.replace(/\W/g, "_")}.lua`);
+  return writeFile(script, `${endpoint.lua ?? lines.join("\n")}\n`).then(() => new Promise((resolve, reject) => {
+    execFile("wrk", ["-t1", `-c${endpoint.connections}`, `-d${durationS}s`, "--latency", "--timeout", "5s", "-s", script, `${url}${endpoint.path}`],
+      { maxBuffer: 1 << 20 }, (error, stdout) => (error ? reject(error) : resolve(parseWrk(stdout))));
+  }));
+}
+
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+/** Sum of a gauge over its label sets in a Prometheus text page. */
+function gauge(page: string, name: string): number {
+  let sum = 0;
+  for (const line of page.split("\n")) if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.split(" ").pop());
+  return sum;
+}
+
+function startActorProcess(name: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL("../start.js", import.meta.url)), "actor", name], { env, stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("actor running")) resolve(child);
+    });
+    child.once("exit", (code) => reject(new Error(`actor ${name} exited with ${code}`)));
+  });
+}
+
+async function main(): Promise<void> {
+  const soak = option("soak");
+  const durationS = seconds(soak ?? option("duration") ?? "60");
+  const sampleS = Number(option("sample") ?? (durationS >= 600 ? 60 : 10));
+  const config = loadConfig(process.env);
+  const databaseUrl = benchDatabaseUrl(resolveDatabaseUrl(config.databaseUrl, process.env.PGUSER));
+  const prefix = `load:${randomBytes(4).toString("hex")}:`;
+  const seeded = await seedBench(databaseUrl, Date.now());
+  // A server key bound to loopback for the server-only reads (scan list, assignments, secret).
+  const serverKey = `sk_live_${randomToken(32)}`;
+  const pool = createPool(databaseUrl, 2);
+  await transaction(pool, (tx) => insertKey(tx, {
+    orgId: seeded.orgId, hash: sha256(serverKey), prefix: serverKey.slice(0, 12), kind: "server", nowMs: Date.now(),
+    settings: {
+      name: "Load server", domain: BENCH_DOMAIN, environment: "production", industry: "", scopes: [], ip_allow: ["127.0.0.1"], ip_deny: [],
+      ip_binding: true, countries_allow: [], countries_block: [], rate_per_minute: 10_000_000, rate_per_source_per_minute: null, is_trial: false,
+      expires_at: null, botcheck: { enabled: false, hold_ms: 0, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
+      firewall: null, content_origin: null,
+    },
+  }));
+  // 1 000 events to page through (events.php, 100 per page).
+  const eventIds = await transaction(pool, async (tx) => {
+    const ids: number[] = [];
+    for (let i = 0; i < 1000; i++) {
+      ids.push(await insertEvent(tx, { orgId: seeded.orgId, type: "scan.completed", timeMs: Date.now(), domain: BENCH_DOMAIN, payload: { kind: "web", grade: "B", score: 70 } }));
+    }
+    return ids;
+  });
+  await pool.end();
+
+  const env = {
+    ...process.env, PORT: "0", HOST: "127.0.0.1", REDIS_PREFIX: prefix, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn",
+    GATEWAY_SECRET: randomBytes(32).toString("hex"), GATEWAY_TEST_CLOCK: "", ADMIN_TOKEN: randomBytes(16).toString("hex"), SITE_URL: "",
+  };
+  const ingress: ServerChild = await startChild(fileURLToPath(new URL("../start.js", import.meta.url)), ["ingress"], env);
+  // "actor running" is an info line: the actor logs at info to say it started.
+  const usageProcesses = Number(option("usage") ?? 1);
+  const actors = await Promise.all(Array.from({ length: usageProcesses }, () => startActorProcess("usage", { ...env, LOG_LEVEL: "info" })));
+  const dir = await mkdtemp(join(tmpdir(), "load-wrk-"));
+  const redis = new Redis(config.redisUrl);
+  try {
+    const chrome = { "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36", "Accept-Language": "en-US,en;q=0.9", Accept: "*/*" };
+    const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
+    const endpoints: Endpoint[] = [
+      { name: "verify", method: "POST", path: "/api/v1/verify.php", body: JSON.stringify({ key: seeded.key, domain: BENCH_DOMAIN }), connections: Number(option("verify-connections") ?? 54) },
+      { name: "botcheck", method: "POST", path: "/api/v1/botcheck.php", body: JSON.stringify({ key: seeded.botcheckKey, signals: {} }), headers: chrome, connections: 1 },
+      { name: "content", method: "GET", path: `/api/v1/content.php?${q({ key: seeded.key, domain: BENCH_DOMAIN })}`, connections: 1 },
+      { name: "secret", method: "POST", path: "/api/v1/secret.php", body: JSON.stringify({ key: serverKey, name: "missing", domain: BENCH_DOMAIN }), connections: 1 },
+      { name: "scan list", method: "GET", path: `/api/v1/scan.php?${q({ key: serverKey, domain: BENCH_DOMAIN, list: "1" })}`, connections: 1 },
+      { name: "assignments", method: "GET", path: `/api/v1/assignments.php?${q({ key: serverKey, domain: BENCH_DOMAIN })}`, connections: 1 },
+      { name: "status", method: "GET", path: "/api/status.php", connections: 1 },
+      {
+        name: "events", method: "GET", path: "/api/v1/events.php", connections: 1,
+        // Pages through the seeded events: since = first id - 1, then +100 each request, round and round.
+        lua: [
+          `local base = ${eventIds[0] - 1}`,
+          "local page = 0",
+          "request = function()",
+          "  page = (page + 1) % 10",
+          `  return wrk.format("GET", "/api/v1/events.php?${q({ key: serverKey, domain: BENCH_DOMAIN, limit: "100" })}&since=" .. (base + page * 100))`,
+          "end",
+        ].join("\n"),
+      },
+    ];
+    const pids: Record<string, number> = { ingress: ingress.pid };
+    actors.forEach((actor, i) => (pids[actors.length > 1 ? `usage-${i + 1}` : "usage"] = actor.pid ?? 0));
+    process.stdout.write(`load: ${durationS} s against ${ingress.url}; one wrk per endpoint (${endpoints.map((e) => `${e.name} ${e.connections}c`).join(", ")})\n`);
+    const rss0: Record<string, number> = {};
+    for (const [name, pid] of Object.entries(pids)) rss0[name] = await rssMb(pid);
+    const started = Date.now();
+    let maxLag = 0;
+    const sampler = setInterval(() => void (async () => {
+      const page = await fetch(`${ingress.url}/metrics`).then((r) => r.text(), () => "");
+      const lag = gauge(page, "gateway_group_lag");
+      maxLag = Math.max(maxLag, lag);
+      const rss = await Promise.all(Object.entries(pids).map(async ([name, pid]) => `${name} ${await rssMb(pid)} MB`));
+      process.stdout.write(`  t=${Math.round((Date.now() - started) / 1000)}s lag ${lag} pending ${gauge(page, "gateway_group_pending")} dead ${gauge(page, "gateway_stream_dead_letters")} | RSS ${rss.join(", ")}\n`);
+    })(), sampleS * 1000);
+    const runs = await Promise.all(endpoints.map((e) => runWrk(ingress.url, e, durationS, dir)));
+    clearInterval(sampler);
+    const page = await fetch(`${ingress.url}/metrics`).then((r) => r.text(), () => "");
+    const total = runs.reduce((s, r) => s + r.requests, 0);
+    process.stdout.write(`\n  ${"endpoint".padEnd(12)}${["req/s", "share", "p50 ms", "p99 ms", "non-2xx", "errors"].map((h) => h.padStart(10)).join("")}\n`);
+    endpoints.forEach((e, i) => {
+      const r = runs[i];
+      const cells = [r.rps.toFixed(0), `${((r.requests / total) * 100).toFixed(1)}%`, r.p50.toFixed(2), r.p99.toFixed(2), String(r.non2xx), String(r.errors)];
+      process.stdout.write(`  ${e.name.padEnd(12)}${cells.map((c) => c.padStart(10)).join("")}\n`);
+    });
+    process.stdout.write(`  total ${(total / durationS).toFixed(0)} req/s; max usage lag seen ${maxLag}; dead letters ${gauge(page, "gateway_stream_dead_letters")}\n`);
+    // The usage actor catches up: lag back to 0 after the load stops.
+    const deadline = Date.now() + 60_000;
+    let lagAfter = gauge(page, "gateway_group_lag");
+    while (lagAfter > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 1_000));
+      lagAfter = gauge(await fetch(`${ingress.url}/metrics`).then((r) => r.text(), () => ""), "gateway_group_lag");
+    }
+    process.stdout.write(`  lag ${Math.round((Date.now() - deadline + 60_000) / 1000)} s after the load: ${lagAfter}\n`);
+    for (const [name, pid] of Object.entries(pids)) process.stdout.write(`  RSS ${name}: ${rss0[name]} MB at start, ${await rssMb(pid)} MB at end\n`);
+  } finally {
+    for (const actor of actors) actor.kill("SIGTERM");
+    await ingress.stop();
+    await rm(dir, { recursive: true, force: true });
+    let cursor = "0";
+    do {
+      const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+      cursor = next;
+      if (found.length) await redis.del(...found);
+    } while (cursor !== "0");
+    redis.disconnect();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`load failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

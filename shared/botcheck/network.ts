@@ -1,0 +1,24 @@
+import { createHash } from "node:crypto";
+import { parseAddress } from "../enforcement/ip.js";
+
+/** Bytes of SHA-256 kept to bind a pass token to the visitor's network. */
+export const NETWORK_HASH_BYTES = 8;
+
+/**
+ * The network a pass token is bound to: an IPv4 address's /24, an IPv6 address's /48
+ * (a site's allocation; a home line gets a /56 or /64 inside it). Wide enough that a
+ * visitor whose address changes within the provider's pool (DHCP, IPv6 privacy
+ * addresses) keeps the token; narrow enough that a token lifted from one visitor is
+ * worthless from a bot farm elsewhere. "" when there is no readable address: a token
+ * issued then verifies only where the address is unreadable too.
+ */
+export function visitorNetwork(address: string): string {
+  const parsed = parseAddress(address);
+  if (parsed === null) return "";
+  if (parsed.kind() === "ipv4") return `${parsed.toString().split(".").slice(0, 3).join(".")}.0/24`;
+  return `${parsed.toNormalizedString().split(":").slice(0, 3).join(":")}::/48`;
+}
+
+export function networkHashBytes(address: string): Buffer {
+  return createHash("sha256").update(visitorNetwork(address), "utf8").digest().subarray(0, NETWORK_HASH_BYTES);
+}

@@ -1,0 +1,219 @@
+import type { VerifyAnswer, VerifyResult } from "./answer.js";
+import { randomHex, sha256Hex } from "./encoding.js";
+import { createSignatureChecker, freshness, verifyMessage } from "./signature.js";
+import { memoryStore, type CacheStore } from "./store.js";
+import { checkPair, decode, hasKid, type KeySet, type Jwk } from "./tokens.js";
+
+/**
+ * The verify client (docs/client.md): calls verify.php, believes an answer only when its
+ * HMAC signature and `ts` hold, keeps the entitlement and lifeline it carried, and applies
+ * interface.md 5.2: a refusal closes at once (and forgets the cache); no answer (network
+ * error, timeout, 5xx) serves on the cached entitlement, checked offline against
+ * keys.json, until it expires. Node 20+ and browsers; WebCrypto and fetch only.
+ */
+
+export const CLIENT_NAME = "gateway-js";
+export const CLIENT_VERSION = "2.0.0";
+
+export interface ClientOptions {
+  /** `{base_url}`, e.g. `https://gateway.example/api/v1`. */
+  baseUrl: string;
+  /** Default key of `verify()` calls. */
+  key?: string;
+  /** This installation's id (sent as `install`; the lifeline is bound to it). */
+  install?: string;
+  store?: CacheStore;
+  fetch?: typeof fetch;
+  /** Milliseconds since the epoch (default Date.now). */
+  now?: () => number;
+  /** Give up on the service after this long and treat it as unreachable (default 5000 ms). */
+  timeoutMs?: number;
+  /** Called once per distinct `notice` (default: console.warn). */
+  onNotice?: (notice: string) => void;
+  /** `<library>/<version>` sent as `client` (default gateway-js/2.0.0). */
+  client?: string;
+}
+
+export interface VerifyParams {
+  key?: string;
+  domain?: string;
+  /** Default: 16 random bytes of hex per call. Pass "" to send none. */
+  nonce?: string;
+  scope?: string;
+  ip?: string;
+}
+
+interface Cached {
+  entitlement: string;
+  lifeline: string;
+  keyId: number;
+  expires: number;
+}
+
+const KEYS_FRESH_S = 300;
+
+/** The host an entitlement names for a `domain` parameter: lower case, no scheme, port, path or trailing dot. */
+export function hostOfDomain(domain: string | undefined): string {
+  if (!domain) return "";
+  let host = domain.trim().toLowerCase();
+  host = host.replace(/^[a-z][a-z0-9+.-]*:\/\//, "").replace(/[/?#].*$/, "").replace(/^[^@]*@/, "");
+  host = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.replace(/:\d*$/, "");
+  return host.replace(/\.+$/, "");
+}
+
+function maxAge(header: string | null): number {
+  const match = header ? /max-age=(\d+)/.exec(header) : null;
+  return match ? Number(match[1]) : KEYS_FRESH_S;
+}
+
+export interface VerifyClient {
+  verify(params?: VerifyParams): Promise<VerifyResult>;
+  /** keys.json as cached (fetched when missing or stale). */
+  keys(options?: { refresh?: boolean }): Promise<KeySet | null>;
+}
+
+export function createVerifyClient(options: ClientOptions): VerifyClient {
+  const base = options.baseUrl.replace(/\/+$/, "");
+  const store = options.store ?? memoryStore();
+  const http = options.fetch ?? ((input: string, init?: RequestInit) => fetch(input, init));
+  const now = options.now ?? (() => Date.now());
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const onNotice = options.onNotice ?? ((notice: string) => console.warn(`[gateway] ${notice}`));
+  const signatureOk = createSignatureChecker();
+  const noticed = new Set<string>();
+  const install = options.install ?? "";
+  const nowS = () => Math.floor(now() / 1000);
+
+  const request = async (path: string, init: RequestInit): Promise<Response> => {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
+    try {
+      return await http(`${base}${path}`, { ...init, signal: abort.signal });
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const readKeys = async (): Promise<KeySet | null> => {
+    const raw = await store.get("keys.json");
+    if (!raw) return null;
+    try {
+      return JSON.parse(raw) as KeySet;
+    } catch {
+      return null;
+    }
+  };
+
+  const fetchKeys = async (): Promise<KeySet | null> => {
+    try {
+      const response = await request("/keys.json", { method: "GET" });
+      if (!response.ok) return null;
+      const body = (await response.json()) as { keys?: Jwk[] };
+      if (!Array.isArray(body.keys)) return null;
+      const at = now();
+      const set: KeySet = { keys: body.keys, fetchedAt: at, freshUntil: at + maxAge(response.headers.get("cache-control")) * 1000 };
+      await store.set("keys.json", JSON.stringify(set));
+      return set;
+    } catch {
+      return null;
+    }
+  };
+
+  /** keys.json, fetched when missing, stale, asked to refresh, or when it lacks `kid`. */
+  const keys = async (opts: { refresh?: boolean; kid?: string } = {}): Promise<KeySet | null> => {
+    const cached = await readKeys();
+    const usable = cached !== null && cached.freshUntil > now() && hasKid(cached, opts.kid);
+    if (usable && !opts.refresh) return cached;
+    // Offline, the last keys stay good for checking the cached entitlement: they only age.
+    return (await fetchKeys()) ?? cached;
+  };
+
+  const slot = async (key: string, host: string) => `entitlement:${(await sha256Hex(`${key}|${host}|${install}`)).slice(0, 32)}`;
+
+  const offline = async (key: string, host: string, fault: string): Promise<VerifyResult> => {
+    const unreachable: VerifyResult = { authorized: false, source: "client", reason: "unreachable", message: "The service did not answer and no valid entitlement is cached.", fault };
+    const raw = await store.get(await slot(key, host));
+    if (!raw) return unreachable;
+    let cached: Cached;
+    try {
+      cached = JSON.parse(raw) as Cached;
+    } catch {
+      return unreachable;
+    }
+    const set = await readKeys();
+    if (set === null) return unreachable;
+    const checked = await checkPair(cached.entitlement, cached.lifeline, set, {
+      iss: base, keyId: cached.keyId, dom: host, ins: install ? await sha256Hex(install) : "", nowS: nowS(),
+    });
+    if (!checked.ok) return { ...unreachable, fault: `${fault}; cached entitlement: ${checked.why}` };
+    return { authorized: true, source: "entitlement", reason: "ok", entitlement: checked.claims, fault };
+  };
+
+  const keep = async (key: string, host: string, answer: VerifyAnswer) => {
+    const kid = decode(answer.entitlement)?.kid;
+    const set = await keys({ kid });
+    if (set === null) return null;
+    const checked = await checkPair(answer.entitlement, answer.lifeline, set, {
+      iss: base, keyId: answer.key.id, dom: host, ins: install ? await sha256Hex(install) : "", nowS: nowS(),
+    });
+    if (!checked.ok) return null;
+    const cached: Cached = { entitlement: answer.entitlement, lifeline: answer.lifeline, keyId: answer.key.id, expires: checked.claims.exp };
+    await store.set(await slot(key, host), JSON.stringify(cached));
+    return checked.claims;
+  };
+
+  const verify = async (params: VerifyParams = {}): Promise<VerifyResult> => {
+    const key = params.key ?? options.key;
+    if (!key) throw new Error("verify: no key (pass it to createVerifyClient or verify)");
+    const domain = params.domain ?? "";
+    const host = hostOfDomain(domain);
+    const nonce = params.nonce ?? randomHex(16);
+    const body: Record<string, string> = { key, client: options.client ?? `${CLIENT_NAME}/${CLIENT_VERSION}` };
+    if (domain) body.domain = domain;
+    if (nonce) body.nonce = nonce;
+    if (params.scope) body.scope = params.scope;
+    if (params.ip) body.ip = params.ip;
+    if (install) body.install = install;
+
+    let status: number;
+    let answer: Record<string, unknown>;
+    try {
+      const response = await request("/verify.php", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      status = response.status;
+      if (status >= 500) return offline(key, host, `HTTP ${status}`);
+      const parsed: unknown = await response.json();
+      if (parsed === null || typeof parsed !== "object") return offline(key, host, `HTTP ${status}: not a JSON object`);
+      answer = parsed as Record<string, unknown>;
+    } catch (error) {
+      return offline(key, host, error instanceof Error ? error.message : String(error));
+    }
+
+    if (answer.authorized !== true) {
+      // A refusal (interface.md 5.2): close at once, and forget what the cache held.
+      await store.delete(await slot(key, host));
+      const reason = typeof answer.reason === "string" ? answer.reason : "refused";
+      const message = typeof answer.message === "string" ? answer.message : reason;
+      const refusal: VerifyResult = { authorized: false, source: "service", reason, message, status };
+      if (answer.key && typeof answer.key === "object") refusal.key = answer.key as VerifyAnswer["key"];
+      return refusal;
+    }
+    const success = answer as VerifyAnswer;
+    const keyId = success.key && typeof success.key.id === "number" ? success.key.id : -1;
+    // The signature covers what we asked (domain, nonce), so an answer for another call cannot pass.
+    const forThisCall = success.domain === domain;
+    if (!forThisCall || !(await signatureOk(key, verifyMessage(success.ts, keyId, domain, nonce || undefined), success.signature))) {
+      return { authorized: false, source: "client", reason: "bad_signature", message: "The answer's signature does not match: it was not sent by the service for this call." };
+    }
+    if (freshness(success.ts, success.expires_in, nowS()) === "stale") {
+      return { authorized: false, source: "client", reason: "stale_answer", message: "The answer's ts is outside its freshness window (check this machine's clock)." };
+    }
+    if (typeof success.notice === "string" && !noticed.has(success.notice)) {
+      noticed.add(success.notice);
+      onNotice(success.notice);
+    }
+    const entitlement = await keep(key, host, success);
+    return { authorized: true, source: "service", reason: "ok", answer: success, entitlement };
+  };
+
+  return { verify, keys: (opts) => keys(opts) };
+}

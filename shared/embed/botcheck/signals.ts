@@ -1,0 +1,134 @@
+/**
+ * Gathers exactly the `signals` of shared/botcheck/README.md, inside the bounds of its
+ * schema (strings ≤ 256, arrays ≤ 64, whole counts, 0 to 2^31 − 1): a value out of bounds
+ * would make the service set the whole object aside and score `no_signals`.
+ */
+
+// The one declaration of the signals is the service's (shared/botcheck/signals.ts); a type import
+// costs the built script nothing.
+import type { Signals } from "../../botcheck/signals.js";
+
+export type { Signals };
+
+const MAX = 2147483647;
+
+interface UaData {
+  brands?: { brand: string }[];
+  mobile?: boolean;
+}
+
+type Nav = Navigator & { userAgentData?: UaData; deviceMemory?: number };
+
+/** Whole count within the schema, or undefined. */
+const count = (value: unknown): number | undefined =>
+  typeof value === "number" && isFinite(value) && value >= 0 ? Math.min(Math.round(value), MAX) : undefined;
+const millis = (value: unknown, max = MAX): number | undefined =>
+  typeof value === "number" && isFinite(value) && value >= 0 ? Math.min(value, max) : undefined;
+const texts = (list: ArrayLike<unknown> | undefined): string[] | undefined => {
+  if (!list) return undefined;
+  const out: string[] = [];
+  for (let i = 0; i < list.length && out.length < 64; i++) if (typeof list[i] === "string") out.push((list[i] as string).slice(0, 256));
+  return out;
+};
+
+const GLOBALS = [
+  "callPhantom", "_phantom", "__nightmare", "domAutomation", "domAutomationController", "__selenium_unwrapped",
+  "__webdriver_evaluate", "__driver_evaluate", "__selenium_evaluate", "__fxdriver_evaluate", "__driver_unwrapped",
+  "__webdriver_unwrapped", "__fxdriver_unwrapped", "__webdriver_script_fn", "_Selenium_IDE_Recorder", "_selenium",
+  "calledSelenium", "__webdriverFunc", "__lastWatirAlert", "__pwInitScripts",
+];
+const PATTERN = /^(\$?cdc_|__playwright|\$wdc_)/;
+
+function automationGlobals(): string[] {
+  const found: string[] = [];
+  const w = window as unknown as Record<string, unknown>;
+  const d = document as unknown as Record<string, unknown>;
+  for (const name of GLOBALS) if (name in w || name in d) found.push(name);
+  for (const owner of [w, d]) {
+    for (const name of Object.keys(owner)) if (PATTERN.test(name) && found.indexOf(name) < 0) found.push(name);
+  }
+  return texts(found) || [];
+}
+
+/** What happened on the page before the check: set up as soon as the script runs. */
+export interface Activity {
+  firstInteraction?: number;
+  domContentLoaded?: number;
+  pointerMoves: number;
+  keypresses: number;
+}
+
+export function watchActivity(): Activity {
+  const activity: Activity = { pointerMoves: 0, keypresses: 0 };
+  const now = () => performance.now();
+  const first = () => {
+    if (activity.firstInteraction === undefined) activity.firstInteraction = now();
+  };
+  const options = { capture: true, passive: true };
+  addEventListener("pointerdown", first, options);
+  addEventListener("touchstart", first, options);
+  addEventListener("keydown", () => {
+    first();
+    activity.keypresses++;
+  }, options);
+  addEventListener("pointermove", () => {
+    activity.pointerMoves++;
+  }, options);
+  const nav = performance.getEntriesByType && (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined);
+  if (nav && nav.domContentLoadedEventStart > 0) activity.domContentLoaded = nav.domContentLoadedEventStart;
+  else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", () => {
+      activity.domContentLoaded = now();
+    });
+  }
+  return activity;
+}
+
+/** `Notification.permission` denied while the Permissions API says prompt: headless Chrome's tell. */
+function permissionsInconsistent(): Promise<boolean | undefined> {
+  const N = (window as unknown as { Notification?: { permission: string } }).Notification;
+  const permissions = navigator.permissions;
+  if (!N || !permissions || !permissions.query) return Promise.resolve(undefined);
+  const query = permissions.query({ name: "notifications" as PermissionName }).then(
+    (status) => N.permission === "denied" && status.state === "prompt",
+    () => undefined,
+  );
+  const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 500));
+  return Promise.race([query, timeout]);
+}
+
+export async function gatherSignals(activity: Activity): Promise<Signals> {
+  const nav = navigator as Nav;
+  const s: Signals = {};
+  if (typeof nav.webdriver === "boolean") s.webdriver = nav.webdriver;
+  s.automation_globals = automationGlobals();
+  const ua = nav.userAgentData;
+  if (ua && ua.brands) s.user_agent_data_brands = texts(ua.brands.map((b) => b && b.brand));
+  if (ua && typeof ua.mobile === "boolean") s.user_agent_data_mobile = ua.mobile;
+  s.chrome_object = typeof (window as unknown as { chrome?: unknown }).chrome === "object" && (window as unknown as { chrome?: unknown }).chrome !== null;
+  const inconsistent = await permissionsInconsistent();
+  if (inconsistent !== undefined) s.permissions_inconsistent = inconsistent;
+  if (nav.plugins) s.plugins = count(nav.plugins.length);
+  if (nav.languages) s.languages = texts(nav.languages);
+  if (window.screen) {
+    s.screen = {
+      width: count(screen.width),
+      height: count(screen.height),
+      color_depth: count(screen.colorDepth) !== undefined ? Math.min(count(screen.colorDepth) as number, 64) : undefined,
+      pixel_ratio: millis(window.devicePixelRatio, 64),
+    };
+  }
+  s.touch_points = count(nav.maxTouchPoints);
+  try {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (typeof zone === "string") s.timezone = zone.slice(0, 256);
+  } catch (_) {
+    /* no Intl time zone: not observed */
+  }
+  s.hardware_concurrency = count(nav.hardwareConcurrency);
+  s.device_memory = millis(nav.deviceMemory, 1048576);
+  s.timing = { dom_content_loaded_ms: millis(activity.domContentLoaded), first_interaction_ms: millis(activity.firstInteraction) };
+  s.pointer_moves = count(activity.pointerMoves);
+  s.keypresses = count(activity.keypresses);
+  return JSON.parse(JSON.stringify(s)) as Signals; // drops the undefined fields
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { createBatcher } from "../../../actors/siem/batcher.js";
+import { DEFAULT_RETRY, jitteredBackoff } from "../../../actors/siem/retry.js";
+import { idempotencyKey } from "../../../actors/siem/transport/index.js";
+import { parseTarget } from "../../../shared/siem/target.js";
+import { octetFrame } from "../../../shared/events/syslog.js";
+
+describe("SIEM retry policy", () => {
+  it("doubles from the base, caps, and keeps half of each delay fixed", () => {
+    const policy = { maxAttempts: 15, backoffBaseMs: 1_000, backoffMaxMs: 300_000 };
+    expect([1, 2, 3, 9].map((a) => jitteredBackoff(policy, a, () => 0))).toEqual([500, 1_000, 2_000, 128_000]);
+    expect([1, 2, 3, 9].map((a) => jitteredBackoff(policy, a, () => 0.999999))).toEqual([1_000, 2_000, 4_000, 256_000]);
+    expect(jitteredBackoff(policy, 14, () => 0.5)).toBe(225_000);
+    const total = Array.from({ length: DEFAULT_RETRY.maxAttempts - 1 }, (_, i) => jitteredBackoff(DEFAULT_RETRY, i + 1, () => 1));
+    expect(total.reduce((a, b) => a + b, 0)).toBe(2_011_000);
+  });
+});
+
+describe("batcher", () => {
+  it("sends a full batch at once and a partial one after the linger; every waiter gets its batch's outcome", async () => {
+    const sent: number[][] = [];
+    let fail = false;
+    const batcher = createBatcher<number>({
+      size: 3,
+      lingerMs: 10,
+      send: async (items) => {
+        sent.push(items);
+        if (fail) throw new Error("down");
+      },
+    });
+    await Promise.all([1, 2, 3, 4].map((n) => batcher.submit(n)));
+    expect(sent).toEqual([[1, 2, 3], [4]]);
+    fail = true;
+    const results = await Promise.allSettled([5, 6].map((n) => batcher.submit(n)));
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(sent[2]).toEqual([5, 6]);
+  });
+});
+
+describe("destination URLs and framing", () => {
+  it("completes HEC and _bulk paths and syslog ports", () => {
+    expect(parseTarget("splunk_hec", "https://splunk.example")).toMatchObject({ ok: true, target: { port: 443, path: "/services/collector/event" } });
+    expect(parseTarget("splunk_hec", "http://splunk.example:8088/services/collector?channel=x")).toMatchObject({ ok: true, target: { path: "/services/collector?channel=x" } });
+    expect(parseTarget("elastic_bulk", "http://es.example:9200/")).toMatchObject({ ok: true, target: { path: "/_bulk" } });
+    expect(parseTarget("elastic_bulk", "http://es.example:9200/logs/_bulk")).toMatchObject({ ok: true, target: { path: "/logs/_bulk" } });
+    expect(parseTarget("syslog_tcp", "tls://siem.example")).toMatchObject({ ok: true, target: { protocol: "tls", port: 6514 } });
+    expect(parseTarget("syslog_tcp", "syslog+tls://siem.example:1514")).toMatchObject({ ok: true, target: { protocol: "tls", port: 1514 } });
+    expect(parseTarget("syslog_tcp", "syslog://siem.example")).toMatchObject({ ok: true, target: { protocol: "tcp", port: 514 } });
+    expect(parseTarget("syslog_tcp", "tcp://[2001:db8::1]:601")).toMatchObject({ ok: true, target: { host: "2001:db8::1", port: 601 } });
+  });
+
+  it("counts octets, not characters (RFC 6587)", () => {
+    expect(octetFrame("é")).toBe("2 é");
+  });
+
+  it("the idempotency key is the batch's ids, whatever their order", () => {
+    const a = [{ id: 2, type: "t", time: "", domain: "" }, { id: 1, type: "t", time: "", domain: "" }];
+    expect(idempotencyKey(7, a)).toBe(idempotencyKey(7, [...a].reverse()));
+    expect(idempotencyKey(7, a)).not.toBe(idempotencyKey(8, a));
+  });
+});

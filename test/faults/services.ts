@@ -1,0 +1,123 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { chown, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Redis } from "ioredis";
+import { waitFor } from "../helpers/gateway.js";
+import { freePort } from "../../shared/net/free-port.js";
+
+export { freePort };
+
+/**
+ * Private Redis and PostgreSQL processes for the fault suite, on their own loopback
+ * ports and data directories, so a test can kill, flush or stop them without touching the
+ * shared servers other tests use.
+ */
+
+const run = promisify(execFile);
+
+export interface PrivateRedis {
+  url: string;
+  port: number;
+  start(): Promise<void>;
+  /** SIGKILL: everything in memory is gone (it keeps nothing on disk). */
+  kill(): Promise<void>;
+  client(): Redis;
+  stop(): Promise<void>;
+}
+
+export async function privateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  let child: ChildProcess | null = null;
+  const clients: Redis[] = [];
+  const self: PrivateRedis = {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async start() {
+      child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+      await waitFor(async () => {
+        const probe = new Redis(port, "127.0.0.1", { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+        probe.on("error", () => {});
+        try {
+          await probe.connect();
+          return (await probe.ping()) === "PONG";
+        } catch {
+          return false;
+        } finally {
+          probe.disconnect();
+        }
+      }, 10_000, 50);
+    },
+    async kill() {
+      const dying = child;
+      child = null;
+      if (!dying || dying.exitCode !== null) return;
+      const exited = new Promise((resolve) => dying.once("exit", resolve));
+      dying.kill("SIGKILL");
+      await exited;
+    },
+    client() {
+      const redis = new Redis(self.url);
+      redis.on("error", () => {});
+      clients.push(redis);
+      return redis;
+    },
+    async stop() {
+      for (const c of clients) c.disconnect();
+      await self.kill();
+    },
+  };
+  await self.start();
+  return self;
+}
+
+export interface PrivatePostgres {
+  /** A URL of database `name` on this server. */
+  url(name: string): string;
+  port: number;
+  start(): Promise<void>;
+  /** Fast shutdown: connections are closed, the data stays. */
+  halt(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const PG_BIN = "/usr/lib/postgresql";
+
+async function pgBin(tool: string): Promise<string> {
+  const { stdout } = await run("ls", [PG_BIN]);
+  const version = stdout.split("\n").filter(Boolean).sort((a, b) => Number(b) - Number(a))[0];
+  return join(PG_BIN, version, "bin", tool);
+}
+
+/** initdb as the postgres OS user (PostgreSQL refuses to run as root), trust auth, superuser `root`. */
+export async function privatePostgres(): Promise<PrivatePostgres> {
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), "faults-pg-"));
+  await chown(dir, ...(await postgresIds()));
+  const data = join(dir, "data");
+  const asPostgres = async (tool: string, args: string[]) => run("runuser", ["-u", "postgres", "--", await pgBin(tool), ...args]);
+  await asPostgres("initdb", ["-D", data, "-A", "trust", "-U", "root", "--no-sync", "-E", "UTF8"]);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const self: PrivatePostgres = {
+    port,
+    url: (name) => `postgres://root@127.0.0.1:${port}/${name}`,
+    async start() {
+      await asPostgres("pg_ctl", ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "start"]);
+    },
+    async halt() {
+      await asPostgres("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+    },
+    async stop() {
+      await asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]).catch(() => {});
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  await self.start();
+  return self;
+}
+
+async function postgresIds(): Promise<[number, number]> {
+  const [uid, gid] = await Promise.all([run("id", ["-u", "postgres"]), run("id", ["-g", "postgres"])]);
+  return [Number(uid.stdout.trim()), Number(gid.stdout.trim())];
+}

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
+import { clientSetup, verify } from "./verify-fixtures.js";
+
+/**
+ * The `ip` parameter (docs/security.md, item 2): interface.md offers it on verify.php only,
+ * "a server asks on a visitor's behalf". Elsewhere, and for client keys, the connecting
+ * address (127.0.0.1 in tests) is judged whatever was sent; an `ip` that is no address is 400.
+ */
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway("ipparam");
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+const get = (path: string, query: Record<string, string>) => gw.call(`/api/v1/${path}`, { query });
+
+describe("ip is honoured on verify.php only, for server keys only", () => {
+  it("a server key allowlisted to an address is not passed by claiming it on scan, content or botcheck", async () => {
+    const made = await clientSetup(gw, { kind: "server", ip_allow: ["203.0.113.7"] });
+    const claim = { key: made.key, domain: "example.com", ip: "203.0.113.7" };
+    for (const path of ["scan.php", "content.php", "botcheck.php"]) {
+      const answer = await get(path, claim);
+      expect([path, answer.status, answer.body.reason]).toEqual([path, 403, "ip_not_allowed"]);
+    }
+    // verify.php offers it to server keys.
+    expect((await verify(gw, claim)).body.reason).toBe("ok");
+  });
+
+  it("a client key's claimed ip proves nothing, on verify too", async () => {
+    const made = await clientSetup(gw, { ip_allow: ["203.0.113.7"] });
+    const answer = await verify(gw, { key: made.key, domain: "example.com", ip: "203.0.113.7" });
+    expect([answer.status, answer.body.reason]).toEqual([403, "ip_not_allowed"]);
+    const denied = await clientSetup(gw, { ip_deny: ["127.0.0.0/8"] });
+    expect((await verify(gw, { key: denied.key, domain: "example.com", ip: "8.8.8.8" })).body.reason).toBe("ip_blocked");
+  });
+
+  it("an ip that is no address never passes a deny list or a country rule: 400 bad_ip on verify, ignored elsewhere", async () => {
+    const denied = await clientSetup(gw, { kind: "server", ip_deny: ["127.0.0.0/8"] });
+    for (const ip of ["x", "999.1.1.1", "1.2.3.4/8", "::g", "a".repeat(64)]) {
+      const answer = await verify(gw, { key: denied.key, domain: "example.com", ip });
+      expect([ip, answer.status, answer.body.reason, answer.body.authorized]).toEqual([ip, 400, "bad_ip", false]);
+    }
+    const content = await get("content.php", { key: denied.key, domain: "example.com", ip: "x" });
+    expect([content.status, content.body.reason]).toEqual([403, "ip_blocked"]);
+    const client = await clientSetup(gw);
+    expect((await verify(gw, { key: client.key, domain: "example.com", ip: "not-an-ip" })).status).toBe(400);
+    // Addresses in every written form are accepted.
+    for (const ip of ["8.8.8.8", "2001:db8::1", "::ffff:8.8.8.8", "[2001:db8::1]"]) {
+      expect((await verify(gw, { key: client.key, domain: "example.com", ip })).body.reason).toBe("ok");
+    }
+  });
+});

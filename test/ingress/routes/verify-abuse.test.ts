@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postFrom } from "../../helpers/from-address.js";
+import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
+import { advance, clientSetup, patchKey, usedOf } from "./verify-fixtures.js";
+
+/**
+ * Abuse of a public client key (docs/security.md, item 1): anyone who reads a page's
+ * source holds its key. Place-rule refusals do not take the key's slots, and the opt-in
+ * per-source limit stops a flood from one address before it reaches the key's window.
+ */
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway("verifyabuse");
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+const ATTACKER = "127.0.0.66";
+const VISITOR = "127.0.0.77";
+
+const from = (address: string, params: Record<string, unknown>) => postFrom(gw.url, address, "/api/v1/verify.php", params);
+
+async function topOfMinute(): Promise<void> {
+  const now = (await gw.admin("GET", "/clock")).body.now as number;
+  await advance(gw, 60 - (now % 60));
+}
+
+async function burst(n: number, call: () => Promise<{ body: { reason: string } }>): Promise<Record<string, number>> {
+  const tally: Record<string, number> = {};
+  for (const answer of await Promise.all(Array.from({ length: n }, call))) tally[answer.body.reason] = (tally[answer.body.reason] ?? 0) + 1;
+  return tally;
+}
+
+describe("per-minute window against a flood of a public key", () => {
+  it("wrong-place refusals do not take the key's slots (they still count against the allowance)", async () => {
+    const made = await clientSetup(gw, { rate_per_minute: 5 });
+    await topOfMinute();
+    const flood = await burst(5, () => from(ATTACKER, { key: made.key, domain: "attacker.example.net" }));
+    expect(flood).toEqual({ domain_mismatch: 5 });
+    expect(await usedOf(gw, made.orgId)).toBe(5);
+    // The key's own window is untouched: the site's visitors get all five slots.
+    expect(await burst(5, () => from(VISITOR, { key: made.key, domain: "example.com" }))).toEqual({ ok: 5 });
+    // Each window stays a burst guard of its own.
+    expect((await from(ATTACKER, { key: made.key, domain: "attacker.example.net" })).body.reason).toBe("rate_limited");
+    expect((await from(VISITOR, { key: made.key, domain: "example.com" })).body.reason).toBe("rate_limited");
+    expect(await usedOf(gw, made.orgId)).toBe(10);
+  });
+
+  it("by default one source calling R times still gets exactly R", async () => {
+    const made = await clientSetup(gw, { rate_per_minute: 8 });
+    expect(made.details.rate_per_source_per_minute).toBeNull();
+    await topOfMinute();
+    expect(await burst(10, () => from(ATTACKER, { key: made.key, domain: "example.com" }))).toEqual({ ok: 8, rate_limited: 2 });
+  });
+
+  it("with rate_per_source_per_minute set, a flood from one address cannot make another address's calls fail", async () => {
+    const made = await clientSetup(gw, { rate_per_minute: 20 });
+    await patchKey(gw, made.id, { rate_per_source_per_minute: 4 });
+    expect((await gw.admin("GET", `/keys/${made.id}`)).body.details.rate_per_source_per_minute).toBe(4);
+    await topOfMinute();
+    // The attacker claims the right domain (a client key's domain is only a claim) and floods.
+    const flood = await burst(60, () => from(ATTACKER, { key: made.key, domain: "example.com" }));
+    expect(flood).toEqual({ ok: 4, rate_limited: 56 });
+    expect(await usedOf(gw, made.orgId)).toBe(4);
+    // The real visitor's calls all pass: the key's shared window held only the attacker's 4.
+    expect(await burst(4, () => from(VISITOR, { key: made.key, domain: "example.com" }))).toEqual({ ok: 4 });
+    // The per-source window clears with the minute.
+    await advance(gw, 60);
+    expect((await from(ATTACKER, { key: made.key, domain: "example.com" })).body.reason).toBe("ok");
+    // And it can be switched off again.
+    await patchKey(gw, made.id, { rate_per_source_per_minute: null });
+    expect(await burst(6, () => from(ATTACKER, { key: made.key, domain: "example.com" }))).toEqual({ ok: 6 });
+  });
+
+  it("refuses a per-source limit that is not a whole number of at least 1", async () => {
+    const made = await clientSetup(gw);
+    for (const bad of [0, 1.5, "4"]) {
+      const answer = await gw.admin("PATCH", `/keys/${made.id}`, { rate_per_source_per_minute: bad });
+      expect(answer.status).toBe(400);
+      expect(answer.body.reason).toBe("bad_rate_per_source_per_minute");
+    }
+  });
+});

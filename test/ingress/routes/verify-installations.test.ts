@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ENDPOINT_LABELS_PER_DAY, PENDING_INSTALLS_PER_DAY, UNNAMED_INSTALL } from "../../../shared/enforcement/installations.js";
+import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
+import { usageEvents } from "./content-fixtures.js";
+import { advance, clientSetup, usedOf, verify } from "./verify-fixtures.js";
+
+/**
+ * Installations and endpoint labels (docs/security.md, item 4): a call without `install`
+ * cannot skip the installation rule once the key has installations, and new installations
+ * and endpoint labels are capped per key per day.
+ */
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway("installs");
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+const call = (key: string, extra: Record<string, unknown> = {}) => verify(gw, { key, domain: "example.com", ...extra });
+const reasonOf = async (key: string, extra: Record<string, unknown> = {}) => (await call(key, extra)).body.reason as string;
+const unnamedPath = (id: number, decision: string) => `/keys/${id}/installations/${encodeURIComponent(UNNAMED_INSTALL)}/${decision}`;
+
+async function statuses(keyId: number, count: number): Promise<Record<string, string>> {
+  const listed = await waitFor(async () => {
+    const answer = await gw.admin("GET", `/keys/${keyId}/installations`);
+    return answer.body.installations.length === count ? answer : null;
+  });
+  return Object.fromEntries(listed.body.installations.map((i: { install: string; status: string }) => [i.install, i.status]));
+}
+
+describe("the unnamed installation", () => {
+  it("a key that never names installations is not affected: nothing is recorded", async () => {
+    const made = await clientSetup(gw);
+    for (let i = 0; i < 3; i++) expect(await reasonOf(made.key)).toBe("ok");
+    expect((await gw.admin("GET", `/keys/${made.id}/installations`)).body.installations).toEqual([]);
+  });
+
+  it("a blocked installation cannot get through by no longer naming itself", async () => {
+    const made = await clientSetup(gw);
+    expect(await reasonOf(made.key, { install: "site-a" })).toBe("ok");
+    expect(await reasonOf(made.key, { install: "intruder" })).toBe("installation_pending");
+    await gw.admin("POST", `/keys/${made.id}/installations/intruder/block`);
+    expect(await reasonOf(made.key, { install: "intruder" })).toBe("installation_blocked");
+    // Before: omitting `install` skipped the rule and answered ok.
+    const omitted = await call(made.key);
+    expect([omitted.status, omitted.body.reason]).toEqual([403, "installation_pending"]);
+    expect(await statuses(made.id, 3)).toEqual({ "site-a": "approved", intruder: "blocked", [UNNAMED_INSTALL]: "pending" });
+    // The owner decides on it like any installation.
+    expect((await gw.admin("POST", unnamedPath(made.id, "block"))).status).toBe(200);
+    expect(await reasonOf(made.key)).toBe("installation_blocked");
+    expect((await gw.admin("POST", unnamedPath(made.id, "approve"))).status).toBe(200);
+    expect(await reasonOf(made.key)).toBe("ok");
+    expect(await reasonOf(made.key, { install: "intruder" })).toBe("installation_blocked");
+  });
+});
+
+describe("caps per key per day", () => {
+  it(`records at most ${PENDING_INSTALLS_PER_DAY} new pending installations a day, then refuses installation_limit_reached`, async () => {
+    const made = await clientSetup(gw, {}, { plan: "enterprise" });
+    expect(await reasonOf(made.key, { install: "first" })).toBe("ok");
+    for (let i = 0; i < PENDING_INSTALLS_PER_DAY; i++) expect(await reasonOf(made.key, { install: `new-${i}` })).toBe("installation_pending");
+    const over = await call(made.key, { install: "one-too-many" });
+    expect([over.status, over.body.reason]).toEqual([403, "installation_limit_reached"]);
+    // Known installations answer as before; the refused one was not recorded.
+    expect(await reasonOf(made.key, { install: "new-0" })).toBe("installation_pending");
+    expect(await reasonOf(made.key, { install: "first" })).toBe("ok");
+    const listed = await statuses(made.id, PENDING_INSTALLS_PER_DAY + 1);
+    expect(listed).not.toHaveProperty("one-too-many");
+    // The next UTC day has a fresh allowance of new installations.
+    await advance(gw, 86_400);
+    expect(await reasonOf(made.key, { install: "one-too-many" })).toBe("installation_pending");
+  });
+
+  it(`counts at most ${ENDPOINT_LABELS_PER_DAY} distinct endpoint labels a day; a further label is refused and never recorded`, async () => {
+    const made = await clientSetup(gw, {}, { plan: "enterprise" });
+    for (let i = 0; i < ENDPOINT_LABELS_PER_DAY; i++) expect(await reasonOf(made.key, { endpoint: `page-${i}` })).toBe("ok");
+    const usedBefore = await usedOf(gw, made.orgId);
+    const over = await call(made.key, { endpoint: "page-new" });
+    expect([over.status, over.body.reason, over.body.authorized]).toEqual([400, "endpoint_limit_reached", false]);
+    expect(await reasonOf(made.key, { endpoint: "page-0" })).toBe("ok");
+    expect(await waitFor(async () => (await usedOf(gw, made.orgId)) === usedBefore + 1)).toBe(true);
+    const events = await usageEvents(gw, made.orgId);
+    expect(events.some((e) => e.endpoint === "page-new")).toBe(false);
+    expect(events.find((e) => e.reason === "endpoint_limit_reached")).toMatchObject({ endpoint: "(other)", counted: 0 });
+    await advance(gw, 86_400);
+    expect(await reasonOf(made.key, { endpoint: "page-new" })).toBe("ok");
+  });
+});
