@@ -3,9 +3,9 @@ import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { loadConfig } from "../../shared/config.js";
-import { resolveDatabaseUrl } from "../../shared/db/pool.js";
+import { backendPids, createPool, resolveDatabaseUrl } from "../../shared/db/pool.js";
 import { startActor, startChild, type ServerChild } from "./children.js";
-import { chooseDriver, commandStats, counterValue, driveAll, scrape, statsDelta, type LoadResult, type LoadSettings } from "./load.js";
+import { chooseDriver, commandStats, counterValue, driveAll, scrape, statsDelta, type Companion, type LoadResult, type LoadSettings } from "./load.js";
 import { botcheckTargets } from "./botcheck.js";
 import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "./seed.js";
 import { freePort } from "../../shared/net/free-port.js";
@@ -22,8 +22,12 @@ import { freePort } from "../../shared/net/free-port.js";
  * a key with bot protection on and a desktop Chrome's headers and signals (botcheck.ts),
  * a new visitor (challenged) and a returning one (token), with the same settings.
  * Options: --round S (seconds per run), --rounds N, --warmup S, --connections N, --profile DIR
- * (a CPU profile of the gateway, written when it stops), --only verify (skip botcheck).
- * The usage actor runs beside the gateway, as in production.
+ * (a CPU profile of the gateway, written when it stops), --only verify (skip botcheck),
+ * --ingress N (N gateway processes on one port, as INGRESS_PROCESSES=N runs them).
+ * The usage actor runs beside the gateway, as in production. Besides each server's own CPU
+ * time per request, the gateway's rows say what each request cost the processes working
+ * for it on the same cores: Redis (the whole server: other clients of a shared Redis add
+ * to it), the usage actor, and the PostgreSQL backends connected to the bench database.
  * Uses REDIS_URL and DATABASE_URL (a `<name>_bench` database) like the gateway does.
  */
 
@@ -65,6 +69,15 @@ function printTable(rows: LoadResult[]): void {
   for (const r of rows) {
     process.stdout.write(`${line([r.name, fmt(r.rps), fmt(r.p50, 2), fmt(r.p99, 2), String(r.non2xx), String(r.errors), fmt(r.cpuUs, 1)])}\n`);
   }
+  const withCompanions = rows.filter((r) => Object.keys(r.companionsUs).length > 0);
+  if (withCompanions.length === 0) return;
+  const names = Object.keys(withCompanions[0].companionsUs);
+  process.stdout.write(`\n  CPU µs per request, every process on the cores (medians of the rounds)\n`);
+  process.stdout.write(`${line(["server", "itself", ...names, "total"])}\n`);
+  for (const r of withCompanions) {
+    const others = names.map((n) => r.companionsUs[n] ?? NaN);
+    process.stdout.write(`${line([r.name, fmt(r.cpuUs, 1), ...others.map((v) => fmt(v, 1)), fmt(others.reduce((a, b) => a + b, r.cpuUs), 1)])}\n`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -77,21 +90,40 @@ async function main(): Promise<void> {
   const redis = new Redis(config.redisUrl);
   const children: ServerChild[] = [];
   const driver = await chooseDriver();
+  const benchPool = createPool(databaseUrl, 1);
   try {
     const seeded = await seedBench(databaseUrl, Date.now());
-    const metricsPort = await freePort();
-    const metricsUrl = `http://127.0.0.1:${metricsPort}`;
     const env = {
-      ...process.env, PORT: "0", METRICS_PORT: String(metricsPort), HOST: "127.0.0.1", REDIS_PREFIX: prefix, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn",
+      ...process.env, PORT: "0", HOST: "127.0.0.1", REDIS_PREFIX: prefix, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn",
       GATEWAY_SECRET: randomBytes(32).toString("hex"), GATEWAY_TEST_CLOCK: "", ADMIN_TOKEN: "", SITE_URL: "",
     };
     const start = fileURLToPath(new URL("../start.js", import.meta.url));
     // --profile DIR: the gateway writes a V8 CPU profile there when it stops (node --cpu-prof).
     const profileDir = textOption("profile");
-    const gateway = await startChild(start, ["ingress"], env, 20_000, profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : []);
-    children.push(gateway);
+    const processes = option("ingress", 1);
+    // Several processes share one port (SO_REUSEPORT), as the supervisor runs them.
+    const gatewayEnv = processes > 1 ? { ...env, PORT: String(await freePort()) } : env;
+    const gateways: ServerChild[] = [];
+    // Each process its own metrics port: its /metrics counts its own requests.
+    const metricsUrls: string[] = [];
+    for (let i = 0; i < processes; i++) {
+      const metricsPort = await freePort();
+      metricsUrls.push(`http://127.0.0.1:${metricsPort}`);
+      const flags = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
+      gateways.push(await startChild(start, ["ingress"], { ...gatewayEnv, METRICS_PORT: String(metricsPort) }, 20_000, flags));
+    }
+    children.push(...gateways);
+    const gateway = gateways[0];
+    const gatewayPids = gateways.map((g) => g.pid);
     // The usage actor applies what verify counts, on the same cores, as in production.
-    children.push(startActor(start, "usage", env));
+    const usage = startActor(start, "usage", env);
+    children.push(usage);
+    const redisPid = Number(/process_id:(\d+)/.exec(await redis.info("server"))?.[1] ?? NaN);
+    const companions: Companion[] = [
+      { name: "redis", pids: async () => (Number.isFinite(redisPid) ? [redisPid] : []) },
+      { name: "usage actor", pids: async () => [usage.pid] },
+      { name: "postgres", pids: () => backendPids(benchPool) },
+    ];
     await waitHealthy(gateway.url);
     const verifyUrl = `${gateway.url}/api/v1/verify.php`;
     const request = JSON.stringify({ key: seeded.key, domain: BENCH_DOMAIN, nonce: randomBytes(16).toString("hex") });
@@ -108,18 +140,23 @@ async function main(): Promise<void> {
 
     process.stdout.write(
       `load generator: ${driver.name}; verify answer ${bodyLength} bytes; ${settings.connections} connections; ` +
-        `${settings.rounds} interleaved rounds of ${settings.roundS} s per server after ${settings.warmupS} s warm-up; medians of the rounds\n`,
+        `${settings.rounds} interleaved rounds of ${settings.roundS} s per server after ${settings.warmupS} s warm-up; medians of the rounds; ` +
+        `${processes} gateway process${processes > 1 ? "es" : ""}\n`,
     );
-    const metricsBefore = await scrape(metricsUrl);
+    const metricsBefore = await Promise.all(metricsUrls.map(scrape));
     const statsBefore = await commandStats(redis);
     const [bareHttp, bareUws, verify] = await driveAll(
       driver,
-      [{ name: "node:http", url: http.url, pid: http.pid }, { name: "uWS", url: uws.url, pid: uws.pid }, { name: "verify.php", url: verifyUrl, pid: gateway.pid }],
+      [
+        { name: "node:http", url: http.url, pids: [http.pid] },
+        { name: "uWS", url: uws.url, pids: [uws.pid] },
+        { name: "verify.php", url: verifyUrl, pids: gatewayPids, companions },
+      ],
       request,
       settings,
     );
     const statsAfter = await commandStats(redis);
-    const metricsAfter = await scrape(metricsUrl);
+    const metricsAfter = await Promise.all(metricsUrls.map(scrape));
 
     printTable([bareHttp, bareUws, verify]);
     // The fastest server bounds what this generator can show: a ratio against a baseline
@@ -127,8 +164,9 @@ async function main(): Promise<void> {
     const ceiling = await driver.once({ name: "ceiling", url: uws.url }, request, settings.connections, settings.roundS);
     process.stdout.write(`  load generator ceiling (bare uWS, same settings, one more run): ${fmt(ceiling.rps)} req/s\n`);
     // Warm-up calls are included on both sides of the ratio below (runs and calls).
-    const runs = counterValue(metricsAfter, "gateway_verify_script_runs_total") - counterValue(metricsBefore, "gateway_verify_script_runs_total");
-    const judged = counterValue(metricsAfter, "gateway_verify_counted_calls_total") - counterValue(metricsBefore, "gateway_verify_counted_calls_total");
+    const grew = (name: string) => metricsAfter.reduce((sum, text, i) => sum + counterValue(text, name) - counterValue(metricsBefore[i], name), 0);
+    const runs = grew("gateway_verify_script_runs_total");
+    const judged = grew("gateway_verify_counted_calls_total");
     const delta = statsDelta(statsBefore, statsAfter);
     const evalsha = (delta.get("evalsha") ?? 0) + (delta.get("eval") ?? 0);
     process.stdout.write(`\n  verify / node:http  ${fmt(verify.rps / bareHttp.rps, 2)}x   (target >= 0.7, goal >= 1.0)\n`);
@@ -140,11 +178,12 @@ async function main(): Promise<void> {
     if (textOption("only") === "verify") return;
     const botcheck = await botcheckTargets(gateway.url, seeded.botcheckKey, BENCH_DOMAIN);
     process.stdout.write(`\nbotcheck.php assess, key with bot protection on, desktop Chrome headers and signals; same settings\n`);
-    const assessed = await driveAll(driver, botcheck.map((t) => ({ ...t, pid: gateway.pid })), request, settings);
+    const assessed = await driveAll(driver, botcheck.map((t) => ({ ...t, pids: gatewayPids, companions })), request, settings);
     printTable(assessed);
     for (const r of assessed) process.stdout.write(`  ${r.name} / verify  ${fmt(r.rps / verify.rps, 2)}x   (target >= 0.5, p99 <= 8 ms)\n`);
   } finally {
     await Promise.all(children.map((c) => c.stop()));
+    await benchPool.end();
     await deletePrefix(redis, prefix).catch(() => {});
     redis.disconnect();
   }

@@ -22,8 +22,20 @@ export interface LoadResult {
   requests: number;
   errors: number;
   non2xx: number;
-  /** Median CPU time (user + system) the server process spent per request, in µs; NaN when unknown. */
+  /** Median CPU time (user + system) the server process(es) spent per request, in µs; NaN when unknown. */
   cpuUs: number;
+  /** The same for each companion process of the target (Redis, the usage actor, PostgreSQL), by name. */
+  companionsUs: Record<string, number>;
+}
+
+/**
+ * A process that works for a target without being it (Redis, the usage actor, PostgreSQL's
+ * backends): on 2 cores it takes CPU from the same pool, so its time per request belongs to
+ * the target's cost. `pids` is asked before and after each round (backends come and go).
+ */
+export interface Companion {
+  name: string;
+  pids(): Promise<readonly number[]>;
 }
 
 export interface Target {
@@ -33,13 +45,13 @@ export interface Target {
   body?: string;
   /** Headers besides content-type (the botcheck targets send a browser's). */
   headers?: Record<string, string>;
-  /** The server's process, whose CPU time per request is reported (robust to a busy neighbour, unlike req/s). */
-  pid?: number;
+  /** The server's processes, whose CPU time per request is reported (robust to a busy neighbour, unlike req/s). */
+  pids?: readonly number[];
+  companions?: readonly Companion[];
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc; NaN off Linux. */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
+/** CPU seconds (user + system) a process has used so far, from /proc; NaN off Linux or when it is gone. */
+function cpuSeconds(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -69,6 +81,27 @@ async function autocannonOnce(target: Target, body: string, connections: number,
   return { requests: r["2xx"] + r.non2xx, rps: r["2xx"] / durationS, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
 }
 
+/** CPU seconds per process of `pids` now. */
+function cpuOf(pids: readonly number[]): Map<number, number> {
+  return new Map(pids.map((pid) => [pid, cpuSeconds(pid)]));
+}
+
+/**
+ * CPU seconds the processes used between two samples; a process first seen in `after`
+ * started meanwhile (counted from 0), one gone from `after` is lost. NaN when nothing was read.
+ */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  let read = false;
+  for (const [pid, seconds] of after) {
+    if (!Number.isFinite(seconds)) continue;
+    const start = before.get(pid);
+    total += seconds - (start !== undefined && Number.isFinite(start) ? start : 0);
+    read = true;
+  }
+  return read ? total : NaN;
+}
+
 const median = (values: readonly number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -84,12 +117,23 @@ export async function driveAll(driver: Driver, targets: readonly Target[], body:
   if (settings.warmupS > 0) for (const t of targets) await driver.once(t, body, settings.connections, settings.warmupS);
   const runs: WrkRun[][] = targets.map(() => []);
   const cpu: number[][] = targets.map(() => []);
+  const companionCpu: Map<string, number[]>[] = targets.map(() => new Map());
   for (let round = 0; round < settings.rounds; round++) {
     for (let i = 0; i < targets.length; i++) {
-      const before = cpuSeconds(targets[i].pid);
-      const run = await driver.once(targets[i], body, settings.connections, settings.roundS);
+      const target = targets[i];
+      const companions = target.companions ?? [];
+      const companionsBefore = await Promise.all(companions.map(async (c) => cpuOf(await c.pids())));
+      const before = cpuOf(target.pids ?? []);
+      const run = await driver.once(target, body, settings.connections, settings.roundS);
+      const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(run.requests, 1);
+      cpu[i].push(perRequest(cpuBetween(before, cpuOf(target.pids ?? []))));
+      for (let c = 0; c < companions.length; c++) {
+        const after = cpuOf([...new Set([...companionsBefore[c].keys(), ...(await companions[c].pids())])]);
+        const list = companionCpu[i].get(companions[c].name) ?? [];
+        list.push(perRequest(cpuBetween(companionsBefore[c], after)));
+        companionCpu[i].set(companions[c].name, list);
+      }
       runs[i].push(run);
-      cpu[i].push(((cpuSeconds(targets[i].pid) - before) * 1e6) / Math.max(run.requests, 1));
     }
   }
   return targets.map((t, i) => ({
@@ -101,6 +145,7 @@ export async function driveAll(driver: Driver, targets: readonly Target[], body:
     errors: runs[i].reduce((sum, r) => sum + r.errors, 0),
     non2xx: runs[i].reduce((sum, r) => sum + r.non2xx, 0),
     cpuUs: median(cpu[i]),
+    companionsUs: Object.fromEntries([...companionCpu[i]].map(([name, values]) => [name, median(values)])),
   }));
 }
 

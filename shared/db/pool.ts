@@ -82,3 +82,9 @@ export async function ensureDatabase(url: string): Promise<boolean> {
 export async function ping(db: Queryable): Promise<void> {
   await db.query("SELECT 1");
 }
+
+/** Process ids of the server's backends connected to the database of `db` (the bench reads their CPU time). */
+export async function backendPids(db: Queryable): Promise<number[]> {
+  const found = await db.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database()");
+  return found.rows.map((row) => row.pid);
+}
