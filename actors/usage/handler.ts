@@ -1,17 +1,26 @@
 import type { Pool } from "../../shared/db/pool.js";
 import { transaction } from "../../shared/db/pool.js";
-import { markApplied, writeCycles, writeDaily, writeInstallations, type DailyRow } from "../../shared/db/usage.js";
+import { markApplied, writeCycles, writeDaily, writeInstallations, type DailyRow, type InstallationRow } from "../../shared/db/usage.js";
 import type { UsageBatch } from "./messages.js";
 
 /**
- * Usage accounting: one message (a verify batch) → usage_daily per key/day/endpoint/
- * reason, the organization's cycle_usage, and new installations, all in one
- * transaction together with the message's row in usage_applied. A redelivered message
- * finds its row and changes nothing, so redelivery never counts twice.
+ * Usage accounting: stream messages (each the events of one verify batch) → usage_daily per
+ * key/day/endpoint/reason, the organization's cycle_usage, and new installations, in one
+ * transaction together with each message's row in usage_applied. The messages of one
+ * transaction are summed first (writer.ts gathers the messages read together), so a busy
+ * stream costs one transaction per read, not one per message. A redelivered message finds
+ * its row and adds nothing, so redelivery never counts twice.
  *
  * Rows are written in a fixed order (sorted keys; daily, then cycles, then
  * installations) so concurrent consumers touching the same rows cannot deadlock.
  */
+
+/** One stream message to apply. */
+export interface UsageMessage {
+  batch: UsageBatch;
+  stream: string;
+  messageId: string;
+}
 
 export interface ApplyContext {
   db: Pool;
@@ -19,68 +28,99 @@ export interface ApplyContext {
   messageId: string;
 }
 
-export function aggregate(batch: UsageBatch) {
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The rows the events of `batches` add, summed per row and sorted. */
+export function aggregate(batches: readonly UsageBatch[]) {
   const daily = new Map<string, DailyRow>();
   const cycles = new Map<string, { org: number; cycle: number; used: number }>();
-  const installs = new Map<string, { key: number; install: string; status: "approved" | "pending" }>();
-  const rowOf = (key: number, org: number, endpoint: string, reason: string): DailyRow => {
-    const dayKey = `${key}\u0000${endpoint}\u0000${reason}`;
+  const installs = new Map<string, InstallationRow>();
+  const rowOf = (day: string, key: number, org: number, endpoint: string, reason: string): DailyRow => {
+    const dayKey = `${day}\u0000${key}\u0000${endpoint}\u0000${reason}`;
     let found = daily.get(dayKey);
     if (!found) {
-      found = { key, org, endpoint, reason, counted: 0, refused: 0, calls: 0 };
+      found = { day, key, org, endpoint, reason, counted: 0, refused: 0, calls: 0 };
       daily.set(dayKey, found);
     }
     return found;
   };
-  for (const e of batch.events) {
-    if (e.refund === 1) {
-      // Undo n `ok` calls (counted) and record them under the fault's reason, uncounted.
-      const okRow = rowOf(e.key, e.org, e.endpoint, "ok");
-      okRow.calls -= e.n;
-      okRow.counted -= e.n;
-      const faulted = rowOf(e.key, e.org, e.endpoint, e.reason);
-      faulted.calls += e.n;
-      faulted.refused += e.n;
-      const cycleKey = `${e.org}:${e.cycle}`;
-      const entry = cycles.get(cycleKey) ?? { org: e.org, cycle: e.cycle, used: 0 };
-      entry.used -= e.n;
-      cycles.set(cycleKey, entry);
-      continue;
-    }
-    const dayKey = `${e.key}\u0000${e.endpoint}\u0000${e.reason}`;
-    const row = daily.get(dayKey) ?? { key: e.key, org: e.org, endpoint: e.endpoint, reason: e.reason, counted: 0, refused: 0, calls: 0 };
-    row.calls += e.n;
-    row.counted += e.counted * e.n;
-    if (e.reason !== "ok") row.refused += e.n;
-    daily.set(dayKey, row);
-    if (e.counted === 1) {
-      const cycleKey = `${e.org}:${e.cycle}`;
-      const entry = cycles.get(cycleKey) ?? { org: e.org, cycle: e.cycle, used: 0 };
-      entry.used += e.n;
-      cycles.set(cycleKey, entry);
-    }
-    if (e.install !== undefined && e.install_status !== undefined) {
-      installs.set(`${e.key}\u0000${e.install}`, { key: e.key, install: e.install, status: e.install_status });
+  const addCycle = (org: number, cycle: number, used: number) => {
+    const cycleKey = `${org}:${cycle}`;
+    const entry = cycles.get(cycleKey);
+    if (entry) entry.used += used;
+    else cycles.set(cycleKey, { org, cycle, used });
+  };
+  for (const { day, at, events } of batches) {
+    for (const e of events) {
+      if (e.refund === 1) {
+        // Undo n `ok` calls (counted) and record them under the fault's reason, uncounted.
+        const okRow = rowOf(day, e.key, e.org, e.endpoint, "ok");
+        okRow.calls -= e.n;
+        okRow.counted -= e.n;
+        const faulted = rowOf(day, e.key, e.org, e.endpoint, e.reason);
+        faulted.calls += e.n;
+        faulted.refused += e.n;
+        addCycle(e.org, e.cycle, -e.n);
+        continue;
+      }
+      const row = rowOf(day, e.key, e.org, e.endpoint, e.reason);
+      row.calls += e.n;
+      row.counted += e.counted * e.n;
+      if (e.reason !== "ok") row.refused += e.n;
+      if (e.counted === 1) addCycle(e.org, e.cycle, e.n);
+      if (e.install !== undefined && e.install_status !== undefined) {
+        const installKey = `${e.key}\u0000${e.install}`;
+        const seen = installs.get(installKey);
+        // The first status recorded wins, as it does in PostgreSQL (writeInstallations).
+        if (seen) {
+          seen.firstMs = Math.min(seen.firstMs, at);
+          seen.lastMs = Math.max(seen.lastMs, at);
+        } else {
+          installs.set(installKey, { key: e.key, install: e.install, status: e.install_status, firstMs: at, lastMs: at });
+        }
+      }
     }
   }
-  const byText = <T>(entries: Map<string, T>) => [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
   return {
-    daily: [...daily.values()].sort((a, b) => a.key - b.key || (a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0) || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0)),
+    daily: [...daily.values()].sort(
+      (a, b) => compareText(a.day, b.day) || a.key - b.key || compareText(a.endpoint, b.endpoint) || compareText(a.reason, b.reason),
+    ),
     cycles: [...cycles.values()].sort((a, b) => a.org - b.org || a.cycle - b.cycle),
-    installs: byText(installs),
+    installs: [...installs].sort(([a], [b]) => compareText(a, b)).map(([, row]) => row),
   };
+}
+
+/**
+ * Applies messages in one transaction; returns, per message, whether it was applied now
+ * (false: applied before, or repeated in `messages`, and so added nothing).
+ */
+export async function applyUsageMessages(db: Pool, messages: readonly UsageMessage[]): Promise<boolean[]> {
+  const seen = new Set<string>();
+  const distinct: number[] = [];
+  messages.forEach((m, i) => {
+    const id = `${m.stream}\u0000${m.messageId}`;
+    if (!seen.has(id)) {
+      seen.add(id);
+      distinct.push(i);
+    }
+  });
+  return transaction(db, async (tx) => {
+    const marked = await markApplied(tx, distinct.map((i) => ({ stream: messages[i].stream, messageId: messages[i].messageId, atMs: messages[i].batch.at })));
+    const fresh = distinct.filter((_, position) => marked.has(position));
+    const { daily, cycles, installs } = aggregate(fresh.map((i) => messages[i].batch));
+    await writeDaily(tx, daily);
+    await writeCycles(tx, cycles);
+    await writeInstallations(tx, installs);
+    const applied = messages.map(() => false);
+    for (const i of fresh) applied[i] = true;
+    return applied;
+  });
 }
 
 /** Applies one message; returns false when it had been applied before. */
 export async function applyUsage(batch: UsageBatch, ctx: ApplyContext): Promise<boolean> {
-  const { daily, cycles, installs } = aggregate(batch);
-  return transaction(ctx.db, async (tx) => {
-    if (!(await markApplied(tx, ctx.stream, ctx.messageId, batch.at))) return false;
-    await writeDaily(tx, batch.day, daily);
-    await writeCycles(tx, cycles);
-    await writeInstallations(tx, batch.at, installs);
-    return true;
-  });
+  const [applied] = await applyUsageMessages(ctx.db, [{ batch, stream: ctx.stream, messageId: ctx.messageId }]);
+  return applied;
 }
 
 export { APPLIED_RETENTION_MS, pruneApplied } from "../../shared/db/usage.js";

@@ -2,25 +2,30 @@ import { startActor, type ActorStarter } from "../index.js";
 import type { Pool } from "../../shared/db/pool.js";
 import { USAGE_SHARDS } from "../../shared/redis/keys.js";
 import { defineActor, every } from "../runtime/index.js";
-import { applyUsage, pruneApplied } from "./handler.js";
+import { pruneApplied } from "./handler.js";
 import { usageBatchSchema, type UsageBatch } from "./messages.js";
+import { createUsageWriter } from "./writer.js";
+
+const writer = createUsageWriter();
 
 /**
  * The usage accountant: one consumer group over the usage streams of every shard.
- * Any number of copies may run; each message is applied once (handler.ts).
+ * Any number of copies may run; each message is applied once (handler.ts). The messages in
+ * hand are applied together, one transaction per batch of them (writer.ts): the higher the
+ * concurrency, the more one read and one transaction can carry.
  */
 export const usageActor = defineActor<UsageBatch, Pool>({
   name: "usage",
   streams: (keys) => Array.from({ length: USAGE_SHARDS }, (_, shard) => keys.usageStream(shard)),
   schema: usageBatchSchema,
-  concurrency: 4,
+  concurrency: 256,
   // Its failures are PostgreSQL being away: retry often (at most 5 s apart, so accounting catches
   // up within seconds of its return) and for long (80 attempts, about 6.5 minutes) before a batch
   // goes to the dead letters.
   maxAttempts: 80,
   backoffMaxMs: 5_000,
   handler: async (batch, helpers) => {
-    await applyUsage(batch, { db: helpers.db, stream: helpers.stream, messageId: helpers.messageId });
+    await writer.apply(helpers.db, { batch, stream: helpers.stream, messageId: helpers.messageId });
   },
 });
 

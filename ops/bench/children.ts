@@ -48,8 +48,8 @@ export function startChild(script: string, args: string[], env: NodeJS.ProcessEn
 }
 
 /** An actor (e.g. the usage actor, which applies what verify counts) running beside the gateway, as in production. */
-export function startActor(script: string, name: string, env: NodeJS.ProcessEnv): ServerChild {
-  const child: ChildProcess = spawn(process.execPath, [script, "actor", name], { env, stdio: ["ignore", "ignore", "inherit"] });
+export function startActor(script: string, name: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ServerChild {
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, script, "actor", name], { env, stdio: ["ignore", "ignore", "inherit"] });
   return {
     url: "",
     pid: child.pid ?? 0,

@@ -22,7 +22,7 @@ import { freePort } from "../../shared/net/free-port.js";
  * a key with bot protection on and a desktop Chrome's headers and signals (botcheck.ts),
  * a new visitor (challenged) and a returning one (token), with the same settings.
  * Options: --round S (seconds per run), --rounds N, --warmup S, --connections N, --profile DIR
- * (a CPU profile of the gateway, written when it stops), --only verify (skip botcheck),
+ * (CPU profiles of the gateway, and of the usage actor in DIR/usage, written when they stop), --only verify (skip botcheck),
  * --ingress N (N gateway processes on one port, as INGRESS_PROCESSES=N runs them).
  * The usage actor runs beside the gateway, as in production. Besides each server's own CPU
  * time per request, the gateway's rows say what each request cost the processes working
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
     const gateway = gateways[0];
     const gatewayPids = gateways.map((g) => g.pid);
     // The usage actor applies what verify counts, on the same cores, as in production.
-    const usage = startActor(start, "usage", env);
+    const usage = startActor(start, "usage", env, profileDir ? ["--cpu-prof", "--cpu-prof-dir", `${profileDir}/usage`] : []);
     children.push(usage);
     const redisPid = Number(/process_id:(\d+)/.exec(await redis.info("server"))?.[1] ?? NaN);
     const companions: Companion[] = [

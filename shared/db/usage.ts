@@ -3,10 +3,12 @@ import type { Queryable } from "./pool.js";
 /**
  * The usage aggregate (usage_daily, cycle_usage, installations first seen, and the
  * usage_applied markers that make a redelivered message change nothing). Written by the
- * usage actor, one transaction per message, rows in a fixed order (its handler says why).
+ * usage actor, one transaction per group of messages read together, rows in a fixed order
+ * (its handler says why).
  */
 
 export interface DailyRow {
+  day: string;
   key: number;
   org: number;
   endpoint: string;
@@ -16,17 +18,18 @@ export interface DailyRow {
   calls: number;
 }
 
-export async function writeDaily(tx: Queryable, day: string, rows: DailyRow[]): Promise<void> {
+export async function writeDaily(tx: Queryable, rows: DailyRow[]): Promise<void> {
+  if (rows.length === 0) return;
   await tx.query(
     `INSERT INTO usage_daily (key_id, org_id, day, endpoint, reason, counted, refused, calls)
-     SELECT k, o, $1::date, e, r, c, f, n
-     FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[]) AS t(k, o, e, r, c, f, n)
+     SELECT k, o, d, e, r, c, f, n
+     FROM unnest($1::date[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[]) AS t(d, k, o, e, r, c, f, n)
      ON CONFLICT (key_id, day, endpoint, reason) DO UPDATE SET
        counted = usage_daily.counted + EXCLUDED.counted,
        refused = usage_daily.refused + EXCLUDED.refused,
        calls = usage_daily.calls + EXCLUDED.calls`,
     [
-      day,
+      rows.map((r) => r.day),
       rows.map((r) => r.key),
       rows.map((r) => r.org),
       rows.map((r) => r.endpoint),
@@ -49,28 +52,49 @@ export async function writeCycles(tx: Queryable, rows: { org: number; cycle: num
   );
 }
 
-export async function writeInstallations(tx: Queryable, seenMs: number, rows: { key: number; install: string; status: string }[]): Promise<void> {
+export interface InstallationRow {
+  key: number;
+  install: string;
+  status: string;
+  /** First and last time seen in the messages applied (clock ms). */
+  firstMs: number;
+  lastMs: number;
+}
+
+export async function writeInstallations(tx: Queryable, rows: InstallationRow[]): Promise<void> {
   if (rows.length === 0) return;
   // The first status written wins: an approval or block made meanwhile is kept.
   await tx.query(
     `INSERT INTO installations (key_id, install, status, first_seen_at, last_seen_at)
-     SELECT k, i, s, to_timestamp($1 / 1000.0), to_timestamp($1 / 1000.0)
-     FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(k, i, s)
+     SELECT k, i, s, to_timestamp(f / 1000.0), to_timestamp(l / 1000.0)
+     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::numeric[], $5::numeric[]) AS t(k, i, s, f, l)
      ON CONFLICT (key_id, install) DO UPDATE SET
        last_seen_at = GREATEST(installations.last_seen_at, EXCLUDED.last_seen_at),
        first_seen_at = LEAST(installations.first_seen_at, EXCLUDED.first_seen_at)`,
-    [seenMs, rows.map((r) => r.key), rows.map((r) => r.install), rows.map((r) => r.status)],
+    [rows.map((r) => r.key), rows.map((r) => r.install), rows.map((r) => r.status), rows.map((r) => r.firstMs), rows.map((r) => r.lastMs)],
   );
 }
 
-/** Marks a stream message applied; false when it had been applied before. */
-export async function markApplied(tx: Queryable, stream: string, messageId: string, atMs: number): Promise<boolean> {
-  const marked = await tx.query(
-    `INSERT INTO usage_applied (stream, message_id, applied_at) VALUES ($1, $2, to_timestamp($3 / 1000.0))
-     ON CONFLICT DO NOTHING`,
-    [stream, messageId, atMs],
+export interface AppliedMarker {
+  stream: string;
+  messageId: string;
+  atMs: number;
+}
+
+/**
+ * Marks stream messages applied; returns the indexes (in `markers`) of those marked now,
+ * without the ones applied before. `markers` must not repeat a message.
+ */
+export async function markApplied(tx: Queryable, markers: readonly AppliedMarker[]): Promise<Set<number>> {
+  const marked = await tx.query<{ stream: string; message_id: string }>(
+    `INSERT INTO usage_applied (stream, message_id, applied_at)
+     SELECT s, m, to_timestamp(a / 1000.0) FROM unnest($1::text[], $2::text[], $3::numeric[]) AS t(s, m, a)
+     ON CONFLICT DO NOTHING
+     RETURNING stream, message_id`,
+    [markers.map((m) => m.stream), markers.map((m) => m.messageId), markers.map((m) => m.atMs)],
   );
-  return marked.rowCount !== 0;
+  const index = new Map(markers.map((m, i) => [`${m.stream}\u0000${m.messageId}`, i]));
+  return new Set(marked.rows.map((row) => index.get(`${row.stream}\u0000${row.message_id}`) as number));
 }
 
 /**

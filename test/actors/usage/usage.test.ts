@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyUsage } from "../../../actors/usage/handler.js";
+import { applyUsage, applyUsageMessages } from "../../../actors/usage/handler.js";
+import { createUsageWriter } from "../../../actors/usage/writer.js";
 import { usageActor } from "../../../actors/usage/index.js";
 import type { UsageBatch } from "../../../actors/usage/messages.js";
 import { runActor, type ActorHandle } from "../../../actors/runtime/index.js";
@@ -113,5 +114,45 @@ describe("usage accounting actor", () => {
     await cleanRedis(gw.prefix);
     await waitFor(async () => (await verify(gw, { key: made.key, domain: "example.com" })).status === 200, 10_000);
     expect(await usedOf(gw, made.orgId)).toBe(6);
+  });
+});
+
+describe("usage writer: messages read together, one transaction", () => {
+  const event = (orgId: number, keyId: number, n: number) => ({ org: orgId, key: keyId, endpoint: "verify", reason: "ok", counted: 1 as const, cycle: 1_700_000_000_789, n });
+
+  it("sums the messages of one group, each once, and skips those applied before", async () => {
+    const made = await clientSetup(gw);
+    const stream = gw.ctx.keys.usageStreamOf(made.orgId);
+    const at = gw.ctx.clock.now();
+    const message = (id: string, n: number, day = "2030-03-04") => ({ stream, messageId: id, batch: { at, day, events: [event(made.orgId, made.id, n)] } });
+    expect(await applyUsage(message("1700000000000-30", 1).batch, { db: gw.ctx.db, stream, messageId: "1700000000000-30" })).toBe(true);
+    const applied = await applyUsageMessages(gw.ctx.db, [
+      message("1700000000000-30", 1), // applied before: adds nothing
+      message("1700000000000-31", 2),
+      message("1700000000000-31", 2), // the same message twice in one group: once
+      message("1700000000000-32", 4, "2030-03-05"),
+    ]);
+    expect(applied).toEqual([false, true, false, true]);
+    const rows = (await daily(made.id)).filter((r) => r.day >= "2030-03-04").sort((a, b) => (a.day < b.day ? -1 : 1));
+    expect(rows).toEqual([
+      { day: "2030-03-04", endpoint: "verify", reason: "ok", counted: 3, refused: 0, calls: 3 },
+      { day: "2030-03-05", endpoint: "verify", reason: "ok", counted: 4, refused: 0, calls: 4 },
+    ]);
+  });
+
+  it("a message PostgreSQL refuses fails alone; the others of its group are applied", async () => {
+    const made = await clientSetup(gw);
+    const stream = gw.ctx.keys.usageStreamOf(made.orgId);
+    const at = gw.ctx.clock.now();
+    const writer = createUsageWriter();
+    const message = (id: string, day: string) => ({ stream, messageId: id, batch: { at, day, events: [event(made.orgId, made.id, 1)] } });
+    const outcomes = await Promise.allSettled([
+      writer.apply(gw.ctx.db, message("1700000000000-40", "2030-04-05")),
+      writer.apply(gw.ctx.db, message("1700000000000-41", "2030-99-99")),
+      writer.apply(gw.ctx.db, message("1700000000000-42", "2030-04-05")),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    const rows = (await daily(made.id)).filter((r) => r.day === "2030-04-05");
+    expect(rows).toEqual([{ day: "2030-04-05", endpoint: "verify", reason: "ok", counted: 2, refused: 0, calls: 2 }]);
   });
 });
