@@ -7,8 +7,9 @@ import { applyUsageMessages, type UsageMessage } from "./handler.js";
  * transaction runs, the messages that arrive meanwhile wait and leave together in the
  * next, so under load a transaction carries everything one read delivered (one
  * transaction per read instead of one per message: on a small machine PostgreSQL's and
- * the actor's CPU per verify fell several-fold, docs/verify.md). When idle, a message
- * leaves at the end of its event-loop turn.
+ * the actor's CPU per verify fell several-fold, docs/verify.md). A message waits at most
+ * `gatherMs` for others to join it: accounting lags by that much, and a busy stream's
+ * messages of that span share one transaction.
  *
  * If a transaction of several messages fails, each is applied again on its own, so one
  * message PostgreSQL refuses fails (and is retried, then dead-lettered) alone.
@@ -24,7 +25,9 @@ export interface UsageWriter {
   apply(db: Pool, message: UsageMessage): Promise<void>;
 }
 
-export function createUsageWriter(maxMessages = 1_000): UsageWriter {
+export function createUsageWriter(options: { gatherMs?: number; maxMessages?: number } = {}): UsageWriter {
+  const gatherMs = options.gatherMs ?? 20;
+  const maxMessages = options.maxMessages ?? 1_000;
   const waiting = new Map<Pool, Waiting[]>();
   const running = new Set<Pool>();
   let scheduled = false;
@@ -48,8 +51,18 @@ export function createUsageWriter(maxMessages = 1_000): UsageWriter {
     running.add(db);
     void write(db, group).finally(() => {
       running.delete(db);
-      flush(db);
+      if (queue.length > 0) schedule();
     });
+  }
+
+  /** One transaction per database at a time; the next leaves `gatherMs` after it is asked for. */
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setTimeout(() => {
+      scheduled = false;
+      for (const pool of waiting.keys()) flush(pool);
+    }, gatherMs);
   }
 
   return {
@@ -58,12 +71,7 @@ export function createUsageWriter(maxMessages = 1_000): UsageWriter {
         const queue = waiting.get(db);
         if (queue) queue.push({ message, resolve, reject });
         else waiting.set(db, [{ message, resolve, reject }]);
-        if (scheduled) return;
-        scheduled = true;
-        setImmediate(() => {
-          scheduled = false;
-          for (const pool of waiting.keys()) flush(pool);
-        });
+        schedule();
       });
     },
   };
