@@ -153,16 +153,28 @@ export function createCountingBatcher(options: BatcherOptions) {
         String(c.keyId),
         c.endpoint,
         String(c.cycleStartMs),
-        String(members.length),
         indexOf(keys.endpointLabels(c.orgId, c.keyId, day)),
         indexOf(keys.pendingInstalls(c.orgId, c.keyId, day)),
       );
+      // Calls of one shape (same outcome, counted flag, installation and windows) travel as
+      // one entry with their number: under load most calls of a key are alike.
+      const shapes = new Map<string, { first: CountingCall; window: string; sourceWindow: string; members: Pending[] }>();
       for (const member of members) {
-        const { outcome, source } = member.call;
+        const { outcome, source, install } = member.call;
+        const shapeId = `${outcome}|${member.call.counts ? 1 : 0}|${source ?? ""}|${install}`;
+        const shape = shapes.get(shapeId);
+        if (shape) {
+          shape.members.push(member);
+          continue;
+        }
         const window = takesKeySlot(outcome) ? keys.rateWindow(c.orgId, c.keyId, minute) : keys.placeWindow(c.orgId, c.keyId, minute);
         const sourceWindow = perSource !== null && source ? indexOf(keys.sourceWindow(c.orgId, c.keyId, minute, source)) : "0";
-        args.push(outcome, member.call.counts ? "1" : "0", member.call.install, indexOf(window), sourceWindow);
-        order.push(member);
+        shapes.set(shapeId, { first: member.call, window: indexOf(window), sourceWindow, members: [member] });
+      }
+      args.push(String(shapes.size));
+      for (const { first, window, sourceWindow, members: alike } of shapes.values()) {
+        args.push(String(alike.length), first.outcome, first.counts ? "1" : "0", first.install, window, sourceWindow);
+        for (const member of alike) order.push(member);
       }
     }
     stats.calls += batch.length;

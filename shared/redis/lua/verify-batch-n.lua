@@ -2,8 +2,9 @@
 verify-batch-n.lua: the counting step of verify.php for every call of one event-loop
 turn on one shard. Variadic ("-n"): KEYS and ARGV grow with the batch. Calls are sent
 in groups that share a key, its snapshot versions, endpoint label, minute and cycle
-(a busy key sends many calls per run), and each key name is sent once: ARGV refers to
-keys by their index in KEYS. Every key carries the shard's hash tag {s:N}, so the
+(a busy key sends many calls per run); within a group, alike calls (same outcome,
+counted flag, installation and windows) are one entry with their number, and each key
+name is sent once: ARGV refers to keys by their index in KEYS. Every key carries the shard's hash tag {s:N}, so the
 script runs on Redis Cluster unchanged. Time is an argument (the service clock, which
 the test clock moves): no TIME here.
 
@@ -29,10 +30,11 @@ then per group, 16 fields:
   8 rate_per_source_per_minute of the key ("-1" = no per-source limit)
   9 allowance of the cycle ("-1" = unlimited)
   10 org id   11 key id   12 endpoint label   13 cycle start (clock ms)
-  14 number of calls m
-  15 index of the key's endpoint-label set of the day
-  16 index of the key's pending-installation counter of the day
-and then per call, 5 fields:
+  14 index of the key's endpoint-label set of the day
+  15 index of the key's pending-installation counter of the day
+  16 number of shapes s (kinds of alike calls)
+and then per shape, 6 fields:
+  number of calls k of this shape (each handled in turn, as if sent k times),
   outcome of the pure rules ("ok" or a refusal reason),
   "1" when that outcome counts against the allowance, "0" when not (key_suspended),
   installation id ("" when the endpoint takes none; ARGV[5] for a verify call that sent none),
@@ -41,7 +43,8 @@ and then per call, 5 fields:
     place-refusal window of the minute, so such refusals never use up honest callers' slots,
   index of the per-source window of the minute ("0" when the key has no per-source limit)
 
-Returns an array with one string per call, groups in order, calls in order:
+Returns an array with one string per call, groups in order, shapes in order, the k
+calls of a shape in order:
   "stale"            a snapshot version differs or the snapshot is gone: nothing was
                      counted or recorded; the ingress reloads and asks once more
   "ok" | <reason>    the answer
@@ -117,95 +120,97 @@ for _ = 1, groups do
   local keyV, orgV = ARGV[a + 5], ARGV[a + 6]
   local rate, perSource, allowance = tonumber(ARGV[a + 7]), tonumber(ARGV[a + 8]), tonumber(ARGV[a + 9])
   local org, key, endpoint, cycle = tonumber(ARGV[a + 10]), tonumber(ARGV[a + 11]), ARGV[a + 12], tonumber(ARGV[a + 13])
-  local calls = tonumber(ARGV[a + 14])
-  local labelsKey, pendingKey = KEYS[tonumber(ARGV[a + 15])], KEYS[tonumber(ARGV[a + 16])]
+  local labelsKey, pendingKey = KEYS[tonumber(ARGV[a + 14])], KEYS[tonumber(ARGV[a + 15])]
+  local shapes = tonumber(ARGV[a + 16])
   a = a + 16
   -- nil until the group's first counted call asks: one SISMEMBER per group, not per call.
   local labelOk = nil
   local stale = keyV == '' or version(keySnap) ~= keyV or version(orgSnap) ~= orgV
   local merged = {}
-  for _ = 1, calls do
-    local outcome, counts, install = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
-    local rateKey, sourceIndex = KEYS[tonumber(ARGV[a + 4])], tonumber(ARGV[a + 5])
+  for _ = 1, shapes do
+    local calls, outcome, counts, install = tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
+    local rateKey, sourceIndex = KEYS[tonumber(ARGV[a + 5])], tonumber(ARGV[a + 6])
     local sourceKey = nil
     if sourceIndex > 0 and perSource >= 0 then sourceKey = KEYS[sourceIndex] end
-    a = a + 5
-    local result, counted, newStatus = outcome, 0, nil
-    if stale then
-      result = 'stale'
-    elseif counts == '1' then
-      if labelOk == nil then
-        if redis.call('SISMEMBER', labelsKey, endpoint) == 1 then
-          labelOk = true
-        elseif redis.call('SCARD', labelsKey) >= labelCap then
-          labelOk = false
-        else
-          redis.call('SADD', labelsKey, endpoint)
-          redis.call('EXPIRE', labelsKey, DAY_S)
-          labelOk = true
-        end
-      end
-      if not labelOk then
-        result = 'endpoint_limit_reached'
-      elseif sourceKey and counter(sourceKey) >= perSource then
-        result = 'rate_limited'
-      elseif counter(rateKey) >= rate then
-        result = 'rate_limited'
-      elseif allowance >= 0 and counter(usedKey) >= allowance then
-        result = 'usage_limit_exceeded'
-      else
-        if outcome == 'ok' and install ~= '' then
-          local status = redis.call('HGET', instKey, install)
-          if not status then
-            if redis.call('HLEN', instKey) == 0 then
-              -- The first named installation is approved; an unnamed call on a key that has
-              -- none passes unrecorded.
-              if install ~= unnamed then status = 'approved' end
-            elseif tonumber(redis.call('GET', pendingKey) or '0') >= pendingCap then
-              status = 'over_limit'
-            else
-              status = 'pending'
-              redis.call('INCR', pendingKey)
-              redis.call('EXPIRE', pendingKey, DAY_S)
-            end
-            if status == 'approved' or status == 'pending' then
-              redis.call('HSET', instKey, install, status)
-              newStatus = status
-            end
-          end
-          if status == 'blocked' then
-            result = 'installation_blocked'
-          elseif status == 'over_limit' then
-            result = 'installation_limit_reached'
-          elseif status == 'pending' then
-            result = 'installation_pending'
+    a = a + 6
+    for _ = 1, calls do
+      local result, counted, newStatus = outcome, 0, nil
+      if stale then
+        result = 'stale'
+      elseif counts == '1' then
+        if labelOk == nil then
+          if redis.call('SISMEMBER', labelsKey, endpoint) == 1 then
+            labelOk = true
+          elseif redis.call('SCARD', labelsKey) >= labelCap then
+            labelOk = false
+          else
+            redis.call('SADD', labelsKey, endpoint)
+            redis.call('EXPIRE', labelsKey, DAY_S)
+            labelOk = true
           end
         end
-        if sourceKey then take(sourceKey) end
-        take(rateKey)
-        take(usedKey)
-        cycleEnds[usedKey] = cycle + CYCLE_MS
-        counted = 1
-      end
-    end
-    results[#results + 1] = result
-    if not stale then
-      local label = endpoint
-      if result == 'endpoint_limit_reached' then label = '(other)' end
-      if newStatus then
-        events[#events + 1] = {
-          org = org, key = key, endpoint = label, reason = result, counted = counted, cycle = cycle, n = 1,
-          install = install, install_status = newStatus,
-        }
-      else
-        local tag = result .. counted
-        local event = merged[tag]
-        if event then
-          event.n = event.n + 1
+        if not labelOk then
+          result = 'endpoint_limit_reached'
+        elseif sourceKey and counter(sourceKey) >= perSource then
+          result = 'rate_limited'
+        elseif counter(rateKey) >= rate then
+          result = 'rate_limited'
+        elseif allowance >= 0 and counter(usedKey) >= allowance then
+          result = 'usage_limit_exceeded'
         else
-          event = { org = org, key = key, endpoint = label, reason = result, counted = counted, cycle = cycle, n = 1 }
-          merged[tag] = event
-          events[#events + 1] = event
+          if outcome == 'ok' and install ~= '' then
+            local status = redis.call('HGET', instKey, install)
+            if not status then
+              if redis.call('HLEN', instKey) == 0 then
+                -- The first named installation is approved; an unnamed call on a key that has
+                -- none passes unrecorded.
+                if install ~= unnamed then status = 'approved' end
+              elseif tonumber(redis.call('GET', pendingKey) or '0') >= pendingCap then
+                status = 'over_limit'
+              else
+                status = 'pending'
+                redis.call('INCR', pendingKey)
+                redis.call('EXPIRE', pendingKey, DAY_S)
+              end
+              if status == 'approved' or status == 'pending' then
+                redis.call('HSET', instKey, install, status)
+                newStatus = status
+              end
+            end
+            if status == 'blocked' then
+              result = 'installation_blocked'
+            elseif status == 'over_limit' then
+              result = 'installation_limit_reached'
+            elseif status == 'pending' then
+              result = 'installation_pending'
+            end
+          end
+          if sourceKey then take(sourceKey) end
+          take(rateKey)
+          take(usedKey)
+          cycleEnds[usedKey] = cycle + CYCLE_MS
+          counted = 1
+        end
+      end
+      results[#results + 1] = result
+      if not stale then
+        local label = endpoint
+        if result == 'endpoint_limit_reached' then label = '(other)' end
+        if newStatus then
+          events[#events + 1] = {
+            org = org, key = key, endpoint = label, reason = result, counted = counted, cycle = cycle, n = 1,
+            install = install, install_status = newStatus,
+          }
+        else
+          local tag = result .. counted
+          local event = merged[tag]
+          if event then
+            event.n = event.n + 1
+          else
+            event = { org = org, key = key, endpoint = label, reason = result, counted = counted, cycle = cycle, n = 1 }
+            merged[tag] = event
+            events[#events + 1] = event
+          end
         end
       end
     end

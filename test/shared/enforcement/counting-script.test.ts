@@ -97,6 +97,28 @@ describe("verify-batch-n.lua", () => {
     expect(reasons([await c.submit(call(a, { install: "one" }))])).toEqual(["installation_blocked"]);
   });
 
+  it("alike calls travel as one entry with their number; each still gets its own answer", async () => {
+    const a = await setup();
+    const c = batcher();
+    const minute = Math.floor(NOW / 60_000);
+    // Three shapes interleaved: ok, a place refusal (its own window) and ok with an installation.
+    const sent = [call(a), call(a, { outcome: "domain_mismatch" }), call(a), call(a, { install: "i-1" }), call(a, { outcome: "domain_mismatch" }), call(a), call(a, { install: "i-1" })];
+    const results = await Promise.all(sent.map((one) => c.submit({ ...one, ratePerMinute: 4 })));
+    // The three plain calls take three of the four slots, the first i-1 call the fourth; the place refusals count in their own window.
+    expect(reasons(results)).toEqual(["ok", "domain_mismatch", "ok", "ok", "domain_mismatch", "ok", "rate_limited"]);
+    expect(await redis.get(keys.rateWindow(a.orgId, a.keyId, minute))).toBe("4");
+    expect(await redis.get(keys.placeWindow(a.orgId, a.keyId, minute))).toBe("2");
+    expect(await redis.get(keys.cycleUsed(a.orgId, NOW - 1000))).toBe("6");
+    expect(await redis.hgetall(keys.installations(a.orgId, a.keyId))).toEqual({ "i-1": "approved" });
+    const base = { org: a.orgId, key: a.keyId, endpoint: "verify", cycle: NOW - 1000 };
+    expect(await events(a.orgId)).toEqual(expect.arrayContaining([
+      { ...base, reason: "ok", counted: 1, n: 3 },
+      { ...base, reason: "domain_mismatch", counted: 1, n: 2 },
+      { ...base, reason: "ok", counted: 1, n: 1, install: "i-1", install_status: "approved" },
+      { ...base, reason: "rate_limited", counted: 0, n: 1 },
+    ]));
+  });
+
   it("emits merged usage events without addresses", async () => {
     const a = await setup();
     const c = batcher();
