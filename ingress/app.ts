@@ -1,3 +1,4 @@
+import type { PlainCounterChild, PlainHistogramChild } from "../shared/metrics/plain.js";
 import type { IngressDeps } from "./deps.js";
 import { createRouter, type Handler } from "./router.js";
 import { fault, refuse } from "./reply.js";
@@ -21,19 +22,17 @@ export function buildApp(deps: IngressDeps) {
   registerPublicRoutes(add);
 
   const { requests, durations } = deps.httpMetrics;
-  // prom-client hashes a labels object on every call: keep one child per label set instead.
-  const children = new Map<string, { inc(): void; observe(seconds: number): void }>();
+  // One pair of children per label set, found with one lookup.
+  const children = new Map<string, { counter: PlainCounterChild; histogram: PlainHistogramChild }>();
   const count = (endpoint: string, status: number, reason: string, startedNs: bigint) => {
     const id = `${endpoint}|${status}|${reason}`;
     let child = children.get(id);
     if (!child) {
-      const counter = requests.labels(endpoint, String(status), reason);
-      const histogram = durations.labels(endpoint, reason);
-      child = { inc: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
+      child = { counter: requests.labels(endpoint, String(status), reason), histogram: durations.labels(endpoint, reason) };
       if (children.size < 10_000) children.set(id, child);
     }
-    child.inc();
-    child.observe(Number(process.hrtime.bigint() - startedNs) / 1e9);
+    child.counter.inc();
+    child.histogram.observe(Number(process.hrtime.bigint() - startedNs) / 1e9);
   };
 
   /**

@@ -1,10 +1,11 @@
-import { Counter, Histogram, type Registry } from "prom-client";
+import { Counter, type Registry } from "prom-client";
 import type { EnforcerMetrics } from "../shared/enforcement/index.js";
+import { PlainCounter, PlainHistogram } from "../shared/metrics/plain.js";
 
-/** What the HTTP layer counts: one child per label set, kept by app.ts. */
+/** What the HTTP layer counts (every request: plain numbers, exported on scrape), one child per label set kept by app.ts. */
 export interface HttpMetrics {
-  requests: Counter<"endpoint" | "status" | "reason">;
-  durations: Histogram<"endpoint" | "reason">;
+  requests: PlainCounter<"endpoint" | "status" | "reason">;
+  durations: PlainHistogram<"endpoint" | "reason">;
 }
 
 export interface IngressMetrics {
@@ -19,14 +20,14 @@ export function createIngressMetrics(registry: Registry): IngressMetrics {
   const registers = [registry];
   return {
     http: {
-      durations: new Histogram({
+      durations: new PlainHistogram({
         name: "gateway_http_request_duration_seconds",
         help: "Time from a request's arrival to its answer, by endpoint and reason",
         labelNames: ["endpoint", "reason"],
         buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30],
         registers,
       }),
-      requests: new Counter({
+      requests: new PlainCounter({
         name: "gateway_http_requests_total",
         help: "HTTP requests by endpoint, status and reason",
         labelNames: ["endpoint", "status", "reason"],
