@@ -2,7 +2,7 @@ import type { PlainCounterChild, PlainHistogramChild } from "../shared/metrics/p
 import type { IngressDeps } from "./deps.js";
 import { createRouter, type Handler } from "./router.js";
 import { fault, refuse } from "./reply.js";
-import type { HttpReply, HttpRequest, RouteParams } from "./types.js";
+import { RequestGoneError, type HttpReply, type HttpRequest, type RouteParams } from "./types.js";
 import { healthz, metrics, getClock, moveClock } from "./system.js";
 import { registerAdminRoutes } from "./admin/routes.js";
 import { registerPublicRoutes, CORS_PATHS } from "./routes/index.js";
@@ -39,18 +39,26 @@ export function buildApp(deps: IngressDeps) {
    * The one route wrapper: whatever a route throws (Redis down, a script fault, a bug) is
    * logged and answered with the one generic fault (reply.ts `fault`), never a refusal.
    */
-  async function guarded(handler: Handler<IngressDeps>, request: HttpRequest, params: RouteParams, path: string): Promise<HttpReply> {
-    try {
-      return await handler(request, deps, params);
-    } catch (error) {
-      deps.logger.error({ err: error, requestId: request.requestId, path }, "route fault");
-      // The operator API keeps its 500 internal_error: an admin change failed midway (logs say where).
-      if (path.startsWith("/admin/")) return { status: 500, body: { ok: false, reason: "internal_error", request_id: request.requestId } };
-      return fault(request.requestId, CORS_PATHS.includes(path) || CORS_PATHS.includes(`${path}.php`));
-    }
+  function faulted(error: unknown, request: HttpRequest, path: string): HttpReply {
+    // A client gone before its address was read is no fault of ours (http.ts): nobody reads this answer.
+    if (!(error instanceof RequestGoneError)) deps.logger.error({ err: error, requestId: request.requestId, path }, "route fault");
+    // The operator API keeps its 500 internal_error: an admin change failed midway (logs say where).
+    if (path.startsWith("/admin/")) return { status: 500, body: { ok: false, reason: "internal_error", request_id: request.requestId } };
+    return fault(request.requestId, CORS_PATHS.includes(path) || CORS_PATHS.includes(`${path}.php`));
   }
 
-  return async function dispatch(request: HttpRequest): Promise<HttpReply> {
+  /** A promise only when the route answers later (no promise of its own per call). */
+  function guarded(handler: Handler<IngressDeps>, request: HttpRequest, params: RouteParams, path: string): Promise<HttpReply> | HttpReply {
+    let reply: Promise<HttpReply> | HttpReply;
+    try {
+      reply = handler(request, deps, params);
+    } catch (error) {
+      return faulted(error, request, path);
+    }
+    return reply instanceof Promise ? reply.catch((error: unknown) => faulted(error, request, path)) : reply;
+  }
+
+  return function dispatch(request: HttpRequest): Promise<HttpReply> | HttpReply {
     const path = request.path.length > 1 && request.path.endsWith("/") ? request.path.replace(/\/+$/, "") : request.path;
     if (request.method === "OPTIONS") {
       const corsOk = CORS_PATHS.some((p) => path === p || path === p.replace(/\.php$/, ""));
@@ -67,14 +75,17 @@ export function buildApp(deps: IngressDeps) {
       };
     }
     const match = router.match(request.method, path);
-    let reply: HttpReply;
-    if (match === null) reply = refuse("unknown_endpoint");
-    else if (match === "method") reply = refuse("method_not_allowed");
-    else reply = await guarded(match.handler, request, match.params, path);
-    const body = reply.body as { reason?: unknown } | null;
-    const reason = body !== null && typeof body === "object" && typeof body.reason === "string" ? body.reason : reply.status < 400 ? "ok" : "other";
-    count(match && match !== "method" ? endpointLabel(path) : "unknown", reply.status, reason, request.startedNs);
-    return reply;
+    const endpoint = match && match !== "method" ? endpointLabel(path) : "unknown";
+    const counted = (reply: HttpReply): HttpReply => {
+      const body = reply.body as { reason?: unknown } | null;
+      const reason = body !== null && typeof body === "object" && typeof body.reason === "string" ? body.reason : reply.status < 400 ? "ok" : "other";
+      count(endpoint, reply.status, reason, request.startedNs);
+      return reply;
+    };
+    if (match === null) return counted(refuse("unknown_endpoint"));
+    if (match === "method") return counted(refuse("method_not_allowed"));
+    const reply = guarded(match.handler, request, match.params, path);
+    return reply instanceof Promise ? reply.then(counted) : counted(reply);
   };
 }
 

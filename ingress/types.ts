@@ -11,6 +11,8 @@ export interface HttpRequest {
   /**
    * The client's address, IPv4-mapped IPv6 unwrapped: the connecting address, or behind a
    * trusted proxy the first untrusted hop of its forwarding header (client-address.ts).
+   * Read from the connection when first asked (http.ts says why): asked after the client
+   * went away without it having been asked before, it throws RequestGoneError.
    */
   readonly remoteAddress: string;
   readonly requestId: string;
@@ -28,3 +30,11 @@ export interface HttpReply {
 }
 
 export type RouteParams = Readonly<Record<string, string>>;
+
+/** The client went away before anything needed its address: the request is dropped unjudged (http.ts). */
+export class RequestGoneError extends Error {
+  constructor() {
+    super("the client went away before its address was read");
+    this.name = "RequestGoneError";
+  }
+}

@@ -44,7 +44,8 @@ export interface CountingCall {
 export function countingCall(
   snapshot: Resolved,
   outcome: Reason | "ok",
-  call: { install: string; endpoint: string; nowMs: number; remoteAddress?: string },
+  /** `caller`: whose address names the source, read only when the key has a per-source limit. */
+  call: { install: string; endpoint: string; nowMs: number; caller?: { readonly remoteAddress: string } },
 ): CountingCall {
   const { key, org } = snapshot;
   // A snapshot projected before the setting existed has no field: no per-source limit.
@@ -58,7 +59,7 @@ export function countingCall(
     counts: counts(outcome),
     ratePerMinute: key.value.rate_per_minute,
     ratePerSource,
-    source: ratePerSource === null || call.remoteAddress === undefined ? "" : sourceId(call.remoteAddress),
+    source: ratePerSource === null || call.caller === undefined ? "" : sourceId(call.caller.remoteAddress),
     allowance: org.value.allowance,
     install: call.install,
     endpoint: call.endpoint,

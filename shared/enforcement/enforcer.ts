@@ -180,7 +180,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
           };
           const count = (outcome: Outcome): void => {
             const install = outcome === "ok" ? request.install ?? "" : "";
-            call = countingCall(snapshot, outcome, { install, endpoint: request.endpoint, nowMs: ask.now, remoteAddress: ask.remoteAddress });
+            call = countingCall(snapshot, outcome, { install, endpoint: request.endpoint, nowMs: ask.now, caller: ask });
             batcher.enqueue(call, counted);
           };
           const outcome = judge(prepared, ask, options);
