@@ -69,7 +69,10 @@ async function judge(
   const nowMs = deps.clock.now();
   if (action === "assess") {
     const parsed = params.signals === undefined ? undefined : state.parseSignals(params.signals, true);
-    const tokenValid = verifyToken(str(params, "token"), { keyId: key.id, userAgent, address: request.remoteAddress, nowS: Math.floor(nowMs / 1000) }, state.tokenSecret);
+    // A new visitor sends no token: no address to read (ingress/http.ts says why that matters).
+    const token = str(params, "token");
+    const tokenValid = token !== undefined && token !== "" &&
+      verifyToken(token, { keyId: key.id, userAgent, address: request.remoteAddress, nowS: Math.floor(nowMs / 1000) }, state.tokenSecret);
     const result = assess({
       headers: request.headers,
       headerOrder: request.headerOrder,

@@ -10,6 +10,7 @@ import { parseAddress } from "../../shared/enforcement/ip.js";
 import { isStorableText } from "../../shared/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { fault } from "../reply.js";
+import { RequestAsk } from "./gate.js";
 import { readParams, str, type Params } from "../params.js";
 import type { HttpReply, HttpRequest } from "../types.js";
 import { publicKey, refusal, successReply, verifySignature } from "./verify/answer.js";
@@ -37,21 +38,6 @@ function optional(params: Params, name: string): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-/** The call's Ask; the address is read only if a rule of the key asks for it (http.ts says why). */
-class VerifyAsk implements Ask {
-  constructor(
-    readonly domain: string | undefined,
-    readonly scope: string | undefined,
-    readonly visitorIp: string | undefined,
-    readonly now: number,
-    private readonly request: HttpRequest,
-  ) {}
-
-  get remoteAddress(): string {
-    return this.request.remoteAddress;
-  }
-}
-
 function endpointLabel(value: string | undefined): string {
   const label = value?.trim().toLowerCase();
   return label && /^[a-z0-9][a-z0-9_.-]{0,39}$/.test(label) ? label : "verify";
@@ -70,7 +56,7 @@ function readVerifyParams(request: HttpRequest, params: Params, apiKey: string, 
   if (ip !== undefined && parseAddress(ip) === null) return "bad_ip";
   return {
     apiKey,
-    ask: new VerifyAsk(domain, scope, ip, now, request),
+    ask: new RequestAsk(domain, scope, ip, now, request),
     nonce,
     install,
     endpoint: endpointLabel(str(params, "endpoint")),
