@@ -1,0 +1,21 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { hmacHex } from "../../shared/crypto/hash.js";
+
+/** hmacHex computes HMAC by hand over scratch buffers: it must equal node's Hmac for every key and message. */
+
+describe("hmacHex", () => {
+  const reference = (key: string | Buffer, message: string) => createHmac("sha256", key).update(message).digest("hex");
+
+  it("equals createHmac at the edges: empty, block-sized and longer keys, UTF-8, messages past the scratch buffer", () => {
+    const keys: (string | Buffer)[] = ["", "ak_live_" + "x".repeat(32), "k".repeat(64), "k".repeat(65), "clé-ü€𝄞", randomBytes(64), randomBytes(100)];
+    const messages = ["", "1795240280.17.1.example.com", "1795240280.17.1.bücher.example.𝄞", "m".repeat(4096), "m".repeat(4097), "€".repeat(2000)];
+    for (const key of keys) for (const message of messages) expect(hmacHex(key, message)).toBe(reference(key, message));
+  });
+
+  it("leaves nothing of one call's key in the next call's answer", () => {
+    const long = hmacHex("a".repeat(60), "one");
+    expect(hmacHex("b", "one")).toBe(reference("b", "one"));
+    expect(hmacHex("a".repeat(60), "one")).toBe(long);
+  });
+});
