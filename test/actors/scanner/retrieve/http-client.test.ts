@@ -17,7 +17,7 @@ describe("http client against the fixture servers", () => {
   });
 
   const options = (overrides: Partial<ScanOptions> = {}): ScanOptions =>
-    defaultScanOptions({ resolver: { host: dns.host, port: dns.port }, allowPrivate: true, httpPort: web.httpPort, httpsPort: web.httpsPort, caPem: web.caPem, timeoutMs: 2000, ...overrides });
+    defaultScanOptions({ resolver: { host: dns.host, port: dns.port }, allowPrivate: true, httpPort: web.httpPort, httpsPort: web.httpsPort, caPem: web.caPem, timeoutMs: 10_000, ...overrides });
   const context = (overrides: Partial<ScanOptions> = {}, extra: Partial<HttpContext> = {}): HttpContext => {
     const o = options(overrides);
     return { options: o, resolveHost: dnsHostResolver(createDnsClient(o.resolver, o.timeoutMs)), ...extra };
