@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { defaultScanOptions, type ScanOptions } from "../../../../actors/scanner/options.js";
 import { createDnsClient } from "../../../../actors/scanner/retrieve/dns-client.js";
 import { BODY_LIMIT, fetchOnce, followRedirects, type HttpContext, probeLegacyTls } from "../../../../actors/scanner/retrieve/http-client.js";
-import { checkAddress, dnsHostResolver, type HostResolver } from "../../../../actors/scanner/retrieve/ssrf.js";
+import { checkAddress } from "../../../../shared/net/address-policy.js";
+import { dnsHostResolver, type HostResolver } from "../../../../actors/scanner/retrieve/ssrf.js";
 import { type FixtureDns, startDnsServer } from "../../../fixtures/scanner/dns-server.js";
 import { type FixtureWeb, startWebServers } from "../../../fixtures/scanner/web-servers.js";
 

@@ -9,9 +9,20 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { Keys } from "../../shared/redis/keys.js";
-import { RequestTimeoutError } from "./errors.js";
-import { publish } from "./messages.js";
+import type { Keys } from "../redis/keys.js";
+import { publish } from "./envelope.js";
+
+/** `request()` got no reply in time. The message may still be handled later. */
+export class RequestTimeoutError extends Error {
+  override readonly name = "RequestTimeoutError";
+  constructor(
+    readonly stream: string,
+    readonly requestId: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`no reply from ${stream} within ${timeoutMs} ms (request ${requestId})`);
+  }
+}
 
 export interface RequestOptions {
   maxLen?: number;

@@ -1,5 +1,5 @@
 import type { ChainableCommander, Redis } from "ioredis";
-import type { Keys } from "../../shared/redis/keys.js";
+import type { Keys } from "../redis/keys.js";
 
 /**
  * The streams of this deployment, kept in one Redis set (keys.streamRegistry()) so /metrics

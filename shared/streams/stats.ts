@@ -4,7 +4,7 @@
  * counters, which are this process's.
  */
 import type { Redis } from "ioredis";
-import type { Keys } from "../../shared/redis/keys.js";
+import type { Keys } from "../redis/keys.js";
 import {
   idTimestamp,
   integer,
