@@ -47,7 +47,7 @@ export function mailOf(event: EventView, to: Person): Mail {
     `Status: ${String(event.status)}`,
     `Owner: ${owner ? `${owner.name} <${owner.email}>` : "nobody"}`,
     `Due: ${event.due_at ? String(event.due_at) : "no due date"}`,
-    ...(event.by ? [`By: ${String(event.by)}`] : []),
+    ...(event.by ? [`By: ${String(event.by)}${event.automatic === true ? " (automatic: the organization's default owner for new findings)" : ""}`] : []),
     "",
     `Event ${event.id} at ${event.time}.`,
   ];
