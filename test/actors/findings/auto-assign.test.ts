@@ -163,6 +163,11 @@ describe("automatic assignment when a scan is stored", () => {
     await publish(gw.ctx.redis, gw.ctx.keys.stream(SCAN_STREAM), monitorJob(orgId, "a.test", gw.ctx.clock.now()));
     await waitFor(() => scanner.jobs.length >= seen + 2);
     await waitFor(async () => (await count("SELECT count(*)::int AS n FROM scans WHERE trigger = 'monitor'", [])) === 2);
+    // Both jobs handled and acknowledged (the redelivered one stores nothing new to wait for).
+    await waitFor(async () => {
+      const pending = await gw.ctx.redis.xpending(gw.ctx.keys.stream(SCAN_STREAM), "scanner");
+      return Array.isArray(pending) && Number(pending[0]) === 0;
+    });
     expect((await eventsOf(gw, orgId, "finding.assigned")).length).toBe(before);
     expect(await count("SELECT count(*)::int AS n FROM assignments WHERE org_id = $1 AND domain = 'a.test'", [orgId])).toBe(2);
   });
