@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "../shared/redis/client.js";
 import { Gauge, type Registry } from "prom-client";
 import { registeredStreams, streamStats, type StreamStats } from "../actors/runtime/index.js";
 import type { Keys } from "../shared/redis/keys.js";

@@ -3,7 +3,9 @@
  * applied. Keys a Lua script touches together share a hash tag `{s:N}`: the shard of the
  * organization (orgId mod USAGE_SHARDS). An organization's snapshots, counters and its
  * shard's usage stream all live in one slot, so the verify script runs on Redis Cluster
- * unchanged; organizations spread over the shards.
+ * unchanged; organizations spread over the shards. Other keys written or read together carry
+ * a tag of their own ({metrics}); everything else is single-key, or written by separate
+ * commands where two slots meet (docs/operations.md, "Redis Cluster").
  */
 
 export const USAGE_SHARDS = 4;
@@ -58,9 +60,9 @@ export function createKeys(prefix: string) {
     reply: (requestId: string) => `${prefix}reply:${requestId}`,
     challenge: (nonce: string) => `${prefix}challenge:${nonce}`,
     scanBudget: (orgId: KeyId, hour: number) => `${prefix}scanrate:${orgId}:${hour}`,
-    /** One actor process's published metrics (JSON), and the set of publishers by time. */
-    actorMetrics: (processName: string) => `${prefix}metrics:actor:${processName}`,
-    actorMetricsIndex: () => `${prefix}metrics:actors`,
+    /** One actor process's published metrics (JSON), and the set of publishers by time; one tag: written in one MULTI, read in one MGET. */
+    actorMetrics: (processName: string) => `${prefix}{metrics}:actor:${processName}`,
+    actorMetricsIndex: () => `${prefix}{metrics}:actors`,
     /** Hash: the cached status page (json, etag, built_at, snapshot); shared by every ingress process. */
     statusDocument: () => `${prefix}status:doc`,
     /** Lock: the one ingress process building the status document this minute. */

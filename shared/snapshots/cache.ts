@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import { duplicateRedis, type Redis } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import type { KeySnapshot, OrgSnapshot, SnapshotChange, Versioned } from "./types.js";
 
@@ -88,11 +88,12 @@ export function createSnapshotCache(redis: Redis, keys: Keys) {
       else clear();
     },
     async subscribe(): Promise<void> {
-      subscriber = redis.duplicate();
+      const connection = duplicateRedis(redis);
+      subscriber = connection;
       // Reconnects are ioredis's job; a missed message costs a reload (see above), never a wrong answer.
-      subscriber.on("error", () => {});
-      await subscriber.subscribe(keys.snapshotChannel());
-      subscriber.on("message", (_channel: string, message: string) => {
+      connection.on("error", () => {});
+      await connection.subscribe(keys.snapshotChannel());
+      connection.on("message", (_channel: string, message: string) => {
         try {
           this.apply(JSON.parse(message) as SnapshotChange);
         } catch {
@@ -100,7 +101,7 @@ export function createSnapshotCache(redis: Redis, keys: Keys) {
         }
       });
       // Messages sent while disconnected are lost: start from a clean slate on reconnect.
-      subscriber.on("ready", clear);
+      connection.on("ready", clear);
     },
     close() {
       subscriber?.disconnect();

@@ -72,6 +72,78 @@ export async function privateRedis(): Promise<PrivateRedis> {
   return self;
 }
 
+export interface PrivateRedisCluster {
+  /** `redis+cluster://127.0.0.1:P1,...` (REDIS_URL's cluster form). */
+  url: string;
+  /** `127.0.0.1:P1,127.0.0.1:P2,...` (REDIS_CLUSTER). */
+  seeds: string;
+  ports: number[];
+  /** A plain connection to one master, to look at what that node alone holds. */
+  node(port: number): Redis;
+  stop(): Promise<void>;
+}
+
+/**
+ * A Redis Cluster of `masters` masters and no replicas, each a Debian redis-server in cluster
+ * mode on its own loopback port (and cluster-bus port), slots spread by `redis-cli --cluster
+ * create`; resolves once every node reports cluster_state:ok.
+ */
+export async function privateRedisCluster(masters = 3): Promise<PrivateRedisCluster> {
+  const dir = await mkdtemp(join(tmpdir(), "faults-cluster-"));
+  const ports: number[] = [];
+  const busPorts: number[] = [];
+  while (ports.length < masters) {
+    const [port, bus] = [await freePort(), await freePort()];
+    if (![...ports, ...busPorts].includes(port) && ![...ports, ...busPorts].includes(bus) && port !== bus) {
+      ports.push(port);
+      busPorts.push(bus);
+    }
+  }
+  const children = ports.map((port, i) =>
+    spawn("redis-server", [
+      "--port", String(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-port", String(busPorts[i]),
+      "--cluster-config-file", join(dir, `nodes-${port}.conf`), "--cluster-node-timeout", "5000",
+      "--save", "", "--appendonly", "no", "--dir", dir,
+    ], { stdio: "ignore" }),
+  );
+  const clients: Redis[] = [];
+  const node = (port: number) => {
+    const redis = new Redis(port, "127.0.0.1", { maxRetriesPerRequest: 1 });
+    redis.on("error", () => {});
+    clients.push(redis);
+    return redis;
+  };
+  const self: PrivateRedisCluster = {
+    url: `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(",")}`,
+    seeds: ports.map((p) => `127.0.0.1:${p}`).join(","),
+    ports,
+    node,
+    async stop() {
+      for (const c of clients) c.disconnect();
+      await Promise.all(children.map((child) => {
+        if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGKILL");
+        return exited;
+      }));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    const probes = ports.map(node);
+    await waitFor(async () => (await Promise.all(probes.map((p) => p.ping().catch(() => null)))).every((r) => r === "PONG"), 10_000, 50);
+    await run("redis-cli", ["--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", "0", "--cluster-yes"]);
+    await waitFor(async () => {
+      const infos = await Promise.all(probes.map((p) => p.cluster("INFO").catch(() => "")));
+      return infos.every((info) => String(info).includes("cluster_state:ok"));
+    }, 20_000, 100);
+  } catch (error) {
+    await self.stop();
+    throw error;
+  }
+  return self;
+}
+
 export interface PrivatePostgres {
   /** A URL of database `name` on this server. */
   url(name: string): string;
