@@ -3,7 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedis, isCluster, masters, type Redis } from "../../shared/redis/client.js";
+import { defineActor, publish, runActor } from "../../actors/runtime/index.js";
+import { sharedTestClock, systemClock } from "../../shared/clock.js";
+import { silentLogger } from "../../shared/log.js";
+import { createRedis, deleteMatching, duplicateRedis, isCluster, masters, scanKeys, type Redis } from "../../shared/redis/client.js";
 import { USAGE_SHARDS, createKeys, shardOf } from "../../shared/redis/keys.js";
 import { startDnsServer, type FixtureDns } from "../fixtures/scanner/dns-server.js";
 import { startWebServers, type FixtureWeb } from "../fixtures/scanner/web-servers.js";
@@ -36,6 +39,7 @@ interface Seeded {
   domain: string;
 }
 const seeded: Seeded[] = [];
+const onTeardown: (() => void)[] = [];
 
 async function verify(key: string, domain: string): Promise<{ status: number; body: { authorized?: boolean; reason?: string } }> {
   const response = await fetch(`${gw.url}/api/v1/verify.php`, {
@@ -84,6 +88,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  for (const teardown of onTeardown) teardown();
   redis?.disconnect();
   await db?.end();
   await gw?.stop();
@@ -173,8 +178,14 @@ describe("the gateway on a 3-master Redis Cluster", () => {
     expect(rows[0].n).toBe(2);
   }, 90_000);
 
-  it("projects a key change to the cluster: the next call is judged by it", async () => {
+  it("projects a key change to the cluster: the next call is judged by it, and the change is published", async () => {
     const s = seeded[2];
+    const subscriber = duplicateRedis(redis);
+    subscriber.on("error", () => {});
+    const published: string[] = [];
+    subscriber.on("message", (_channel: string, message: string) => published.push(message));
+    await subscriber.subscribe(keys.snapshotChannel());
+    onTeardown.push(() => subscriber.disconnect());
     expect((await verify(s.key, s.domain)).body.authorized).toBe(true);
     const denied = await gw.admin("PATCH", `/keys/${s.keyId}`, { ip_deny: ["127.0.0.0/8"] });
     expect(denied.status, JSON.stringify(denied.body)).toBe(200);
@@ -186,5 +197,57 @@ describe("the gateway on a 3-master Redis Cluster", () => {
     expect((await verify(s.key, s.domain)).body).toMatchObject({ authorized: false, reason: "key_suspended" });
     await gw.admin("POST", `/keys/${s.keyId}/revoke`);
     expect((await verify(s.key, s.domain)).body.authorized).toBe(false);
+    await waitFor(() => published.filter((m) => m === JSON.stringify({ type: "key", id: s.keyId })).length >= 4, 5_000, 50);
   }, 60_000);
+});
+
+describe("the runtime on a Redis Cluster, in process", () => {
+  const prefix = "rt:";
+  const rtKeys = createKeys(prefix);
+
+  it("reads streams of four slots, and stop() ends every reader's blocking read at once (CLIENT UNBLOCK per node)", async () => {
+    const seen: number[] = [];
+    // The usage actor's layout: one stream per shard tag, so one per slot, on different masters.
+    const actor = defineActor<{ n: number }>({
+      name: "cluster-probe",
+      group: "probe",
+      streams: (k) => Array.from({ length: USAGE_SHARDS }, (_, shard) => k.usageStream(shard)),
+      schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+      // A read blocks far longer than the drain may take: only CLIENT UNBLOCK lets stop() drain.
+      blockMs: 120_000,
+      drainTimeoutMs: 5_000,
+      handler: async (message) => {
+        seen.push(message.n);
+      },
+    });
+    const handle = await runActor(actor, { redis, keys: rtKeys, clock: systemClock(), logger: silentLogger(), consumerName: "probe-1" });
+    for (let shard = 0; shard < USAGE_SHARDS; shard++) await publish(redis, rtKeys.usageStream(shard), { n: shard }, { registry: rtKeys.streamRegistry() });
+    await waitFor(() => seen.length === USAGE_SHARDS, 10_000, 20);
+    expect(seen.sort()).toEqual([0, 1, 2, 3]);
+    expect(await handle.stop()).toEqual({ drained: true, abandoned: 0 });
+    // The registry names every stream (SADD beside each XADD, across nodes).
+    expect((await redis.smembers(rtKeys.streamRegistry())).sort()).toEqual(Array.from({ length: USAGE_SHARDS }, (_, s) => rtKeys.usageStream(s)).sort());
+    let found = 0;
+    for await (const batch of scanKeys(redis, `${prefix}*`)) found += batch.length;
+    expect(found).toBe(USAGE_SHARDS + 1);
+    await deleteMatching(redis, `${prefix}*`);
+    for await (const batch of scanKeys(redis, `${prefix}*`)) expect(batch).toEqual([]);
+  }, 60_000);
+
+  it("moves the shared test clock for every process through the cluster's pub/sub", async () => {
+    const a = await sharedTestClock(redis, rtKeys);
+    const other = createRedis(cluster.url, "cluster-test-2");
+    other.on("error", () => {});
+    const b = await sharedTestClock(other, rtKeys);
+    try {
+      const before = b.now();
+      await a.advance(3600);
+      await waitFor(() => b.now() >= before + 3_600_000, 5_000, 20);
+    } finally {
+      await a.stop();
+      await b.stop();
+      other.disconnect();
+      await deleteMatching(redis, `${prefix}*`);
+    }
+  });
 });
