@@ -1,5 +1,5 @@
 import { duplicateRedis, type Redis } from "../redis/client.js";
-import type { Keys } from "../redis/keys.js";
+import { indexShardOf, type Keys } from "../redis/keys.js";
 import type { KeySnapshot, OrgSnapshot, SnapshotChange, Versioned } from "./types.js";
 
 /**
@@ -46,7 +46,8 @@ export function createSnapshotCache(redis: Redis, keys: Keys) {
   async function load(keyHash: string): Promise<Lookup> {
     const index = await redis.get(keys.keyIndex(keyHash));
     if (!index) {
-      const ready = await redis.exists(keys.snapshotSentinel());
+      // The sentinel of the index entry's own shard: on a cluster, lost with it.
+      const ready = await redis.exists(keys.snapshotSentinel(indexShardOf(keyHash)));
       return { found: false, loading: ready === 0 };
     }
     const [orgId, keyId] = index.split(":").map(Number);

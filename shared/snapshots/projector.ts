@@ -201,7 +201,7 @@ export function createProjector(deps: ProjectorDeps) {
           keyCount++;
         }
       }
-      await redis.set(keys.snapshotSentinel(), String(clock.now()));
+      await Promise.all(keys.snapshotSentinels().map((sentinel) => redis.set(sentinel, String(clock.now()))));
       await publish({ type: "all", id: 0 });
       logger.info({ orgs: orgIds.length, keys: keyCount, ms: Date.now() - started }, "snapshots rebuilt");
       return { orgs: orgIds.length, keys: keyCount };
@@ -223,7 +223,8 @@ export function watchSnapshots(deps: ProjectorDeps & { projector: Projector; int
     if (running) return;
     running = true;
     try {
-      if (await redis.exists(keys.snapshotSentinel())) return;
+      // One EXISTS per shard: the sentinels sit in different slots (cluster nodes).
+      if ((await Promise.all(keys.snapshotSentinels().map((sentinel) => redis.exists(sentinel)))).every((n) => n === 1)) return;
       if ((await redis.set(lockKey, "1", "PX", 30_000, "NX")) !== "OK") return;
       try {
         logger.warn("snapshot sentinel missing: rebuilding from PostgreSQL");
