@@ -1,8 +1,7 @@
 import type { EventView } from "../../shared/db/events.js";
 import type { Mail } from "./mail.js";
 
-/** The notifier reads the events stream (shared/events/stream.ts): its message is an event. */
-export { eventMessageSchema, EVENTS_STREAM, type EventMessage } from "../../shared/events/stream.js";
+// The notifier's stream message is the events stream's EventMessage (shared/streams/events.ts).
 
 interface Person {
   name: string;

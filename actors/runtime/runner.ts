@@ -27,8 +27,8 @@ import { type BlockingConnection, isCluster, openBlocking } from "../../shared/r
 import { type Actor, type BaseDeps, type RunDeps, resolveStreams } from "./define.js";
 import { createCounters, type StreamCounters } from "./metrics.js";
 import { createProcessor, type Delivery } from "./process-message.js";
-import { ensureGroup, isNoGroupError, parseAutoClaim, parsePendingEntries, parseReadGroup } from "./redis-replies.js";
-import { type GroupStats, streamStats } from "./stats.js";
+import { ensureGroup, isNoGroupError, parseAutoClaim, parsePendingEntries, parseReadGroup } from "../../shared/streams/redis-replies.js";
+import { type GroupStats, streamStats } from "../../shared/streams/stats.js";
 
 export interface StopResult {
   /** Every in-flight message finished (acked, dead-lettered or left for a retry) in time. */

@@ -6,8 +6,9 @@ import type { SyslogEvent } from "../../shared/events/syslog.js";
 import type { Keys } from "../../shared/redis/keys.js";
 import { describeError, type Handler, RetryableError } from "../runtime/index.js";
 import { createBatcher } from "./batcher.js";
-import type { DestinationMessage, LoadedDestination, SiemTestReply, SiemTestRequest } from "./messages.js";
-import { destinationStreamName } from "./messages.js";
+import type { DestinationMessage, SiemTestReply, SiemTestRequest } from "../../shared/streams/siem.js";
+import type { LoadedDestination } from "./messages.js";
+import { destinationStreamName } from "../../shared/streams/siem.js";
 import { jitteredBackoff, type RetryPolicy } from "./retry.js";
 import type { PushNetwork } from "./transport/guard.js";
 import { sendBatch } from "./transport/index.js";
@@ -87,7 +88,7 @@ async function appendToDestinations(redis: Redis, keys: Keys, ids: readonly numb
   await Promise.all(
     ids.flatMap((id) => {
       const stream = keys.stream(destinationStreamName(id));
-      // Publishers register the streams they make (actors/runtime/stream-registry.ts).
+      // Publishers register the streams they make (shared/streams/registry.ts).
       return [redis.xadd(stream, "MAXLEN", "~", maxLen, "*", "data", data), redis.sadd(keys.streamRegistry(), stream)];
     }),
   );

@@ -4,7 +4,7 @@ import type { Context } from "../../shared/context.js";
 import { unseal } from "../../shared/crypto/seal.js";
 import type { Pool } from "../../shared/db/pool.js";
 import { allDestinations, type SiemDestinationRow, tokenAad } from "../../shared/db/siem.js";
-import { EVENTS_STREAM, EVENTS_STREAM_MAX_LEN } from "../../shared/events/stream.js";
+import { EVENTS_STREAM, EVENTS_STREAM_MAX_LEN } from "../../shared/streams/events.js";
 import { parseTarget } from "../../shared/siem/target.js";
 import { deleteKeys, duplicateRedis, scanKeys } from "../../shared/redis/client.js";
 import type { RunningActor } from "../index.js";
@@ -12,9 +12,10 @@ import { type ActorHandle, defineActor, runActor } from "../runtime/index.js";
 import { every } from "../runtime/index.js";
 import { deliveryHandler, fanoutHandler, testHandler } from "./handler.js";
 import {
-  type DestinationMessage, destinationMessageSchema, destinationStreamName, type LoadedDestination, SIEM_GROUP,
+  type DestinationMessage, destinationMessageSchema, destinationStreamName, SIEM_GROUP,
   SIEM_TEST_STREAM, siemTestSchema, type SiemTestRequest,
-} from "./messages.js";
+} from "../../shared/streams/siem.js";
+import type { LoadedDestination } from "./messages.js";
 import { startRetention } from "./retention.js";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
 import { pushNetwork, type PushNetwork } from "./transport/guard.js";

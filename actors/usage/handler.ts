@@ -1,7 +1,7 @@
 import type { Pool } from "../../shared/db/pool.js";
 import { transaction } from "../../shared/db/pool.js";
 import { markApplied, writeCycles, writeDaily, writeInstallations, type DailyRow } from "../../shared/db/usage.js";
-import type { UsageBatch } from "./messages.js";
+import type { UsageBatch } from "../../shared/streams/usage.js";
 
 /**
  * Usage accounting: one message (a verify batch) → usage_daily per key/day/endpoint/

@@ -7,7 +7,7 @@ import type { ScanOptions } from "../options.js";
 import { reopenFailing } from "../../../shared/findings/reopen.js";
 import { compareFindings } from "./regression.js";
 import { handleRecheck, type RunRecheck } from "./recheck.js";
-import type { ScanJob, ScanReply } from "./messages.js";
+import type { ScanJob, ScanReply } from "../../../shared/streams/scan.js";
 
 export interface ScanResult {
   algorithm: string;

@@ -1,6 +1,6 @@
 import type { ChainableCommander } from "ioredis";
-import type { Redis } from "../../shared/redis/client.js";
-import type { Keys } from "../../shared/redis/keys.js";
+import type { Redis } from "../redis/client.js";
+import type { Keys } from "../redis/keys.js";
 
 /**
  * The streams of this deployment, kept in one Redis set (keys.streamRegistry()) so /metrics

@@ -36,7 +36,7 @@ export interface PublishOptions {
   maxLen?: number;
   replyTo?: string;
   group?: string;
-  /** The stream registry's key (keys.streamRegistry()): the stream is added to it (stream-registry.ts). */
+  /** The stream registry's key (keys.streamRegistry()): the stream is added to it (registry.ts). */
   registry?: string;
 }
 

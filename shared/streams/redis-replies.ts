@@ -152,6 +152,6 @@ export async function ensureGroup(redis: Redis, stream: string, group: string, s
   } catch (error) {
     if (!messageOf(error).startsWith("BUSYGROUP")) throw error;
   }
-  // Every consumed stream is registered where it is made (stream-registry.ts), BUSYGROUP or not.
+  // Every consumed stream is registered where it is made (registry.ts), BUSYGROUP or not.
   if (registry !== undefined) await redis.sadd(registry, stream);
 }

@@ -8,10 +8,21 @@
  * pushed before the requester starts waiting is kept, not lost.
  */
 import { randomUUID } from "node:crypto";
-import { duplicateRedis, type Redis } from "../../shared/redis/client.js";
-import type { Keys } from "../../shared/redis/keys.js";
-import { RequestTimeoutError } from "./errors.js";
-import { publish } from "./messages.js";
+import { duplicateRedis, type Redis } from "../redis/client.js";
+import type { Keys } from "../redis/keys.js";
+import { publish } from "./envelope.js";
+
+/** `request()` got no reply in time. The message may still be handled later. */
+export class RequestTimeoutError extends Error {
+  override readonly name = "RequestTimeoutError";
+  constructor(
+    readonly stream: string,
+    readonly requestId: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`no reply from ${stream} within ${timeoutMs} ms (request ${requestId})`);
+  }
+}
 
 export interface RequestOptions {
   maxLen?: number;
