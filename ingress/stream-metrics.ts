@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "../shared/redis/client.js";
 import { Gauge, type Registry } from "prom-client";
 import { registeredStreams } from "../shared/streams/registry.js";
 import { streamStats, type StreamStats } from "../shared/streams/stats.js";

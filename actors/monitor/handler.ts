@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 import { claimDueScans, pruneSchedule, scheduleDomain, unscheduledDomains } from "../../shared/db/monitor.js";
 import { transaction, type Pool } from "../../shared/db/pool.js";
 import type { Keys } from "../../shared/redis/keys.js";

@@ -33,8 +33,8 @@ export async function relayOnce(ctx: Pick<Context, "db" | "redis" | "keys">, bat
         const message: EventMessage = { org_id: row.org_id, event: eventView(row) };
         pipeline.xadd(stream, "MAXLEN", "~", EVENTS_STREAM_MAX_LEN, "*", ...encodeFields(JSON.stringify(message)));
       }
-      registerStream(pipeline, ctx.keys, stream);
-      const results = await pipeline.exec();
+      // Registered beside the pipeline, not in it: on a Redis Cluster the set may sit on another node.
+      const [results] = await Promise.all([pipeline.exec(), registerStream(ctx.redis, ctx.keys, stream)]);
       const failed = results?.find(([error]) => error !== null);
       if (!results || failed) throw failed?.[0] ?? new Error("XADD pipeline returned nothing");
       await deleteOutbox(tx, rows.map((r) => r.id));

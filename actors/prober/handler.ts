@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 import type { Clock } from "../../shared/clock.js";
 import type { Pool } from "../../shared/db/pool.js";
 import { insertCheck, listServices, pruneChecks, type ServiceKey } from "../../shared/db/status.js";

@@ -11,7 +11,7 @@
  * reaches the dead-letter stream after maxAttempts deliveries.
  */
 import type { Ajv, ValidateFunction } from "ajv";
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 import type { Clock } from "../../shared/clock.js";
 import type { Logger } from "../../shared/log.js";
 import type { Keys } from "../../shared/redis/keys.js";

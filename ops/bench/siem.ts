@@ -12,6 +12,7 @@ import { openContext } from "../../shared/context.js";
 import { insertEvent } from "../../shared/db/events.js";
 import { migrate } from "../../shared/db/migrate.js";
 import { ensureDatabase, resolveDatabaseUrl, transaction } from "../../shared/db/pool.js";
+import { deleteMatching } from "../../shared/redis/client.js";
 import { benchDatabaseUrl } from "./seed.js";
 
 /**
@@ -187,12 +188,7 @@ async function main(): Promise<void> {
     await relay.stop();
     await ingress.stop();
     await Promise.all([receiver.close(), bulk.close()]);
-    let cursor = "0";
-    do {
-      const [next, found] = await ctx.redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-      cursor = next;
-      if (found.length) await ctx.redis.del(...found);
-    } while (cursor !== "0");
+    await deleteMatching(ctx.redis, `${prefix}*`);
     await ctx.db.query("TRUNCATE events, event_outbox, siem_destinations");
     await ctx.close();
   }

@@ -1,5 +1,5 @@
-import type { Redis } from "ioredis";
 import type { Config } from "../../shared/config.js";
+import type { Redis } from "../../shared/redis/client.js";
 import type { Keys } from "../../shared/redis/keys.js";
 import type { AdminContext } from "./admin-commands.js";
 import type { OptionKind, Parsed } from "./args.js";

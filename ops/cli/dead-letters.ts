@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 import { type DeadLetter, listDeadLetters, retryAllDeadLetters, retryDeadLetters } from "../../shared/streams/dead-letters.js";
 import type { Keys } from "../../shared/redis/keys.js";
 import { table, text } from "./format.js";

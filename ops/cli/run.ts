@@ -1,7 +1,7 @@
 import { type Config, ConfigError, loadConfig } from "../../shared/config.js";
-import { createRedis } from "../../shared/redis/client.js";
+import { createRedis, parseClusterUrl } from "../../shared/redis/client.js";
 import { createKeys } from "../../shared/redis/keys.js";
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 import { adminClient } from "./admin-client.js";
 import {
   domainAdd, domainVerify, installDecision, keyCreate, keyGet, keyRotate, keyTransition, orgCreate, orgGet,
@@ -157,6 +157,9 @@ function fail(io: CliIo, json: boolean, error: unknown): number {
 /** Where Redis was expected, without the password REDIS_URL may carry. */
 function redisAddress(env: Env): string {
   try {
+    if (env.REDIS_CLUSTER) return `${env.REDIS_CLUSTER} (cluster)`;
+    const cluster = parseClusterUrl(env.REDIS_URL ?? "");
+    if (cluster !== null) return `${cluster.nodes.map((n) => `${n.host}:${n.port}`).join(",")} (cluster)`;
     const url = new URL(env.REDIS_URL || "redis://127.0.0.1:6379");
     return `${url.hostname}:${url.port || "6379"}`;
   } catch {

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 import { type StreamStats, streamStats } from "../../shared/streams/stats.js";
 import type { Keys } from "../../shared/redis/keys.js";
 import { count, duration, table } from "./format.js";

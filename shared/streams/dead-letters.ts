@@ -11,7 +11,7 @@
  * retried letter is re-published before it is deleted (at worst a duplicate message,
  * which idempotent handlers absorb).
  */
-import type { Redis } from "ioredis";
+import type { Redis } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { DEFAULT_MAX_LEN, encodeFields, fieldMap } from "./envelope.js";
 import { parseEntries } from "./redis-replies.js";

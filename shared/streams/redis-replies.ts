@@ -4,7 +4,7 @@
  * may arrive flattened or as objects), so each reply is taken as `unknown` and checked
  * here once. A reply of an unexpected shape is a fault and throws.
  */
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 
 export interface StreamEntry {
   id: string;

@@ -8,7 +8,7 @@
  * pushed before the requester starts waiting is kept, not lost.
  */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import { duplicateRedis, type Redis } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { publish } from "./envelope.js";
 
@@ -51,7 +51,7 @@ export async function request(
   options: RequestOptions = {},
 ): Promise<unknown> {
   const requestId = options.requestId ?? randomUUID();
-  const connection = options.connection ?? redis.duplicate();
+  const connection = options.connection ?? duplicateRedis(redis);
   if (options.connection === undefined) connection.on("error", () => {});
   try {
     await publish(redis, stream, payload, { maxLen: options.maxLen, replyTo: requestId, registry: keys.streamRegistry() });

@@ -3,7 +3,7 @@
  * They describe the group across all its consumers and processes, unlike the handle's
  * counters, which are this process's.
  */
-import type { Redis } from "ioredis";
+import type { Redis } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import {
   idTimestamp,
