@@ -6,7 +6,9 @@ export default defineConfig({
     // The fault suite kills and stops its own servers: `npm run test:faults` (vitest.faults.config.ts).
     exclude: ["test/faults/**", "**/node_modules/**"],
     pool: "forks",
-    testTimeout: 20_000,
+    // A bound for hangs only: on a loaded 2-core CI a test of several waitFor steps (each up to
+    // 10-20 s) took more than 20 s without being wrong.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     fileParallelism: true,
     maxWorkers: 2,

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "../shared/redis/client.js";
 import type { Registry } from "prom-client";
 import type { Clock, SharedTestClock } from "../shared/clock.js";
 import type { Config } from "../shared/config.js";

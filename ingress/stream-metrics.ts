@@ -1,6 +1,7 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "../shared/redis/client.js";
 import { Gauge, type Registry } from "prom-client";
-import { registeredStreams, streamStats, type StreamStats } from "../actors/runtime/index.js";
+import { registeredStreams } from "../shared/streams/registry.js";
+import { streamStats, type StreamStats } from "../shared/streams/stats.js";
 import type { Keys } from "../shared/redis/keys.js";
 
 /** Every stream of this deployment, from the stream registry (no keyspace scan); dead-letter streams are reported with their stream. */

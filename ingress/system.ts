@@ -11,8 +11,8 @@ export async function healthz(_request: HttpRequest, deps: IngressDeps): Promise
   const timeout = <T>(p: Promise<T>) =>
     Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 2000).unref())]);
   try {
-    const ready = await timeout(deps.redis.exists(deps.keys.snapshotSentinel()));
-    if (!ready) return { status: 503, body: { ok: false, reason: "snapshots_loading" } };
+    const present = await timeout(Promise.all(deps.keys.snapshotSentinels().map((sentinel) => deps.redis.exists(sentinel))));
+    if (!present.every((n) => n === 1)) return { status: 503, body: { ok: false, reason: "snapshots_loading" } };
   } catch {
     return { status: 503, body: { ok: false, reason: "redis_unavailable" } };
   }

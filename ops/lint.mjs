@@ -4,7 +4,7 @@
 // Biome was the first choice; its platform binaries are not on this project's registry,
 // which makes `npm ci` fail, so these few rules are checked here instead.
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
 const SOURCE_DIRS = ["ingress", "actors", "shared", "ops"];
@@ -44,6 +44,18 @@ const rules = [
   },
 ];
 
+/**
+ * ARCHITECTURE.md: ingress/ and actors/ are siblings that both stand on shared/; ops/ stands
+ * on all three. So a folder may import only from the folders it stands on. Checked on the
+ * resolved path of every relative import (static, dynamic and re-export).
+ */
+const LAYERS = {
+  shared: ["shared"],
+  ingress: ["ingress", "shared"],
+  actors: ["actors", "shared"],
+};
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["'](\.[^"']*)["']/g;
+
 /** The line without the contents of its string literals (their words are not code). */
 function stripStrings(line) {
   return line.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`/g, '""');
@@ -63,6 +75,21 @@ for (const rule of rules) {
         }
       });
     }
+  }
+}
+for (const [layer, allowed] of Object.entries(LAYERS)) {
+  for (const file of files(join(root, layer))) {
+    const rel = relative(root, file);
+    readFileSync(file, "utf8").split("\n").forEach((line, i) => {
+      if (line.trim().startsWith("//") || line.trim().startsWith("*")) return;
+      for (const [, specifier] of line.matchAll(IMPORT)) {
+        const target = relative(root, resolve(dirname(file), specifier)).split("/")[0];
+        if (SOURCE_DIRS.includes(target) && !allowed.includes(target)) {
+          failures++;
+          process.stderr.write(`${rel}:${i + 1}: ${layer}/ must not import from ${target}/: ${line.trim()}\n`);
+        }
+      }
+    });
   }
 }
 if (failures > 0) {

@@ -5,6 +5,7 @@ import { Redis } from "ioredis";
 import pg from "pg";
 import type { Config } from "../shared/config.js";
 import { resolveDatabaseUrl } from "../shared/db/pool.js";
+import { parseClusterUrl } from "../shared/redis/client.js";
 
 /**
  * `npm start` on a fresh machine: make sure Redis and PostgreSQL answer, starting local
@@ -54,7 +55,8 @@ async function waitUntil(probe: () => Promise<boolean>, seconds: number): Promis
 
 export async function ensureServices(config: Config, log: (line: string) => void, pgUser?: string): Promise<void> {
   const dbUrl = resolveDatabaseUrl(config.databaseUrl, pgUser);
-  if (!(await redisAnswers(config.redisUrl))) {
+  // A Redis Cluster is the operator's to run: never started here (each process fails fast until it answers).
+  if (parseClusterUrl(config.redisUrl) === null && !(await redisAnswers(config.redisUrl))) {
     const url = new URL(config.redisUrl);
     if (!isLocal(url.hostname) || !hasCommand("redis-server")) {
       throw new Error(`Redis does not answer at ${url.host}. Install Redis 6.2+ (Debian: apt install redis-server) or set REDIS_URL.`);

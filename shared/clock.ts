@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import { duplicateRedis, type Redis } from "./redis/client.js";
 import type { Keys } from "./redis/keys.js";
 
 /**
@@ -70,7 +70,7 @@ export async function sharedTestClock(redis: Redis, keys: Keys): Promise<SharedT
     }
   };
   apply(await redis.get(keys.clockOffset()));
-  const subscriber = redis.duplicate();
+  const subscriber = duplicateRedis(redis);
   // Connection errors are retried by ioredis; without a listener they would be "unhandled".
   subscriber.on("error", () => {});
   await subscriber.subscribe(keys.clockChannel());
@@ -90,8 +90,9 @@ export async function sharedTestClock(redis: Redis, keys: Keys): Promise<SharedT
       // Never below what this process has seen: a flushed Redis must not rewind time.
       const script = `local v = tonumber(redis.call('GET', KEYS[1]) or '0')
         if v < tonumber(ARGV[2]) then v = tonumber(ARGV[2]) end
-        v = v + tonumber(ARGV[1]); redis.call('SET', KEYS[1], v); redis.call('PUBLISH', KEYS[2], v); return v`;
-      const next = await redis.eval(script, 2, keys.clockOffset(), keys.clockChannel(), Math.round(seconds * 1000), offsetMs);
+        v = v + tonumber(ARGV[1]); redis.call('SET', KEYS[1], v); redis.call('PUBLISH', ARGV[3], v); return v`;
+      // The channel is an argument, not a key: on a Redis Cluster every key of a script must share one slot.
+      const next = await redis.eval(script, 1, keys.clockOffset(), Math.round(seconds * 1000), offsetMs, keys.clockChannel());
       apply(String(next));
       return Math.floor((Date.now() + offsetMs) / 1000);
     },

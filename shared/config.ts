@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { isIP } from "node:net";
+import { CLUSTER_SCHEME, parseClusterUrl } from "./redis/client.js";
 
 /**
  * Configuration is parsed once, at start, from the environment table of the
@@ -20,6 +21,7 @@ export class ConfigError extends Error {
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /** One Redis server (`redis://`, `rediss://`), or a Redis Cluster's seed nodes (`redis+cluster://h:p,h:p`; REDIS_CLUSTER is folded in here). */
   readonly redisUrl: string;
   readonly redisPrefix: string;
   readonly databaseUrl: string;
@@ -70,7 +72,8 @@ export interface Config {
 export const ENVIRONMENT = [
   { name: "PORT", default: "8080", secret: false, meaning: "Ingress port; 0 picks a free one." },
   { name: "HOST", default: "127.0.0.1", secret: false, meaning: "Ingress bind address." },
-  { name: "REDIS_URL", default: "redis://127.0.0.1:6379", secret: true, meaning: "Redis 6.2+." },
+  { name: "REDIS_URL", default: "redis://127.0.0.1:6379", secret: true, meaning: "Redis 6.2+; redis+cluster://[user:password@]host:port,host:port for a Redis Cluster." },
+  { name: "REDIS_CLUSTER", default: "", secret: false, meaning: "host:port,host:port,...: seed nodes of a Redis Cluster (docs/operations.md); not together with REDIS_URL." },
   { name: "REDIS_PREFIX", default: "gw:", secret: false, meaning: "Prefix of every Redis key and stream." },
   { name: "DATABASE_URL", default: "postgres://127.0.0.1:5432/gateway", secret: true, meaning: "PostgreSQL 14+." },
   { name: "ADMIN_TOKEN", default: "", secret: true, meaning: "Bearer token of the admin API." },
@@ -162,6 +165,40 @@ function url(env: Env, name: string, fallback: string, protocols: readonly strin
     throw new ConfigError(name, `expected ${protocols.join(" or ")} URL, got ${parsed.protocol}`);
   }
   return raw;
+}
+
+const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+
+/**
+ * REDIS_URL names one server, or a cluster as `redis+cluster://`; REDIS_CLUSTER lists a
+ * cluster's seed nodes and is folded into that form. Both set is a mistake to name, not
+ * to guess at (REDIS_URL at its default counts as unset).
+ */
+function redisUrl(env: Env): string {
+  const cluster = optional(env, "REDIS_CLUSTER");
+  const single = optional(env, "REDIS_URL");
+  if (cluster !== null) {
+    if (single !== null && single !== DEFAULT_REDIS_URL) {
+      throw new ConfigError("REDIS_CLUSTER", "set REDIS_CLUSTER or REDIS_URL, not both (REDIS_URL may name the cluster itself: redis+cluster://host:port,...)");
+    }
+    if (cluster.includes("@")) throw new ConfigError("REDIS_CLUSTER", "no credentials here: use REDIS_URL=redis+cluster://user:password@host:port,...");
+    const url = `${CLUSTER_SCHEME}//${cluster}`;
+    try {
+      parseClusterUrl(url);
+    } catch (error) {
+      throw new ConfigError("REDIS_CLUSTER", (error as Error).message);
+    }
+    return url;
+  }
+  if (single !== null && single.startsWith(CLUSTER_SCHEME)) {
+    try {
+      if (parseClusterUrl(single) !== null) return single;
+    } catch {
+      /* reported below, without echoing a password */
+    }
+    throw new ConfigError("REDIS_URL", "expected redis+cluster://[user:password@]host:port,host:port,...");
+  }
+  return url(env, "REDIS_URL", DEFAULT_REDIS_URL, ["redis:", "rediss:", CLUSTER_SCHEME]);
 }
 
 /** Accepts 64+ hex characters or base64 of 32+ bytes. */
@@ -258,7 +295,7 @@ export function loadConfig(env: Env): Config {
   return Object.freeze({
     port: portNumber,
     host,
-    redisUrl: url(env, "REDIS_URL", "redis://127.0.0.1:6379", ["redis:", "rediss:"]),
+    redisUrl: redisUrl(env),
     redisPrefix: prefix,
     databaseUrl: url(env, "DATABASE_URL", "postgres://127.0.0.1:5432/gateway", ["postgres:", "postgresql:"]),
     adminToken: optional(env, "ADMIN_TOKEN"),

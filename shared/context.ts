@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "./redis/client.js";
 import { sharedTestClock, systemClock, type Clock, type SharedTestClock } from "./clock.js";
 import { requireProductionSecret, type Config } from "./config.js";
 import { resolveMasterSecret } from "./crypto/master.js";

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 import { claimDueScans, pruneSchedule, scheduleDomain, unscheduledDomains } from "../../shared/db/monitor.js";
 import { transaction, type Pool } from "../../shared/db/pool.js";
 import type { Keys } from "../../shared/redis/keys.js";
-import { publish } from "../runtime/messages.js";
-import { SCAN_STREAM, type ScanJob } from "../scanner/job/messages.js";
+import { publish } from "../../shared/streams/envelope.js";
+import { SCAN_STREAM, type ScanJob } from "../../shared/streams/scan.js";
 
 /** Scan jobs published per run at most; the rest wait for the next run (a minute later at most). */
 export const MONITOR_BATCH = 200;

@@ -2,7 +2,8 @@ import { transaction, type Pool } from "../../shared/db/pool.js";
 import { claimMail, enqueueDeliveries } from "../../shared/db/webhooks.js";
 import type { Helpers } from "../runtime/index.js";
 import type { Mailer } from "./mail.js";
-import { mailOf, recipientsOf, type EventMessage } from "./messages.js";
+import { mailOf, recipientsOf } from "./messages.js";
+import type { EventMessage } from "../../shared/streams/events.js";
 
 /**
  * One event: its webhook deliveries are recorded (one row per webhook, keyed by event and

@@ -1,8 +1,7 @@
 import type { EventView } from "../../shared/db/events.js";
 import type { Mail } from "./mail.js";
 
-/** The notifier reads the events stream (shared/events/stream.ts): its message is an event. */
-export { eventMessageSchema, EVENTS_STREAM, type EventMessage } from "../../shared/events/stream.js";
+// The notifier's stream message is the events stream's EventMessage (shared/streams/events.ts).
 
 interface Person {
   name: string;
@@ -48,7 +47,7 @@ export function mailOf(event: EventView, to: Person): Mail {
     `Status: ${String(event.status)}`,
     `Owner: ${owner ? `${owner.name} <${owner.email}>` : "nobody"}`,
     `Due: ${event.due_at ? String(event.due_at) : "no due date"}`,
-    ...(event.by ? [`By: ${String(event.by)}`] : []),
+    ...(event.by ? [`By: ${String(event.by)}${event.automatic === true ? " (automatic: the organization's default owner for new findings)" : ""}`] : []),
     "",
     `Event ${event.id} at ${event.time}.`,
   ];

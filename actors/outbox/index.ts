@@ -1,10 +1,10 @@
-import { registerStream } from "../runtime/stream-registry.js";
+import { registerStream } from "../../shared/streams/registry.js";
 import type { PoolClient } from "pg";
 import type { Context } from "../../shared/context.js";
 import { claimOutbox, deleteOutbox, eventView, listenOutbox, unlistenOutbox } from "../../shared/db/events.js";
 import { transaction } from "../../shared/db/pool.js";
-import { EVENTS_STREAM, EVENTS_STREAM_MAX_LEN, type EventMessage } from "../../shared/events/stream.js";
-import { encodeFields } from "../runtime/messages.js";
+import { EVENTS_STREAM, EVENTS_STREAM_MAX_LEN, type EventMessage } from "../../shared/streams/events.js";
+import { encodeFields } from "../../shared/streams/envelope.js";
 import { every } from "../runtime/every.js";
 import type { RunningActor } from "../index.js";
 
@@ -33,8 +33,8 @@ export async function relayOnce(ctx: Pick<Context, "db" | "redis" | "keys">, bat
         const message: EventMessage = { org_id: row.org_id, event: eventView(row) };
         pipeline.xadd(stream, "MAXLEN", "~", EVENTS_STREAM_MAX_LEN, "*", ...encodeFields(JSON.stringify(message)));
       }
-      registerStream(pipeline, ctx.keys, stream);
-      const results = await pipeline.exec();
+      // Registered beside the pipeline, not in it: on a Redis Cluster the set may sit on another node.
+      const [results] = await Promise.all([pipeline.exec(), registerStream(ctx.redis, ctx.keys, stream)]);
       const failed = results?.find(([error]) => error !== null);
       if (!results || failed) throw failed?.[0] ?? new Error("XADD pipeline returned nothing");
       await deleteOutbox(tx, rows.map((r) => r.id));

@@ -1,10 +1,11 @@
 import { performance } from "node:perf_hooks";
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 import type { Clock } from "../../shared/clock.js";
 import type { Pool } from "../../shared/db/pool.js";
 import { insertCheck, listServices, pruneChecks, type ServiceKey } from "../../shared/db/status.js";
 import type { Keys } from "../../shared/redis/keys.js";
-import { dnsHostResolver, type AddressPolicy } from "../scanner/retrieve/ssrf.js";
+import { dnsHostResolver } from "../scanner/retrieve/ssrf.js";
+import type { AddressPolicy } from "../../shared/net/address-policy.js";
 import { createDnsClient } from "../scanner/retrieve/dns-client.js";
 import { followRedirects } from "../scanner/retrieve/http-client.js";
 import type { ScanOptions } from "../scanner/options.js";

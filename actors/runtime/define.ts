@@ -5,7 +5,7 @@
  * time without touching Redis.
  */
 import type { SchemaObject } from "ajv";
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 import type { Registry } from "prom-client";
 import type { Clock } from "../../shared/clock.js";
 import type { Logger } from "../../shared/log.js";

@@ -26,18 +26,6 @@ export class RetryableError extends Error {
   }
 }
 
-/** `request()` got no reply in time. The message may still be handled later. */
-export class RequestTimeoutError extends Error {
-  override readonly name = "RequestTimeoutError";
-  constructor(
-    readonly stream: string,
-    readonly requestId: string,
-    readonly timeoutMs: number,
-  ) {
-    super(`no reply from ${stream} within ${timeoutMs} ms (request ${requestId})`);
-  }
-}
-
 export function isRetryable(error: unknown): boolean {
   return !(error instanceof PermanentError);
 }

@@ -11,17 +11,17 @@
  * reaches the dead-letter stream after maxAttempts deliveries.
  */
 import type { Ajv, ValidateFunction } from "ajv";
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 import type { Clock } from "../../shared/clock.js";
 import type { Logger } from "../../shared/log.js";
 import type { Keys } from "../../shared/redis/keys.js";
-import { type DeadReason, moveToDeadLetters } from "./dead-letters.js";
+import { type DeadReason, moveToDeadLetters } from "../../shared/streams/dead-letters.js";
 import { type Actor, backoffMs, type Helpers } from "./define.js";
 import { describeError, isRetryable, retryAfter } from "./errors.js";
-import { decodeFields, type Envelope } from "./messages.js";
+import { decodeFields, type Envelope } from "../../shared/streams/envelope.js";
 import type { RunnerCounters } from "./metrics.js";
-import { parsePendingEntries } from "./redis-replies.js";
-import { sendReply } from "./request-reply.js";
+import { parsePendingEntries } from "../../shared/streams/redis-replies.js";
+import { sendReply } from "../../shared/streams/request-reply.js";
 
 export interface Delivery {
   stream: string;

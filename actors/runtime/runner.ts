@@ -5,7 +5,8 @@
  * - the reader: XREADGROUP BLOCK on a connection of its own (a blocking read would stall
  *   every other command queued on the shared connection), asking only for as many
  *   messages as there are free slots, so a slow handler slows intake instead of piling
- *   up delivered-but-untouched entries;
+ *   up delivered-but-untouched entries. On a Redis Cluster one XREADGROUP may only name
+ *   streams of one slot, so there each stream has a reader (and connection) of its own;
  * - the claimer: XAUTOCLAIM of entries idle longer than claimIdleMs, i.e. left pending by
  *   a consumer that died (or stalled); also how a crashed consumer's retries happen;
  * - the heartbeat: XCLAIM JUSTID of the entries this runner holds, every claimIdleMs/3.
@@ -22,11 +23,12 @@ import { setMaxListeners } from "node:events";
 import { Ajv } from "ajv";
 import ajvFormats from "ajv-formats";
 import PQueue from "p-queue";
+import { type BlockingConnection, isCluster, openBlocking } from "../../shared/redis/client.js";
 import { type Actor, type BaseDeps, type RunDeps, resolveStreams } from "./define.js";
 import { createCounters, type StreamCounters } from "./metrics.js";
 import { createProcessor, type Delivery } from "./process-message.js";
-import { ensureGroup, isNoGroupError, parseAutoClaim, parsePendingEntries, parseReadGroup } from "./redis-replies.js";
-import { type GroupStats, streamStats } from "./stats.js";
+import { ensureGroup, isNoGroupError, parseAutoClaim, parsePendingEntries, parseReadGroup } from "../../shared/streams/redis-replies.js";
+import { type GroupStats, streamStats } from "../../shared/streams/stats.js";
 
 export interface StopResult {
   /** Every in-flight message finished (acked, dead-lettered or left for a retry) in time. */
@@ -86,18 +88,14 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
   const validate = ajv.compile<T>(actor.schema);
   for (const stream of streams) await ensureGroup(redis, stream, group, actor.startId, keys.streamRegistry());
 
-  const blocking = redis.duplicate();
-  blocking.on("error", (error: Error) => logger.warn({ error: error.message }, "blocking connection error"));
-  // The id lets stop() end a blocking read at once (CLIENT UNBLOCK); it changes on reconnect.
-  let blockingId: number | null = null;
-  const learnId = async () => {
-    blockingId = Number(await blocking.client("ID"));
-  };
-  blocking.on("ready", () => void learnId().catch(() => {}));
+  const readerStreams = isCluster(redis) ? streams.map((stream) => [stream]) : [streams];
+  const readers: BlockingConnection[] = [];
   try {
-    await learnId();
+    for (let i = 0; i < readerStreams.length; i++) {
+      readers.push(await openBlocking(redis, (error: Error) => logger.warn({ error: error.message }, "blocking connection error")));
+    }
   } catch (error) {
-    blocking.disconnect();
+    for (const reader of readers) reader.disconnect();
     throw error;
   }
 
@@ -168,18 +166,18 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
 
   const freeSlots = () => actor.concurrency - active.size;
 
-  const readOnce = async (free: number): Promise<void> => {
+  const readOnce = async (blocking: BlockingConnection, names: string[], free: number): Promise<void> => {
     let reply: unknown;
     try {
-      // COUNT applies per stream: with several streams a read can bring up to
-      // free × streams entries; they wait in the queue, covered by the heartbeat.
-      reply = await blocking.xreadgroup("GROUP", group, consumer, "COUNT", free, "BLOCK", actor.blockMs, "STREAMS", ...streams, ...streams.map(() => ">"));
+      // COUNT applies per stream (and per reader): with several streams a read can bring up
+      // to free × streams entries; they wait in the queue, covered by the heartbeat.
+      reply = await blocking.redis.xreadgroup("GROUP", group, consumer, "COUNT", free, "BLOCK", actor.blockMs, "STREAMS", ...names, ...names.map(() => ">"));
     } catch (error) {
       if (stopAbort.signal.aborted) return;
       if (!isNoGroupError(error)) throw error;
       // Redis lost the stream or the group (flushed, restarted empty): make them again.
       logger.warn("stream or group missing, re-creating");
-      for (const stream of streams) await ensureGroup(redis, stream, group, actor.startId, keys.streamRegistry());
+      for (const stream of names) await ensureGroup(redis, stream, group, actor.startId, keys.streamRegistry());
       return;
     }
     // Entries delivered even as stop() began are ours now: they are handled in the drain.
@@ -188,7 +186,7 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
     }
   };
 
-  const readLoop = async () => {
+  const readLoop = async (blocking: BlockingConnection, names: string[]) => {
     while (!stopAbort.signal.aborted) {
       const free = freeSlots();
       if (free <= 0) {
@@ -196,7 +194,7 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
         continue;
       }
       try {
-        await readOnce(free);
+        await readOnce(blocking, names, free);
       } catch (error) {
         // Redis unreachable (or a reply we cannot parse): keep the consumer alive, pause, retry.
         logger.error({ err: error }, "reading the streams failed");
@@ -232,7 +230,7 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
   const heartbeat = async () => {
     const byStream = new Map<string, string[]>();
     for (const { stream, id } of active.values()) byStream.set(stream, [...(byStream.get(stream) ?? []), id]);
-    for (const [stream, ids] of byStream) await redis.xclaim(stream, group, consumer, 0, ...ids, "JUSTID");
+    for (const [stream, ids] of byStream) await redis.call("XCLAIM", stream, group, consumer, 0, ...ids, "JUSTID");
   };
 
   const refreshGauges = async () => {
@@ -264,7 +262,7 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
     };
   };
 
-  const reading = readLoop();
+  const reading = Promise.all(readers.map((reader, i) => readLoop(reader, readerStreams[i])));
   const claimer = repeat("claim", actor.claimIntervalMs, claimIdle, true);
   const beat = repeat("heartbeat", Math.max(1, Math.floor(actor.claimIdleMs / 3)), heartbeat, false);
   const gauges = deps.registry === undefined ? null : repeat("stats", actor.statsIntervalMs, refreshGauges, true);
@@ -275,7 +273,7 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
     stopping ??= (async () => {
       const timeoutMs = options.timeoutMs ?? actor.drainTimeoutMs;
       stopAbort.abort();
-      if (blockingId !== null) await redis.client("UNBLOCK", blockingId).catch(() => 0);
+      await Promise.all(readers.map((reader) => reader.unblock(redis)));
       const finished = (async () => {
         await Promise.all([claimer.stop(), gauges?.stop()]);
         await reading;
@@ -294,7 +292,7 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
         handlerAbort.abort(new Error(`actor ${actor.name} stopped: drain timed out after ${timeoutMs} ms`));
       }
       await beat.stop();
-      blocking.disconnect();
+      for (const reader of readers) reader.disconnect();
       const result = { drained, abandoned: drained ? 0 : active.size };
       logger.info(result, "actor stopped");
       return result;

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 import type { Clock } from "../../shared/clock.js";
 import { destinationById, recordDelivered, recordFailure } from "../../shared/db/siem.js";
 import type { Pool } from "../../shared/db/pool.js";
@@ -6,8 +6,9 @@ import type { SyslogEvent } from "../../shared/events/syslog.js";
 import type { Keys } from "../../shared/redis/keys.js";
 import { describeError, type Handler, RetryableError } from "../runtime/index.js";
 import { createBatcher } from "./batcher.js";
-import type { DestinationMessage, LoadedDestination, SiemTestReply, SiemTestRequest } from "./messages.js";
-import { destinationStreamName } from "./messages.js";
+import type { DestinationMessage, SiemTestReply, SiemTestRequest } from "../../shared/streams/siem.js";
+import type { LoadedDestination } from "./messages.js";
+import { destinationStreamName } from "../../shared/streams/siem.js";
 import { jitteredBackoff, type RetryPolicy } from "./retry.js";
 import type { PushNetwork } from "./transport/guard.js";
 import { sendBatch } from "./transport/index.js";
@@ -82,16 +83,15 @@ export function fanoutHandler(targets: FanoutTargets, maxLen: number): Handler<D
 }
 
 async function appendToDestinations(redis: Redis, keys: Keys, ids: readonly number[], data: string, maxLen: number): Promise<void> {
-  const pipeline = redis.pipeline();
-  for (const id of ids) {
-    const stream = keys.stream(destinationStreamName(id));
-    pipeline.xadd(stream, "MAXLEN", "~", maxLen, "*", "data", data);
-    // Publishers register the streams they make (actors/runtime/stream-registry.ts).
-    pipeline.sadd(keys.streamRegistry(), stream);
-  }
-  const results = await pipeline.exec();
-  const failed = results?.find(([error]) => error !== null);
-  if (!results || failed) throw failed?.[0] ?? new Error("XADD pipeline returned nothing");
+  // Commands side by side rather than one pipeline: on a Redis Cluster the destinations'
+  // streams and the registry sit on different nodes. Still one round trip.
+  await Promise.all(
+    ids.flatMap((id) => {
+      const stream = keys.stream(destinationStreamName(id));
+      // Publishers register the streams they make (shared/streams/registry.ts).
+      return [redis.xadd(stream, "MAXLEN", "~", maxLen, "*", "data", data), redis.sadd(keys.streamRegistry(), stream)];
+    }),
+  );
 }
 
 /** The synthetic event "send test event" delivers: id 0, a type of its own, never stored. */

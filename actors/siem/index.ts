@@ -4,16 +4,18 @@ import type { Context } from "../../shared/context.js";
 import { unseal } from "../../shared/crypto/seal.js";
 import type { Pool } from "../../shared/db/pool.js";
 import { allDestinations, type SiemDestinationRow, tokenAad } from "../../shared/db/siem.js";
-import { EVENTS_STREAM, EVENTS_STREAM_MAX_LEN } from "../../shared/events/stream.js";
+import { EVENTS_STREAM, EVENTS_STREAM_MAX_LEN } from "../../shared/streams/events.js";
 import { parseTarget } from "../../shared/siem/target.js";
+import { deleteKeys, duplicateRedis, scanKeys } from "../../shared/redis/client.js";
 import type { RunningActor } from "../index.js";
 import { type ActorHandle, defineActor, runActor } from "../runtime/index.js";
 import { every } from "../runtime/index.js";
 import { deliveryHandler, fanoutHandler, testHandler } from "./handler.js";
 import {
-  type DestinationMessage, destinationMessageSchema, destinationStreamName, type LoadedDestination, SIEM_GROUP,
+  type DestinationMessage, destinationMessageSchema, destinationStreamName, SIEM_GROUP,
   SIEM_TEST_STREAM, siemTestSchema, type SiemTestRequest,
-} from "./messages.js";
+} from "../../shared/streams/siem.js";
+import type { LoadedDestination } from "./messages.js";
 import { startRetention } from "./retention.js";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
 import { pushNetwork, type PushNetwork } from "./transport/guard.js";
@@ -97,7 +99,7 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
   const consumerName = `${hostname()}-${process.pid}`;
   // Thousands of small commands per second (reads, XADDs, acks, claims): auto-pipelining
   // sends those of one event-loop turn in one write instead of one write each.
-  const redis = ctx.redis.duplicate({ enableAutoPipelining: true });
+  const redis = duplicateRedis(ctx.redis, { enableAutoPipelining: true });
   redis.on("error", (error: Error) => ctx.logger.debug({ err: error }, "siem redis connection error"));
   const runDeps = { redis, keys: ctx.keys, clock: ctx.clock, logger: ctx.logger, db: ctx.db, consumerName };
   const loops = new Map<number, ActorHandle>();
@@ -153,15 +155,12 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
   const streamPrefix = ctx.keys.stream(destinationStreamName(0)).slice(0, -1);
   /** Streams of destinations that no longer exist (a fan-out racing a delete, a pusher down during one). */
   const dropOrphans = async (wanted: ReadonlyMap<number, unknown>) => {
-    let cursor = "0";
-    do {
-      const [next, names] = await redis.scan(cursor, "MATCH", `${streamPrefix}*`, "COUNT", 1000);
-      cursor = next;
+    for await (const names of scanKeys(redis, `${streamPrefix}*`)) {
       for (const name of names) {
         const id = Number(name.slice(streamPrefix.length).replace(/:dead$/, ""));
         if (Number.isInteger(id) && id > 0 && !wanted.has(id) && !loops.has(id)) await redis.del(name);
       }
-    } while (cursor !== "0");
+    }
   };
   const reloadNow = async () => {
     const rows = await allDestinations(ctx.db);
@@ -171,7 +170,7 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
       loops.delete(id);
       await handle.stop();
       const stream = ctx.keys.stream(destinationStreamName(id));
-      await redis.del(stream, ctx.keys.deadLetters(stream));
+      await deleteKeys(redis, [stream, ctx.keys.deadLetters(stream)]);
       ctx.logger.info({ destination: id }, "SIEM destination removed");
     }
     for (const [id, row] of wanted) {
@@ -219,7 +218,7 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
     runDeps,
   );
 
-  const subscriber = ctx.redis.duplicate();
+  const subscriber = duplicateRedis(ctx.redis);
   subscriber.on("error", (error: Error) => ctx.logger.debug({ err: error }, "siem subscriber error"));
   subscriber.on("message", () => void reload().catch((error: unknown) => ctx.logger.warn({ err: error }, "SIEM reload failed")));
   await subscriber.subscribe(ctx.keys.siemChanged());

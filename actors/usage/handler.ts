@@ -1,7 +1,7 @@
 import type { Pool } from "../../shared/db/pool.js";
 import { transaction } from "../../shared/db/pool.js";
 import { markApplied, writeCycles, writeDaily, writeInstallations, type DailyRow, type InstallationRow } from "../../shared/db/usage.js";
-import type { UsageBatch } from "./messages.js";
+import type { UsageBatch } from "../../shared/streams/usage.js";
 
 /**
  * Usage accounting: stream messages (each the events of one verify batch) → usage_daily per

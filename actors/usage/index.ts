@@ -3,7 +3,7 @@ import type { Pool } from "../../shared/db/pool.js";
 import { USAGE_SHARDS } from "../../shared/redis/keys.js";
 import { defineActor, every } from "../runtime/index.js";
 import { pruneApplied } from "./handler.js";
-import { usageBatchSchema, type UsageBatch } from "./messages.js";
+import { usageBatchSchema, type UsageBatch } from "../../shared/streams/usage.js";
 import { createUsageWriter } from "./writer.js";
 
 const writer = createUsageWriter();

@@ -1,5 +1,5 @@
 import { recordActivity } from "../../shared/activity.js";
-import { findAssignment, insertNote } from "../../shared/db/assignments.js";
+import { findAssignment, insertNote, notesOf } from "../../shared/db/assignments.js";
 import { transaction } from "../../shared/db/pool.js";
 import { normalizeDomain } from "../../shared/validation.js";
 import { ok, refuse } from "../reply.js";
@@ -16,12 +16,27 @@ const noteBody = validator<{ who: string; body: string }>({
   additionalProperties: false,
 });
 
-/** POST /orgs/:org/assignments/:domain/:finding_key/notes: a note on an assigned finding (404 otherwise). */
-export const addNote = admin(async (_request, deps, params, body) => {
+function findingParams(params: Record<string, string>): { orgId: number; domain: string; findingKey: string } | null {
   const orgId = idParam(params, "org");
   const domain = normalizeDomain(params.domain ?? "");
   const findingKey = params.finding_key ?? "";
-  if (orgId === null || !domain || !FINDING_KEY.test(findingKey)) return refuse("not_found");
+  return orgId === null || !domain || !FINDING_KEY.test(findingKey) ? null : { orgId, domain, findingKey };
+}
+
+/** GET /orgs/:org/assignments/:domain/:finding_key/notes: the notes of an assigned finding, oldest first (404 otherwise). */
+export const listNotes = admin(async (_request, deps, params) => {
+  const target = findingParams(params);
+  const row = target && (await findAssignment(deps.db, target.orgId, target.domain, target.findingKey));
+  if (!target || !row) return refuse("not_found");
+  const notes = await notesOf(deps.db, row.id);
+  return ok({ notes: notes.map((n) => ({ id: n.id, domain: target.domain, finding_key: target.findingKey, time: iso(n.at), who: n.who, body: n.body })) });
+});
+
+/** POST /orgs/:org/assignments/:domain/:finding_key/notes: a note on an assigned finding (404 otherwise). */
+export const addNote = admin(async (_request, deps, params, body) => {
+  const target = findingParams(params);
+  if (!target) return refuse("not_found");
+  const { orgId, domain, findingKey } = target;
   const input = check(noteBody, body);
   if ("reply" in input) return input.reply;
   const now = deps.clock.now();

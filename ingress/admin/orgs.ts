@@ -1,9 +1,11 @@
 import { recordActivity } from "../../shared/activity.js";
-import { insertMember, insertOrg, orgCycle, updateOrg, findOrg, allowanceOf, cycleUsed, type OrgRow } from "../../shared/db/orgs.js";
+import {
+  insertMember, insertOrg, orgCycle, updateOrg, findOrg, allowanceOf, cycleUsed, findMember, findMemberByEmail, lockOrg, type MemberRow, type OrgRow,
+} from "../../shared/db/orgs.js";
 import { transaction } from "../../shared/db/pool.js";
 import { PLAN_NAMES, type Plan } from "../../shared/plans.js";
 import type { IngressDeps } from "../deps.js";
-import { ok, refuse } from "../reply.js";
+import { ok, refuse, refuseField } from "../reply.js";
 import { ADMIN_ACTOR, admin, check, idParam, iso, validator } from "./common.js";
 
 const orgFields = {
@@ -25,9 +27,11 @@ const createOrgBody = validator<{ name: string; plan: Plan; fix_target_days: num
   additionalProperties: false,
 });
 
-const patchOrgBody = validator<{ name?: string; plan?: Plan; fix_target_days?: number; subscription?: "active" | "lapsed" }>({
+const patchOrgBody = validator<{ name?: string; plan?: Plan; fix_target_days?: number; subscription?: "active" | "lapsed"; default_owner?: string | null }>({
   type: "object",
-  properties: orgFields,
+  // default_owner: a member's e-mail; null or "" turns automatic assignment off. Only a
+  // change can set it: an organization has no members when it is created.
+  properties: { ...orgFields, default_owner: { type: ["string", "null"], maxLength: 320 } },
   additionalProperties: false,
 });
 
@@ -49,13 +53,19 @@ async function usedNow(deps: IngressDeps, org: OrgRow): Promise<number> {
   return live === null ? cycleUsed(deps.db, org.id, startMs) : Number(live);
 }
 
+function memberView(member: MemberRow) {
+  return { id: member.id, name: member.name, email: member.email, role: member.role, created_at: iso(member.created_at) };
+}
+
 export async function orgView(deps: IngressDeps, org: OrgRow) {
   const { startMs, resetsMs } = orgCycle(org, deps.clock.now());
+  const defaultOwner = org.default_owner_id === null ? null : await findMember(deps.db, org.default_owner_id);
   return {
     id: org.id,
     name: org.name,
     plan: org.plan,
     fix_target_days: org.fix_target_days,
+    default_owner: defaultOwner ? { name: defaultOwner.name, email: defaultOwner.email } : null,
     subscription: org.subscription,
     cycle_started_at: iso(new Date(startMs)),
     cycle_resets_at: iso(new Date(resetsMs)),
@@ -100,12 +110,31 @@ export const patchOrg = admin(async (_request, deps, params, body) => {
   if ("reply" in input) return input.reply;
   const now = deps.clock.now();
   const v = input.value;
+  let defaultOwner: MemberRow | null | undefined;
+  if (v.default_owner !== undefined) {
+    if (!(await findOrg(deps.db, id))) return refuse("not_found");
+    defaultOwner = v.default_owner === null || v.default_owner.trim() === "" ? null : await findMemberByEmail(deps.db, id, v.default_owner.trim());
+    if (defaultOwner === null && v.default_owner !== null && v.default_owner.trim() !== "") {
+      return refuseField("bad_default_owner", "default_owner must be the e-mail of a member of the organization (null or \"\" for nobody)");
+    }
+  }
   const org = await transaction(deps.db, async (tx) => {
-    const row = await updateOrg(tx, id, { name: v.name, plan: v.plan, fixTargetDays: v.fix_target_days, subscription: v.subscription }, now);
-    if (row) {
+    const before = await lockOrg(tx, id);
+    if (!before) return null;
+    const row = await updateOrg(
+      tx, id, { name: v.name, plan: v.plan, fixTargetDays: v.fix_target_days, subscription: v.subscription, defaultOwnerId: defaultOwner === undefined ? undefined : (defaultOwner?.id ?? null) }, now,
+    );
+    if (!row) return null;
+    await recordActivity(tx, {
+      orgId: id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "settings",
+      action: "Organization settings changed", actionCode: "org.updated", detail: { fields: Object.keys(v) },
+    });
+    if (defaultOwner !== undefined && (defaultOwner?.id ?? null) !== before.default_owner_id) {
+      const previous = before.default_owner_id === null ? null : await findMember(tx, before.default_owner_id);
       await recordActivity(tx, {
         orgId: id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "settings",
-        action: "Organization settings changed", actionCode: "org.updated", detail: { fields: Object.keys(v) },
+        action: defaultOwner ? `New failing findings are assigned to ${defaultOwner.name} <${defaultOwner.email}>` : "New failing findings are no longer assigned automatically",
+        actionCode: "org.default_owner_set", detail: { default_owner: defaultOwner?.email ?? null, previous_default_owner: previous?.email ?? null },
       });
     }
     return row;
@@ -132,5 +161,5 @@ export const addMember = admin(async (_request, deps, params, body) => {
     return row;
   });
   if (!member) return refuse("conflict", { detail: "a member with this email exists" });
-  return ok({ member: { id: member.id, name: member.name, email: member.email, role: member.role, created_at: iso(member.created_at) } }, 201);
+  return ok({ member: memberView(member) }, 201);
 });

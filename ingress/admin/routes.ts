@@ -18,7 +18,7 @@ import {
 import {
   cancelStatusMaintenance, createStatusMaintenance, getStatusMaintenance, listStatusMaintenance, patchStatusMaintenance,
 } from "./status-maintenance.js";
-import { addNote } from "./notes.js";
+import { addNote, listNotes } from "./notes.js";
 import { createWebhook, listOrgWebhooks, removeWebhook, webhookDeliveries } from "./webhooks.js";
 
 /** The admin API (operator-api.md section 2); the test clock is registered with the system routes. */
@@ -64,6 +64,7 @@ export function registerAdminRoutes(add: (method: string, path: string, handler:
   add("DELETE", "/admin/v1/orgs/:org/webhooks/:id", removeWebhook);
   add("GET", "/admin/v1/orgs/:org/webhooks/:id/deliveries", webhookDeliveries);
   add("POST", "/admin/v1/orgs/:org/assignments/:domain/:finding_key/notes", addNote);
+  add("GET", "/admin/v1/orgs/:org/assignments/:domain/:finding_key/notes", listNotes);
   add("POST", "/admin/v1/orgs/:org/siem", createDestination);
   add("GET", "/admin/v1/orgs/:org/siem", listOrgDestinations);
   add("GET", "/admin/v1/orgs/:org/siem/:id", getDestination);

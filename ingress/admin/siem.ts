@@ -1,7 +1,9 @@
 import { isIP } from "node:net";
-import { SIEM_GROUP, SIEM_TEST_STREAM, type SiemTestReply, destinationStreamName } from "../../actors/siem/messages.js";
-import { checkAddress } from "../../actors/scanner/retrieve/ssrf.js";
-import { listDeadLetters, request as requestReply, RequestTimeoutError, retryAllDeadLetters, retryDeadLetters, streamStats } from "../../actors/runtime/index.js";
+import { SIEM_GROUP, SIEM_TEST_STREAM, type SiemTestReply, destinationStreamName } from "../../shared/streams/siem.js";
+import { checkAddress } from "../../shared/net/address-policy.js";
+import { listDeadLetters, retryAllDeadLetters, retryDeadLetters } from "../../shared/streams/dead-letters.js";
+import { request as requestReply, RequestTimeoutError } from "../../shared/streams/request-reply.js";
+import { streamStats } from "../../shared/streams/stats.js";
 import { recordActivity } from "../../shared/activity.js";
 import { seal } from "../../shared/crypto/seal.js";
 import { findOrg } from "../../shared/db/orgs.js";

@@ -1,5 +1,5 @@
 import net from "node:net";
-import { checkAddress } from "../../actors/scanner/retrieve/ssrf.js";
+import { checkAddress } from "../../shared/net/address-policy.js";
 import { recordActivity } from "../../shared/activity.js";
 import { seal } from "../../shared/crypto/seal.js";
 import { findOrg } from "../../shared/db/orgs.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { request as requestReply, RequestTimeoutError } from "../../actors/runtime/index.js";
-import { SCAN_STREAM, type RecheckReply, type ScanJob } from "../../actors/scanner/job/messages.js";
+import { request as requestReply, RequestTimeoutError } from "../../shared/streams/request-reply.js";
+import { SCAN_STREAM, type RecheckReply, type ScanJob } from "../../shared/streams/scan.js";
 import { hasScans, latestFinding, lockAssignment, updateAssignment, isAssignmentStatus, assignmentById, type AssignmentChange, type AssignmentRow } from "../../shared/db/assignments.js";
 import { findMemberByEmail, type MemberRow } from "../../shared/db/orgs.js";
 import { transaction, type Queryable } from "../../shared/db/pool.js";

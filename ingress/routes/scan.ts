@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { request as requestReply, RequestTimeoutError } from "../../actors/runtime/index.js";
-import { SCAN_STREAM, type ScanJob, type ScanReply } from "../../actors/scanner/job/messages.js";
+import { request as requestReply, RequestTimeoutError } from "../../shared/streams/request-reply.js";
+import { SCAN_STREAM, type ScanJob, type ScanReply } from "../../shared/streams/scan.js";
 import { acknowledgementsOf, findingsOf, latestGrades, latestScans, scanById, scanHistory, type ScanRow } from "../../shared/db/scans.js";
 import type { IngressDeps } from "../deps.js";
 import { readParams, str, type Params } from "../params.js";

@@ -4,14 +4,15 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { startOutboxRelay } from "../../actors/outbox/index.js";
 import { startSiemPusher } from "../../actors/siem/index.js";
-import { destinationStreamName, SIEM_GROUP } from "../../actors/siem/messages.js";
-import { streamStats } from "../../actors/runtime/index.js";
+import { destinationStreamName, SIEM_GROUP } from "../../shared/streams/siem.js";
+import { streamStats } from "../../shared/streams/stats.js";
 import { startIngress } from "../../ingress/main.js";
 import { loadConfig } from "../../shared/config.js";
 import { openContext } from "../../shared/context.js";
 import { insertEvent } from "../../shared/db/events.js";
 import { migrate } from "../../shared/db/migrate.js";
 import { ensureDatabase, resolveDatabaseUrl, transaction } from "../../shared/db/pool.js";
+import { deleteMatching } from "../../shared/redis/client.js";
 import { benchDatabaseUrl } from "./seed.js";
 
 /**
@@ -187,12 +188,7 @@ async function main(): Promise<void> {
     await relay.stop();
     await ingress.stop();
     await Promise.all([receiver.close(), bulk.close()]);
-    let cursor = "0";
-    do {
-      const [next, found] = await ctx.redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-      cursor = next;
-      if (found.length) await ctx.redis.del(...found);
-    } while (cursor !== "0");
+    await deleteMatching(ctx.redis, `${prefix}*`);
     await ctx.db.query("TRUNCATE events, event_outbox, siem_destinations");
     await ctx.close();
   }

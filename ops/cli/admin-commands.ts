@@ -14,15 +14,16 @@ export interface AdminContext {
   client: AdminClient;
 }
 
-type Body = Record<string, unknown>;
+export type Body = Record<string, unknown>;
 
-function orgLines(org: Body): string {
+export function orgLines(org: Body): string {
   const allowance = org.allowance === null ? "unlimited" : `${count(Number(org.allowance))} calls per cycle`;
   return lines([
     ["plan", `${text(org.plan)} (${allowance}, ${count(Number(org.used ?? 0))} used)`],
     ["subscription", org.subscription],
     ["cycle", `${text(org.cycle_started_at)} → ${text(org.cycle_resets_at)}`],
     ["fix target", `${text(org.fix_target_days)} days`],
+    ["default owner", org.default_owner ? `${text(object(org.default_owner).name)} <${text(object(org.default_owner).email)}> (new failing findings)` : "none (nothing assigned automatically)"],
   ]);
 }
 
@@ -46,12 +47,13 @@ function keyTitle(d: Body): string {
   return `Key ${text(d.id)} "${text(d.name)}"`;
 }
 
-function json(c: AdminContext, answer: Body, code: number = EXIT.ok): number {
+/** Prints the admin API's answer as it came (`--json`). */
+export function json(c: AdminContext, answer: Body, code: number = EXIT.ok): number {
   printJson(c.io, answer);
   return code;
 }
 
-const object = (value: unknown): Body => (value !== null && typeof value === "object" ? (value as Body) : {});
+export const object = (value: unknown): Body => (value !== null && typeof value === "object" ? (value as Body) : {});
 
 export async function orgCreate(c: AdminContext): Promise<number> {
   const body: Body = { name: requiredOption(c.parsed, "name") };

@@ -1,5 +1,5 @@
-import type { Redis } from "ioredis";
-import { type DeadLetter, listDeadLetters, retryAllDeadLetters, retryDeadLetters } from "../../actors/runtime/dead-letters.js";
+import type { Redis } from "../../shared/redis/client.js";
+import { type DeadLetter, listDeadLetters, retryAllDeadLetters, retryDeadLetters } from "../../shared/streams/dead-letters.js";
 import type { Keys } from "../../shared/redis/keys.js";
 import { table, text } from "./format.js";
 import { type CliIo, CliFailure, EXIT, print, printJson, UsageError } from "./io.js";

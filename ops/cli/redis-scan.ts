@@ -1,22 +1,21 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 import type { Keys } from "../../shared/redis/keys.js";
 import { CliFailure } from "./io.js";
-import { registeredStreams } from "../../actors/runtime/stream-registry.js";
+import { registeredStreams } from "../../shared/streams/registry.js";
 
 /**
  * Every stream of the deployment and every dead-letter stream that exists, sorted: read from
- * the stream registry (actors/runtime/stream-registry.ts), never by scanning the keyspace.
+ * the stream registry (shared/streams/registry.ts), never by scanning the keyspace.
  */
 export async function knownStreams(redis: Redis, keys: Keys): Promise<string[]> {
   const registered = await registeredStreams(redis, keys);
   if (registered.length === 0) return [];
-  const pipeline = redis.pipeline();
-  for (const name of registered) pipeline.type(name).exists(keys.deadLetters(name));
-  const replies = (await pipeline.exec()) ?? [];
+  // Side by side, not one pipeline: a stream and its dead letters may sit on different cluster nodes.
+  const replies = await Promise.all(registered.map((name) => Promise.all([redis.type(name), redis.exists(keys.deadLetters(name))])));
   const found: string[] = [];
   registered.forEach((name, i) => {
-    if (replies[2 * i]?.[1] === "stream") found.push(name);
-    if (Number(replies[2 * i + 1]?.[1] ?? 0) > 0) found.push(keys.deadLetters(name));
+    if (replies[i][0] === "stream") found.push(name);
+    if (replies[i][1] > 0) found.push(keys.deadLetters(name));
   });
   return found.sort();
 }

@@ -1,15 +1,19 @@
 import { type Config, ConfigError, loadConfig } from "../../shared/config.js";
-import { createRedis } from "../../shared/redis/client.js";
-import { createKeys, type Keys } from "../../shared/redis/keys.js";
-import type { Redis } from "ioredis";
+import { createRedis, parseClusterUrl } from "../../shared/redis/client.js";
+import { createKeys } from "../../shared/redis/keys.js";
+import type { Redis } from "../../shared/redis/client.js";
 import { adminClient } from "./admin-client.js";
 import {
-  type AdminContext, domainAdd, domainVerify, installDecision, keyCreate, keyGet, keyRotate, keyTransition, orgCreate, orgGet,
+  domainAdd, domainVerify, installDecision, keyCreate, keyGet, keyRotate, keyTransition, orgCreate, orgGet,
 } from "./admin-commands.js";
-import { checkOptions, flag, type OptionKind, type Parsed, parseArgs, requiredOption, stringOption } from "./args.js";
+import { checkOptions, flag, type OptionKind, parseArgs, requiredOption, stringOption } from "./args.js";
 import { listCommand, retryCommand } from "./dead-letters.js";
 import { type CliIo, CliFailure, type Env, EXIT, printJson, UsageError } from "./io.js";
 import { resealCommand } from "./secrets-reseal.js";
+import type { Command, Runtime } from "./command.js";
+import { FINDINGS_COMMANDS } from "./findings-commands.js";
+import { SIEM_COMMANDS } from "./siem-commands.js";
+import { STATUS_COMMANDS } from "./status-commands.js";
 import { rebuildBySentinel, rebuildNow } from "./snapshots.js";
 import { streamsCommand } from "./streams.js";
 
@@ -19,25 +23,6 @@ import { streamsCommand } from "./streams.js";
  * --token); streams, dead letters and snapshots talk to Redis directly (REDIS_URL,
  * REDIS_PREFIX). The environment is parsed by loadConfig, like every other entry point.
  */
-
-interface Runtime {
-  parsed: Parsed;
-  args: string[];
-  json: boolean;
-  io: CliIo;
-  env: Env;
-  config(): Config;
-}
-
-interface Command {
-  noun: string;
-  verb: string | null;
-  synopsis: string;
-  summary: string;
-  options: Record<string, OptionKind>;
-  uses: "admin" | "redis" | "config";
-  run(rt: Runtime, deps: { admin: () => AdminContext; redis: () => { redis: Redis; keys: Keys } }): Promise<number>;
-}
 
 const KEY_OPTIONS: Record<string, OptionKind> = {
   org: "string", name: "string", kind: "string", domain: "string", environment: "string", industry: "string",
@@ -122,6 +107,9 @@ const COMMANDS: Command[] = [
       oldSecret: requiredOption(rt.parsed, "old"), newSecret: requiredOption(rt.parsed, "new"),
     }),
   },
+  ...FINDINGS_COMMANDS,
+  ...SIEM_COMMANDS,
+  ...STATUS_COMMANDS,
 ];
 
 const SWITCHES = new Set(["json", "help", ...COMMANDS.flatMap((c) => Object.entries(c.options).filter(([, k]) => k === "boolean").map(([n]) => n))]);
@@ -169,6 +157,9 @@ function fail(io: CliIo, json: boolean, error: unknown): number {
 /** Where Redis was expected, without the password REDIS_URL may carry. */
 function redisAddress(env: Env): string {
   try {
+    if (env.REDIS_CLUSTER) return `${env.REDIS_CLUSTER} (cluster)`;
+    const cluster = parseClusterUrl(env.REDIS_URL ?? "");
+    if (cluster !== null) return `${cluster.nodes.map((n) => `${n.host}:${n.port}`).join(",")} (cluster)`;
     const url = new URL(env.REDIS_URL || "redis://127.0.0.1:6379");
     return `${url.hostname}:${url.port || "6379"}`;
   } catch {
@@ -190,7 +181,9 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
       return help ? EXIT.ok : EXIT.usage;
     }
     const forNoun = COMMANDS.filter((c) => c.noun === noun);
-    const command = forNoun.find((c) => c.verb === null) ?? forNoun.find((c) => c.verb === verb);
+    const longVerb = rest.length > 0 ? `${verb} ${rest[0]}` : undefined;
+    const long = longVerb === undefined ? undefined : forNoun.find((c) => c.verb === longVerb);
+    const command = forNoun.find((c) => c.verb === null) ?? long ?? forNoun.find((c) => c.verb === verb);
     if (flag(parsed, "help")) {
       io.stdout.write(usage(forNoun.length > 0 ? forNoun : COMMANDS));
       return forNoun.length > 0 ? EXIT.ok : EXIT.usage;
@@ -201,7 +194,7 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
     }
     const name = [command.noun, command.verb].filter(Boolean).join(" ");
     checkOptions(parsed, command.options, name);
-    const args = command.verb === null ? [verb, ...rest].filter((w): w is string => w !== undefined) : rest;
+    const args = command.verb === null ? [verb, ...rest].filter((w): w is string => w !== undefined) : long ? rest.slice(1) : rest;
     if (command.verb === null && args.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args[0])} for "${name}"`);
 
     const url = stringOption(parsed, "url");

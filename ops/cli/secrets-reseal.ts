@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 import { type Config, ConfigError, parseSecret } from "../../shared/config.js";
 import { seal, unseal } from "../../shared/crypto/seal.js";
 import { lockSealedRows, SEALED_COLUMNS, writeSealed, type SealedColumn } from "../../shared/db/sealed.js";

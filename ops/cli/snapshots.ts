@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 import type { Config } from "../../shared/config.js";
 import { openContext } from "../../shared/context.js";
 import { silentLogger } from "../../shared/log.js";

@@ -1,5 +1,5 @@
-import type { Redis } from "ioredis";
-import { type StreamStats, streamStats } from "../../actors/runtime/stats.js";
+import type { Redis } from "../../shared/redis/client.js";
+import { type StreamStats, streamStats } from "../../shared/streams/stats.js";
 import type { Keys } from "../../shared/redis/keys.js";
 import { count, duration, table } from "./format.js";
 import { type CliIo, EXIT, print, printJson } from "./io.js";

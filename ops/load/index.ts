@@ -4,12 +4,12 @@ import { readFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Redis } from "ioredis";
 import { randomToken, sha256 } from "../../shared/crypto/hash.js";
 import { loadConfig } from "../../shared/config.js";
 import { insertEvent } from "../../shared/db/events.js";
 import { insertKey } from "../../shared/db/keys.js";
 import { createPool, resolveDatabaseUrl, transaction } from "../../shared/db/pool.js";
+import { createRedis, deleteMatching } from "../../shared/redis/client.js";
 import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "../bench/seed.js";
 import { parseWrk, type WrkRun } from "../bench/wrk.js";
 import { startChild, type ServerChild } from "../bench/children.js";
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   const usageProcesses = Number(option("usage") ?? 1);
   const actors = await Promise.all(Array.from({ length: usageProcesses }, () => startActorProcess("usage", { ...env, LOG_LEVEL: "info" })));
   const dir = await mkdtemp(join(tmpdir(), "load-wrk-"));
-  const redis = new Redis(config.redisUrl);
+  const redis = createRedis(config.redisUrl, "load");
   try {
     const chrome = { "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36", "Accept-Language": "en-US,en;q=0.9", Accept: "*/*" };
     const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
@@ -183,12 +183,7 @@ async function main(): Promise<void> {
     for (const actor of actors) actor.kill("SIGTERM");
     await ingress.stop();
     await rm(dir, { recursive: true, force: true });
-    let cursor = "0";
-    do {
-      const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-      cursor = next;
-      if (found.length) await redis.del(...found);
-    } while (cursor !== "0");
+    await deleteMatching(redis, `${prefix}*`);
     redis.disconnect();
   }
 }

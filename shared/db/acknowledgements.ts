@@ -42,3 +42,17 @@ export async function insertAcceptance(tx: Queryable, a: NewAcceptance): Promise
   );
   return rows[0];
 }
+
+/**
+ * The findings among `findingKeys` whose risk the organization accepted and has not
+ * released (an acceptance past its expiry still stands until released: risk.expired asks
+ * for a review, it does not release it).
+ */
+export async function acceptedFindings(db: Queryable, orgId: number, domain: string, findingKeys: readonly string[]): Promise<Set<string>> {
+  if (findingKeys.length === 0) return new Set();
+  const { rows } = await db.query<{ finding_key: string }>(
+    "SELECT finding_key FROM acknowledgements WHERE org_id = $1 AND domain = $2 AND finding_key = ANY($3::text[]) AND released_at IS NULL",
+    [orgId, domain, findingKeys],
+  );
+  return new Set(rows.map((r) => r.finding_key));
+}

@@ -211,3 +211,51 @@ export async function reopenDone(tx: Queryable, orgId: number, domain: string, f
   }
   return out;
 }
+
+/**
+ * When a stored scan of the domain first reported each finding `warn` or `fail` (the start
+ * of its fix-time target); findings no stored scan reported failing are absent.
+ */
+export async function firstFailingTimes(db: Queryable, orgId: number, domain: string, findingKeys: readonly string[]): Promise<Map<string, Date>> {
+  if (findingKeys.length === 0) return new Map();
+  const { rows } = await db.query<{ finding_key: string; first: Date }>(
+    `SELECT g.finding_key, min(s.completed_at) AS first FROM scans s JOIN findings g ON g.scan_id = s.id
+     WHERE s.org_id = $1 AND s.domain = $2 AND g.finding_key = ANY($3::text[]) AND g.status IN ('warn', 'fail')
+     GROUP BY g.finding_key`,
+    [orgId, domain, findingKeys],
+  );
+  return new Map(rows.map((r) => [r.finding_key, r.first]));
+}
+
+export interface NewAutomaticAssignment {
+  findingKey: string;
+  finding: string;
+  foundMs: number;
+  /** `YYYY-MM-DD`. */
+  dueAt: string;
+}
+
+/**
+ * Creates the assignments of findings that have none yet, owned and due, and returns the
+ * ids of those it created (in finding-key order), locked by the insert. A finding that
+ * has an assignment (made by a person, an earlier scan, or a transaction that committed
+ * first) is left alone.
+ */
+export async function insertOwnedAssignments(
+  tx: Queryable,
+  input: { orgId: number; domain: string; ownerId: number; nowMs: number; findings: readonly NewAutomaticAssignment[] },
+): Promise<number[]> {
+  if (input.findings.length === 0) return [];
+  const sorted = [...input.findings].sort((a, b) => (a.findingKey < b.findingKey ? -1 : a.findingKey > b.findingKey ? 1 : 0));
+  const { rows } = await tx.query<{ id: number; finding_key: string }>(
+    `INSERT INTO assignments (org_id, domain, finding_key, finding, status, owner_id, due_at, found_at, updated_at)
+     SELECT $1, $2, f.finding_key, f.finding, 'open', $3, f.due_at::date, to_timestamp(f.found_ms / 1000.0), to_timestamp($4 / 1000.0)
+     FROM jsonb_to_recordset($5::jsonb) AS f(finding_key text, finding text, due_at text, found_ms float8, position int)
+     ORDER BY f.position
+     ON CONFLICT (org_id, domain, finding_key) DO NOTHING
+     RETURNING id, finding_key`,
+    [input.orgId, input.domain, input.ownerId, input.nowMs,
+      JSON.stringify(sorted.map((f, position) => ({ finding_key: f.findingKey, finding: f.finding, due_at: f.dueAt, found_ms: f.foundMs, position })))],
+  );
+  return rows.sort((a, b) => (a.finding_key < b.finding_key ? -1 : 1)).map((r) => r.id);
+}

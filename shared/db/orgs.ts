@@ -7,6 +7,8 @@ export interface OrgRow {
   plan: Plan;
   fix_target_days: number;
   subscription: "active" | "lapsed";
+  /** The member new failing findings are assigned to (automatic assignment); null: none. */
+  default_owner_id: number | null;
   cycle_anchor: Date;
   lapsed_at: Date | null;
   created_at: Date;
@@ -44,7 +46,7 @@ export async function findOrg(db: Queryable, id: number): Promise<OrgRow | null>
 export async function updateOrg(
   db: Queryable,
   id: number,
-  change: { name?: string; plan?: Plan; fixTargetDays?: number; subscription?: "active" | "lapsed" },
+  change: { name?: string; plan?: Plan; fixTargetDays?: number; subscription?: "active" | "lapsed"; defaultOwnerId?: number | null },
   nowMs: number,
 ): Promise<OrgRow | null> {
   // A lapse is stamped once; renewal clears it and starts a fresh window from now.
@@ -59,9 +61,11 @@ export async function updateOrg(
        cycle_anchor = CASE
          WHEN $5::text = 'active' AND subscription = 'lapsed' THEN to_timestamp($6 / 1000.0) ELSE cycle_anchor END,
        subscription = COALESCE($5, subscription),
+       default_owner_id = CASE WHEN $7 THEN $8::bigint ELSE default_owner_id END,
        updated_at = to_timestamp($6 / 1000.0)
      WHERE id = $1 RETURNING *`,
-    [id, change.name ?? null, change.plan ?? null, change.fixTargetDays ?? null, change.subscription ?? null, nowMs],
+    [id, change.name ?? null, change.plan ?? null, change.fixTargetDays ?? null, change.subscription ?? null, nowMs,
+      change.defaultOwnerId !== undefined, change.defaultOwnerId ?? null],
   );
   return rows[0] ?? null;
 }
@@ -98,6 +102,25 @@ export async function insertMember(
 export async function findMemberByEmail(db: Queryable, orgId: number, email: string): Promise<MemberRow | null> {
   const { rows } = await db.query<MemberRow>("SELECT * FROM members WHERE org_id = $1 AND email = lower($2)", [orgId, email]);
   return rows[0] ?? null;
+}
+
+export async function findMember(db: Queryable, id: number): Promise<MemberRow | null> {
+  const { rows } = await db.query<MemberRow>("SELECT * FROM members WHERE id = $1", [id]);
+  return rows[0] ?? null;
+}
+
+/**
+ * The organization's default owner for new failing findings, with its fix-time target:
+ * null when the setting is unset (or its member was removed, which clears it).
+ */
+export async function defaultOwnerOf(db: Queryable, orgId: number): Promise<{ member: MemberRow; fixTargetDays: number } | null> {
+  const { rows } = await db.query<MemberRow & { fix_target_days: number }>(
+    "SELECT m.*, o.fix_target_days FROM orgs o JOIN members m ON m.id = o.default_owner_id AND m.org_id = o.id WHERE o.id = $1",
+    [orgId],
+  );
+  if (!rows[0]) return null;
+  const { fix_target_days: fixTargetDays, ...member } = rows[0];
+  return { member, fixTargetDays };
 }
 
 /** Locks the orgs table against writers for the rest of the transaction and counts its rows (seeding once). */

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "../redis/client.js";
 import type { Clock } from "../clock.js";
 import { counts, scriptOutcome, takesKeySlot, type ScriptOutcome } from "./counting.js";
 import { sourceId } from "./source.js";

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "../redis/client.js";
 import type { Counter } from "prom-client";
 import type { Clock } from "../clock.js";
 import { sha256Hex } from "../crypto/hash.js";

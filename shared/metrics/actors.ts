@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "../redis/client.js";
 import { AggregatorRegistry, collectDefaultMetrics, Registry, type MetricObjectWithValues, type MetricValue } from "prom-client";
 import type { Keys } from "../redis/keys.js";
 

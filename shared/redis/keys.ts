@@ -3,7 +3,9 @@
  * applied. Keys a Lua script touches together share a hash tag `{s:N}`: the shard of the
  * organization (orgId mod USAGE_SHARDS). An organization's snapshots, counters and its
  * shard's usage stream all live in one slot, so the verify script runs on Redis Cluster
- * unchanged; organizations spread over the shards.
+ * unchanged; organizations spread over the shards. Other keys written or read together carry
+ * a tag of their own ({metrics}); everything else is single-key, or written by separate
+ * commands where two slots meet (docs/operations.md, "Redis Cluster").
  */
 
 export const USAGE_SHARDS = 4;
@@ -14,16 +16,27 @@ export function shardOf(orgId: KeyId): number {
   return Number(orgId) % USAGE_SHARDS;
 }
 
+/** Shard of an API key's index entry, from its hash (hex): index entries spread over the shards too. */
+export function indexShardOf(keyHash: string): number {
+  return Number.parseInt(keyHash.slice(0, 8), 16) % USAGE_SHARDS;
+}
+
 export function createKeys(prefix: string) {
   const tag = (orgId: KeyId) => `{s:${shardOf(orgId)}}`;
   return {
     prefix,
-    /** Sentinel: present while snapshots are complete. Missing means Redis lost them. */
-    snapshotSentinel: () => `${prefix}snap:ready`,
+    /**
+     * Sentinel of one shard: present while that shard's snapshots and key index entries are
+     * complete. Missing means Redis, or the cluster node holding the shard, lost them: each
+     * shard's sentinel sits in the slot of its data, so a master restarted empty loses both
+     * together. Any one missing rebuilds everything; shard 0's is the one operators delete.
+     */
+    snapshotSentinel: (shard = 0) => `${prefix}{s:${shard}}:snap:ready`,
+    snapshotSentinels: () => Array.from({ length: USAGE_SHARDS }, (_, shard) => `${prefix}{s:${shard}}:snap:ready`),
     /** Pub/sub channel telling ingress processes which snapshots changed. */
     snapshotChannel: () => `${prefix}snap:changed`,
-    /** SHA-256 of an API key → "orgId:keyId". */
-    keyIndex: (keyHash: string) => `${prefix}kh:${keyHash}`,
+    /** SHA-256 of an API key (hex) → "orgId:keyId"; tagged with indexShardOf(keyHash) and guarded by that shard's sentinel. */
+    keyIndex: (keyHash: string) => `${prefix}{s:${indexShardOf(keyHash)}}:kh:${keyHash}`,
     keySnapshot: (orgId: KeyId, keyId: KeyId) => `${prefix}${tag(orgId)}:key:${keyId}`,
     orgSnapshot: (orgId: KeyId) => `${prefix}${tag(orgId)}:org:${orgId}`,
     /** Hash content_key → JSON {type, value, updated_at}. */
@@ -58,9 +71,9 @@ export function createKeys(prefix: string) {
     reply: (requestId: string) => `${prefix}reply:${requestId}`,
     challenge: (nonce: string) => `${prefix}challenge:${nonce}`,
     scanBudget: (orgId: KeyId, hour: number) => `${prefix}scanrate:${orgId}:${hour}`,
-    /** One actor process's published metrics (JSON), and the set of publishers by time. */
-    actorMetrics: (processName: string) => `${prefix}metrics:actor:${processName}`,
-    actorMetricsIndex: () => `${prefix}metrics:actors`,
+    /** One actor process's published metrics (JSON), and the set of publishers by time; one tag: written in one MULTI, read in one MGET. */
+    actorMetrics: (processName: string) => `${prefix}{metrics}:actor:${processName}`,
+    actorMetricsIndex: () => `${prefix}{metrics}:actors`,
     /** Hash: the cached status page (json, etag, built_at, snapshot); shared by every ingress process. */
     statusDocument: () => `${prefix}status:doc`,
     /** Lock: the one ingress process building the status document this minute. */

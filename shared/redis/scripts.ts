@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { Redis } from "ioredis";
+import type { Redis } from "./client.js";
 import { sourcePath } from "../paths.js";
 
 /**

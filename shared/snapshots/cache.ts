@@ -1,5 +1,5 @@
-import type { Redis } from "ioredis";
-import type { Keys } from "../redis/keys.js";
+import { duplicateRedis, type Redis } from "../redis/client.js";
+import { indexShardOf, type Keys } from "../redis/keys.js";
 import type { KeySnapshot, OrgSnapshot, SnapshotChange, Versioned } from "./types.js";
 
 /**
@@ -46,7 +46,8 @@ export function createSnapshotCache(redis: Redis, keys: Keys) {
   async function load(keyHash: string): Promise<Lookup> {
     const index = await redis.get(keys.keyIndex(keyHash));
     if (!index) {
-      const ready = await redis.exists(keys.snapshotSentinel());
+      // The sentinel of the index entry's own shard: on a cluster, lost with it.
+      const ready = await redis.exists(keys.snapshotSentinel(indexShardOf(keyHash)));
       return { found: false, loading: ready === 0 };
     }
     const [orgId, keyId] = index.split(":").map(Number);
@@ -88,11 +89,12 @@ export function createSnapshotCache(redis: Redis, keys: Keys) {
       else clear();
     },
     async subscribe(): Promise<void> {
-      subscriber = redis.duplicate();
+      const connection = duplicateRedis(redis);
+      subscriber = connection;
       // Reconnects are ioredis's job; a missed message costs a reload (see above), never a wrong answer.
-      subscriber.on("error", () => {});
-      await subscriber.subscribe(keys.snapshotChannel());
-      subscriber.on("message", (_channel: string, message: string) => {
+      connection.on("error", () => {});
+      await connection.subscribe(keys.snapshotChannel());
+      connection.on("message", (_channel: string, message: string) => {
         try {
           this.apply(JSON.parse(message) as SnapshotChange);
         } catch {
@@ -100,7 +102,7 @@ export function createSnapshotCache(redis: Redis, keys: Keys) {
         }
       });
       // Messages sent while disconnected are lost: start from a clean slate on reconnect.
-      subscriber.on("ready", clear);
+      connection.on("ready", clear);
     },
     close() {
       subscriber?.disconnect();

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { Redis } from "../redis/client.js";
 import type { Clock } from "../clock.js";
 import { findKey, installationsOf, keysOfOrg, type KeyRow } from "../db/keys.js";
 import { verifiedDomains } from "../db/domains.js";
@@ -81,22 +81,31 @@ export function createProjector(deps: ProjectorDeps) {
 
   const publish = (change: SnapshotChange) => redis.publish(keys.snapshotChannel(), JSON.stringify(change));
 
+  /**
+   * The key index (untagged: found by the API key's hash) and the key's snapshot (tagged with
+   * its organization's shard) may sit in different Redis Cluster slots, so they are written
+   * one after the other, never in one MULTI, in the order that is safe between the two
+   * writes: a revocation drops the index first (the key is unknown at once), a projection
+   * writes the snapshot first (the index never points at a missing or older snapshot;
+   * verify's version check catches an older one anyway).
+   */
   async function writeKey(q: Queryable, row: KeyRow, withInstallations: boolean): Promise<void> {
-    const hash = row.key_hash.toString("hex");
-    const multi = redis.multi();
+    const index = keys.keyIndex(row.key_hash.toString("hex"));
     if (row.status === "revoked") {
-      multi.del(keys.keyIndex(hash), keys.keySnapshot(row.org_id, row.id), keys.installations(row.org_id, row.id));
-    } else {
-      const json = JSON.stringify(keySnapshotOf(row));
-      multi.hset(keys.keySnapshot(row.org_id, row.id), "json", json, "v", digest(json));
-      multi.set(keys.keyIndex(hash), `${row.org_id}:${row.id}`);
-      if (withInstallations) {
-        for (const inst of await installationsOf(q, row.id)) {
-          multi.hsetnx(keys.installations(row.org_id, row.id), inst.install, inst.status);
-        }
+      await redis.del(index);
+      await redis.multi().del(keys.keySnapshot(row.org_id, row.id), keys.installations(row.org_id, row.id)).exec();
+      return;
+    }
+    const json = JSON.stringify(keySnapshotOf(row));
+    const multi = redis.multi();
+    multi.hset(keys.keySnapshot(row.org_id, row.id), "json", json, "v", digest(json));
+    if (withInstallations) {
+      for (const inst of await installationsOf(q, row.id)) {
+        multi.hsetnx(keys.installations(row.org_id, row.id), inst.install, inst.status);
       }
     }
     await multi.exec();
+    await redis.set(index, `${row.org_id}:${row.id}`);
   }
 
   async function writeOrg(q: Queryable, row: OrgRow): Promise<void> {
@@ -192,7 +201,7 @@ export function createProjector(deps: ProjectorDeps) {
           keyCount++;
         }
       }
-      await redis.set(keys.snapshotSentinel(), String(clock.now()));
+      await Promise.all(keys.snapshotSentinels().map((sentinel) => redis.set(sentinel, String(clock.now()))));
       await publish({ type: "all", id: 0 });
       logger.info({ orgs: orgIds.length, keys: keyCount, ms: Date.now() - started }, "snapshots rebuilt");
       return { orgs: orgIds.length, keys: keyCount };
@@ -214,7 +223,8 @@ export function watchSnapshots(deps: ProjectorDeps & { projector: Projector; int
     if (running) return;
     running = true;
     try {
-      if (await redis.exists(keys.snapshotSentinel())) return;
+      // One EXISTS per shard: the sentinels sit in different slots (cluster nodes).
+      if ((await Promise.all(keys.snapshotSentinels().map((sentinel) => redis.exists(sentinel)))).every((n) => n === 1)) return;
       if ((await redis.set(lockKey, "1", "PX", 30_000, "NX")) !== "OK") return;
       try {
         logger.warn("snapshot sentinel missing: rebuilding from PostgreSQL");

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { Redis } from "../redis/client.js";
 import type { Clock } from "../clock.js";
 import type { Queryable } from "../db/pool.js";
 import type { Logger } from "../log.js";

@@ -7,7 +7,7 @@ import pg from "pg";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RELAY_BATCH } from "../../actors/outbox/index.js";
-import { publish } from "../../actors/runtime/messages.js";
+import { publish } from "../../shared/streams/envelope.js";
 import { insertEvent, OUTBOX_CHANNEL } from "../../shared/db/events.js";
 import { startFakeHttp, type FakeHttp } from "../fixtures/siem/collectors.js";
 import { startDnsServer, type FixtureDns } from "../fixtures/scanner/dns-server.js";

@@ -30,7 +30,7 @@ export interface FaultGateway {
   stop(): Promise<void>;
 }
 
-export async function startFaultGateway(redis: PrivateRedis, postgres: PrivatePostgres, actors: string[], extraEnv: Record<string, string> = {}): Promise<FaultGateway> {
+export async function startFaultGateway(redis: Pick<PrivateRedis, "url">, postgres: PrivatePostgres, actors: string[], extraEnv: Record<string, string> = {}): Promise<FaultGateway> {
   const name = `faults_${randomBytes(4).toString("hex")}`;
   const admin = new pg.Client({ connectionString: postgres.url("postgres") });
   await admin.connect();

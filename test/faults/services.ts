@@ -72,6 +72,91 @@ export async function privateRedis(): Promise<PrivateRedis> {
   return self;
 }
 
+export interface PrivateRedisCluster {
+  /** `redis+cluster://127.0.0.1:P1,...` (REDIS_URL's cluster form). */
+  url: string;
+  /** `127.0.0.1:P1,127.0.0.1:P2,...` (REDIS_CLUSTER). */
+  seeds: string;
+  ports: number[];
+  /** A plain connection to one master, to look at what that node alone holds. */
+  node(port: number): Redis;
+  /** SIGKILL one master and start it again on its port and cluster config: it rejoins with its slots, and no data. */
+  restart(port: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A Redis Cluster of `masters` masters and no replicas, each a Debian redis-server in cluster
+ * mode on its own loopback port (and cluster-bus port), slots spread by `redis-cli --cluster
+ * create`; resolves once every node reports cluster_state:ok.
+ */
+export async function privateRedisCluster(masters = 3): Promise<PrivateRedisCluster> {
+  const dir = await mkdtemp(join(tmpdir(), "faults-cluster-"));
+  const ports: number[] = [];
+  const busPorts: number[] = [];
+  while (ports.length < masters) {
+    const [port, bus] = [await freePort(), await freePort()];
+    if (![...ports, ...busPorts].includes(port) && ![...ports, ...busPorts].includes(bus) && port !== bus) {
+      ports.push(port);
+      busPorts.push(bus);
+    }
+  }
+  const startNode = (i: number) =>
+    spawn("redis-server", [
+      "--port", String(ports[i]), "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-port", String(busPorts[i]),
+      "--cluster-config-file", join(dir, `nodes-${ports[i]}.conf`), "--cluster-node-timeout", "5000",
+      "--save", "", "--appendonly", "no", "--dir", dir,
+    ], { stdio: "ignore" });
+  const children = ports.map((_, i) => startNode(i));
+  const kill = (child: ChildProcess) => {
+    if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
+    return exited;
+  };
+  const clients: Redis[] = [];
+  const node = (port: number) => {
+    const redis = new Redis(port, "127.0.0.1", { maxRetriesPerRequest: 1 });
+    redis.on("error", () => {});
+    clients.push(redis);
+    return redis;
+  };
+  const probes = ports.map(node);
+  const allAnswer = () => waitFor(async () => (await Promise.all(probes.map((p) => p.ping().catch(() => null)))).every((r) => r === "PONG"), 10_000, 50);
+  const allOk = () =>
+    waitFor(async () => {
+      const infos = await Promise.all(probes.map((p) => p.cluster("INFO").catch(() => "")));
+      return infos.every((info) => String(info).includes("cluster_state:ok"));
+    }, 20_000, 100);
+  const self: PrivateRedisCluster = {
+    url: `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(",")}`,
+    seeds: ports.map((p) => `127.0.0.1:${p}`).join(","),
+    ports,
+    node,
+    async restart(port) {
+      const i = ports.indexOf(port);
+      await kill(children[i]);
+      children[i] = startNode(i);
+      await allAnswer();
+      await allOk();
+    },
+    async stop() {
+      for (const c of clients) c.disconnect();
+      await Promise.all(children.map(kill));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await allAnswer();
+    await run("redis-cli", ["--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", "0", "--cluster-yes"]);
+    await allOk();
+  } catch (error) {
+    await self.stop();
+    throw error;
+  }
+  return self;
+}
+
 export interface PrivatePostgres {
   /** A URL of database `name` on this server. */
   url(name: string): string;

@@ -2,7 +2,7 @@ import { expect } from "vitest";
 import { startActor, type RunningActor } from "../../actors/index.js";
 import { defineActor } from "../../actors/runtime/index.js";
 import { scanHandler, type ScanResult } from "../../actors/scanner/job/handler.js";
-import { SCAN_STREAM, type ScanJob } from "../../actors/scanner/job/messages.js";
+import { SCAN_STREAM, type ScanJob } from "../../shared/streams/scan.js";
 import type { RunRecheck } from "../../actors/scanner/job/recheck.js";
 import { defaultScanOptions } from "../../actors/scanner/options.js";
 import type { Pool } from "../../shared/db/pool.js";
@@ -57,7 +57,7 @@ export async function startFakeScanner(gw: TestGateway): Promise<FakeScanner> {
   const runRecheck: RunRecheck = async (domain, key) => (of(domain)[key] ? finding(key, of(domain)[key]) : null);
   const handler = scanHandler(runScan, defaultScanOptions(), runRecheck);
   const actor = defineActor<ScanJob, Pool>({
-    name: "scanner", streams: SCAN_STREAM, schema: (await import("../../actors/scanner/job/messages.js")).scanJobSchema,
+    name: "scanner", streams: SCAN_STREAM, schema: (await import("../../shared/streams/scan.js")).scanJobSchema,
     concurrency: 4, maxAttempts: 2, backoffBaseMs: 50, blockMs: 200,
     handler: async (job, helpers) => {
       jobs.push(job);

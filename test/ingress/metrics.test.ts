@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defineActor, publish, runActor } from "../../actors/runtime/index.js";
+import { defineActor, runActor } from "../../actors/runtime/index.js";
+import { publish } from "../../shared/streams/envelope.js";
 import { loadConfig } from "../../shared/config.js";
 import { silentLogger } from "../../shared/log.js";
 import { startTestGateway, waitFor, type TestGateway } from "../helpers/gateway.js";

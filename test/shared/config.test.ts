@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, defaultIngressProcesses, ENVIRONMENT, loadConfig, parseSecret } from "../../shared/config.js";
+import { parseClusterUrl } from "../../shared/redis/client.js";
 import { readSpec } from "../helpers/spec.js";
 
 /** The variable names of the environment table in operator-api.md section 1. */
@@ -120,6 +121,30 @@ describe("loadConfig", () => {
     expect(parseSecret("S", "00".repeat(32)).length).toBe(32);
     expect(parseSecret("S", Buffer.alloc(32, 7).toString("base64")).length).toBe(32);
     expect(parseSecret("S", Buffer.alloc(48, 7).toString("base64url")).length).toBe(48);
+  });
+
+  it("names a Redis Cluster by REDIS_CLUSTER or by REDIS_URL's redis+cluster:// form, never both", () => {
+    expect(loadConfig({ REDIS_CLUSTER: "10.0.0.1:7000,10.0.0.2:7000" }).redisUrl).toBe("redis+cluster://10.0.0.1:7000,10.0.0.2:7000");
+    // REDIS_URL at its default counts as unset.
+    expect(loadConfig({ REDIS_CLUSTER: "h:7000", REDIS_URL: "redis://127.0.0.1:6379" }).redisUrl).toBe("redis+cluster://h:7000");
+    expect(loadConfig({ REDIS_URL: "redis+cluster://ops:s3cret@h1:7000,h2:7001" }).redisUrl).toBe("redis+cluster://ops:s3cret@h1:7000,h2:7001");
+    const both = configError({ REDIS_CLUSTER: "h:7000", REDIS_URL: "redis://cache:6379" });
+    expect(both.variable).toBe("REDIS_CLUSTER");
+    expect(both.message).toContain("REDIS_URL");
+    expect(configError({ REDIS_CLUSTER: "h" }).variable).toBe("REDIS_CLUSTER");
+    expect(configError({ REDIS_CLUSTER: "user:pw@h:7000" }).message).not.toContain("pw");
+    const malformed = configError({ REDIS_URL: "redis+cluster://ops:s3cret@h1:7000,h2" });
+    expect(malformed.variable).toBe("REDIS_URL");
+    expect(malformed.message).not.toContain("s3cret");
+  });
+
+  it("parses the seed nodes and credentials of a cluster URL", () => {
+    expect(parseClusterUrl("redis://h:6379")).toBeNull();
+    expect(parseClusterUrl("redis+cluster://u:p%40ss@h1:7000,[::1]:7001/")).toEqual({
+      username: "u", password: "p@ss", nodes: [{ host: "h1", port: 7000 }, { host: "::1", port: 7001 }],
+    });
+    expect(() => parseClusterUrl("redis+cluster://h1:0")).toThrow();
+    expect(() => parseClusterUrl("redis+cluster://")).toThrow();
   });
 
   it.each([

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../shared/crypto/hash.js";
 import { findOrg, orgCycle } from "../../shared/db/orgs.js";
 import { digest } from "../../shared/snapshots/projector.js";
+import { duplicateRedis } from "../../shared/redis/client.js";
 import type { KeySnapshot, OrgSnapshot } from "../../shared/snapshots/types.js";
 import { startTestGateway, waitFor, type TestGateway } from "../helpers/gateway.js";
 
@@ -76,7 +77,7 @@ describe("projector", () => {
 
   it("tells the ingress caches which snapshot changed", async () => {
     const org = (await gw.admin("POST", "/orgs", { name: "Published", plan: "starter" })).body.org.id;
-    const subscriber = gw.ctx.redis.duplicate();
+    const subscriber = duplicateRedis(gw.ctx.redis);
     const messages: string[] = [];
     try {
       await subscriber.subscribe(gw.ctx.keys.snapshotChannel());

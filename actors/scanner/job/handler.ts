@@ -4,10 +4,10 @@ import { insertEvent } from "../../../shared/db/events.js";
 import { findingsOf, insertScan, jobStored, previousScan, type ScanKind, type SectionInput } from "../../../shared/db/scans.js";
 import type { Helpers } from "../../runtime/index.js";
 import type { ScanOptions } from "../options.js";
-import { reopenFailing } from "../../../shared/findings/reopen.js";
+import { applyScanToFindings } from "../../../shared/findings/scan-stored.js";
 import { compareFindings } from "./regression.js";
 import { handleRecheck, type RunRecheck } from "./recheck.js";
-import type { ScanJob, ScanReply } from "./messages.js";
+import type { ScanJob, ScanReply } from "../../../shared/streams/scan.js";
 
 export interface ScanResult {
   algorithm: string;
@@ -43,10 +43,10 @@ export function scanHandler(runScan: RunScan, options: ScanOptions, runRecheck?:
     const ids = await transaction(helpers.db, async (tx) => {
       const stored: Record<ScanKind, number> = { web: 0, dns: 0 };
       let createdAny = false;
-      // Reopening locks assignment rows: done before the first event takes the organization's
-      // event lock, in the order every other writer uses (row, then event lock).
+      // Reopening and automatic assignment lock assignment rows: done before the first event
+      // takes the organization's event lock, in the order every other writer uses (row, then event lock).
       if (!(await jobStored(tx, job.job_id))) {
-        await reopenFailing(tx, { orgId: job.org_id, domain: job.domain, findings: [...result.dns.findings, ...result.web.findings], nowMs: completedMs });
+        await applyScanToFindings(tx, { orgId: job.org_id, domain: job.domain, findings: [...result.dns.findings, ...result.web.findings], nowMs: completedMs });
       }
       for (const kind of ["dns", "web"] as const) {
         const section = result[kind];

@@ -7,7 +7,7 @@ import { defaultScanOptions, type ScanOptions } from "../options.js";
 import { recheck, runScan } from "../scan.js";
 import type { RunRecheck } from "./recheck.js";
 import { scanHandler } from "./handler.js";
-import { SCAN_STREAM, scanJobSchema, type ScanJob } from "./messages.js";
+import { SCAN_STREAM, scanJobSchema, type ScanJob } from "../../../shared/streams/scan.js";
 
 /** Scan options from the configuration, read once at start. */
 export function scanOptionsOf(config: Context["config"]): ScanOptions {

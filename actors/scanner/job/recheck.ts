@@ -3,7 +3,7 @@ import type { Pool } from "../../../shared/db/pool.js";
 import type { Helpers } from "../../runtime/index.js";
 import type { StoredFinding } from "../../../shared/db/scans.js";
 import type { ScanOptions } from "../options.js";
-import type { RecheckReply, ScanJob } from "./messages.js";
+import type { RecheckReply, ScanJob } from "../../../shared/streams/scan.js";
 
 /** Re-runs one finding's check (its section's retrieval only, behind the same SSRF guard and time-outs). */
 export type RunRecheck = (domain: string, findingKey: string, options: ScanOptions, nowMs: number) => Promise<StoredFinding | null>;

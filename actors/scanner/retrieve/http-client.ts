@@ -12,7 +12,8 @@ import tls from "node:tls";
 import type { ScanOptions } from "../options.js";
 import type { CertificateInfo, HttpExchange, RedirectChain, TlsInfo } from "./evidence.js";
 import { emptyExchange } from "./evidence.js";
-import { type AddressPolicy, type HostResolver, pinnedLookup, resolveGuarded } from "./ssrf.js";
+import type { AddressPolicy } from "../../../shared/net/address-policy.js";
+import { type HostResolver, pinnedLookup, resolveGuarded } from "./ssrf.js";
 
 export const BODY_LIMIT = 1024 * 1024;
 export const MAX_REDIRECTS = 10;

@@ -1,16 +1,16 @@
 import { createHmac } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningActor } from "../../../actors/index.js";
 import { startNotifier } from "../../../actors/notifier/index.js";
 import { DELIVERY_POLICY } from "../../../actors/notifier/deliveries.js";
 import { postJson } from "../../../actors/notifier/post.js";
 import { startOutboxRelay } from "../../../actors/outbox/index.js";
-import { publish } from "../../../actors/runtime/messages.js";
-import { EVENTS_STREAM } from "../../../shared/events/stream.js";
+import { publish } from "../../../shared/streams/envelope.js";
+import { EVENTS_STREAM } from "../../../shared/streams/events.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
+import { startSmtpSink, type SmtpSink } from "../../helpers/smtp-sink.js";
 import { addMember, assignments, scanNow, startFakeScanner, type FakeScanner } from "../../helpers/findings.js";
 import { advance, makeKey, makeOrg, verifyDomain } from "../../ingress/routes/verify-fixtures.js";
 
@@ -24,10 +24,9 @@ let gw: TestGateway;
 let scanner: FakeScanner;
 let relay: RunningActor;
 let notifier: RunningActor;
-let smtp: SMTPServer;
+let smtp: SmtpSink;
 let receiver: http.Server;
 let receiverUrl: string;
-const mails: { to: string[]; data: string }[] = [];
 const received: Received[] = [];
 const held: http.ServerResponse[] = [];
 /** Failures so far per delivery id: the flaky receiver fails each delivery twice. */
@@ -39,21 +38,8 @@ let key: string;
 const SECRET = "whsec_0123456789abcdef";
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("end", () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), data: Buffer.concat(chunks).toString("utf8") });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-  const smtpPort = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtpSink();
+  const smtpPort = smtp.port;
 
   receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -94,7 +80,7 @@ afterAll(async () => {
   await scanner?.stop();
   await gw?.stop();
   await new Promise((resolve) => receiver?.close(resolve));
-  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  await smtp?.stop();
 });
 
 const deliveriesTo = (path: string) => received.filter((r) => r.path === path);
@@ -143,7 +129,7 @@ describe("notifier", () => {
   it("e-mails the new owner and posts a signed webhook the receiver can verify", async () => {
     const res = await assignments(gw, "POST", { key, for_domain: "a.test", finding_key: "email:spf", owner: "alice@example.com" });
     expect(res.status).toBe(200);
-    const mail = await waitFor(() => mails.find((m) => m.to.includes("alice@example.com")));
+    const mail = await waitFor(() => smtp.mails.find((m) => m.to.includes("alice@example.com")));
     expect(mail.to).toEqual(["alice@example.com"]);
     expect(mail.data).toContain("email:spf");
     const hook = await waitFor(() => deliveriesTo("/ok").find((r) => r.headers["x-event-type"] === "finding.assigned"));
@@ -160,10 +146,10 @@ describe("notifier", () => {
   });
 
   it("a reassignment e-mails the new owner and the previous one", async () => {
-    const before = mails.length;
+    const before = smtp.mails.length;
     await assignments(gw, "POST", { key, for_domain: "a.test", finding_key: "email:spf", owner: "bob@example.com" });
-    await waitFor(() => mails.length >= before + 2);
-    expect(mails.slice(before).flatMap((m) => m.to).sort()).toEqual(["alice@example.com", "bob@example.com"]);
+    await waitFor(() => smtp.mails.length >= before + 2);
+    expect(smtp.mails.slice(before).flatMap((m) => m.to).sort()).toEqual(["alice@example.com", "bob@example.com"]);
   });
 
   it("a receiver failing twice gets the delivery on the third attempt, once per delivery id, retried with backoff", async () => {
@@ -190,16 +176,16 @@ describe("notifier", () => {
   it("a duplicated stream entry sends no second e-mail and adds no second delivery", async () => {
     const { rows } = await gw.ctx.db.query("SELECT id, type, time, domain, payload FROM events WHERE org_id = $1 AND type = 'finding.assigned' ORDER BY id LIMIT 1", [orgA]);
     const event = { ...rows[0].payload, id: Number(rows[0].id), type: rows[0].type, time: rows[0].time.toISOString(), domain: rows[0].domain };
-    const mailsBefore = mails.length;
+    const mailsBefore = smtp.mails.length;
     await publish(gw.ctx.redis, gw.ctx.keys.stream(EVENTS_STREAM), { org_id: orgA, event });
     // A later event is handled after the duplicate: once its e-mail arrives, the duplicate was handled too.
     await assignments(gw, "POST", { key, for_domain: "a.test", finding_key: "email:dmarc", owner: "alice@example.com" });
-    await waitFor(() => mails.slice(mailsBefore).some((m) => m.data.includes("email:dmarc")));
+    await waitFor(() => smtp.mails.slice(mailsBefore).some((m) => m.data.includes("email:dmarc")));
     await waitFor(async () => {
       const pending = await gw.ctx.redis.xpending(gw.ctx.keys.stream(EVENTS_STREAM), "notifier");
       return Array.isArray(pending) && Number(pending[0]) === 0;
     });
-    expect(mails.slice(mailsBefore).filter((m) => m.data.includes("email:spf"))).toHaveLength(0);
+    expect(smtp.mails.slice(mailsBefore).filter((m) => m.data.includes("email:spf"))).toHaveLength(0);
     const deliveries = await gw.ctx.db.query("SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1", [event.id]);
     expect(deliveries.rows[0].n).toBe(2);
   });
@@ -209,9 +195,9 @@ describe("notifier", () => {
     expect((await gw.admin("POST", `/orgs/${orgB}/risks`, { domain: "b.test", finding_key: "email:spf", note: "n", expires_at: expires })).status).toBe(201);
     await waitFor(() => deliveriesTo("/slow").length >= 1);
     const okBefore = deliveriesTo("/ok").length;
-    const mailsBefore = mails.length;
+    const mailsBefore = smtp.mails.length;
     await assignments(gw, "POST", { key, for_domain: "a.test", finding_key: "headers:hsts", owner: "bob@example.com" });
-    await waitFor(() => deliveriesTo("/ok").length > okBefore && mails.length > mailsBefore);
+    await waitFor(() => deliveriesTo("/ok").length > okBefore && smtp.mails.length > mailsBefore);
     expect(held.length).toBeGreaterThanOrEqual(1);
     const risk = JSON.parse(deliveriesTo("/slow")[0].body).event;
     expect(risk).toMatchObject({ type: "risk.accepted", finding_key: "email:spf", note: "n", owner: null, status: "open" });

@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { type ActorHandle, defineActor, listDeadLetters, publish, runActor } from "../../../actors/runtime/index.js";
+import { type ActorHandle, defineActor, runActor } from "../../../actors/runtime/index.js";
+import { listDeadLetters } from "../../../shared/streams/dead-letters.js";
+import { publish } from "../../../shared/streams/envelope.js";
 import { gate, type Job, jobSchema, pendingCount, testRedis, waitFor } from "./support.js";
 
 const t = testRedis("claim");
@@ -116,7 +118,7 @@ describe("claiming the work of dead consumers", () => {
     const id = await publish(t.redis, stream, { n: 1 });
     // Two deliveries that crashed: a read, then a claim by another doomed consumer.
     await t.redis.xreadgroup("GROUP", "workers", "crash-1", "COUNT", 1, "STREAMS", stream, ">");
-    await t.redis.xclaim(stream, "workers", "crash-2", 0, id);
+    await t.redis.call("XCLAIM", stream, "workers", "crash-2", 0, id);
     const poison = defineActor<Job>({
       ...fast,
       name: "poison",

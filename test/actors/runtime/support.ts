@@ -1,6 +1,6 @@
 /** Shared plumbing of the runtime tests: a real Redis under a unique prefix, and polling. */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { Redis } from "../../../shared/redis/client.js";
 import { systemClock } from "../../../shared/clock.js";
 import { silentLogger } from "../../../shared/log.js";
 import { createRedis } from "../../../shared/redis/client.js";

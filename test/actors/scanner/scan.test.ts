@@ -11,7 +11,7 @@ let web: FixtureWeb;
 const results = new Map<string, { result: ScanResult; wallMs: number }>();
 
 function options(overrides: Partial<ScanOptions> = {}): ScanOptions {
-  return defaultScanOptions({ resolver: { host: dns.host, port: dns.port }, allowPrivate: true, httpPort: web.httpPort, httpsPort: web.httpsPort, caPem: web.caPem, timeoutMs: 2000, ...overrides });
+  return defaultScanOptions({ resolver: { host: dns.host, port: dns.port }, allowPrivate: true, httpPort: web.httpPort, httpsPort: web.httpsPort, caPem: web.caPem, timeoutMs: 10_000, ...overrides });
 }
 
 async function scan(domain: string): Promise<ScanResult> {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scanHandler, type ScanResult } from "../../../../actors/scanner/job/handler.js";
-import type { ScanJob } from "../../../../actors/scanner/job/messages.js";
+import type { ScanJob } from "../../../../shared/streams/scan.js";
 import { defaultScanOptions } from "../../../../actors/scanner/options.js";
 import { evaluateDns, evaluateWeb } from "../../../../actors/scanner/scan.js";
 import { ALGORITHM_VERSION } from "../../../../actors/scanner/grading.js";

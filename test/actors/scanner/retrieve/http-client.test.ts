@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { defaultScanOptions, type ScanOptions } from "../../../../actors/scanner/options.js";
 import { createDnsClient } from "../../../../actors/scanner/retrieve/dns-client.js";
 import { BODY_LIMIT, fetchOnce, followRedirects, type HttpContext, probeLegacyTls } from "../../../../actors/scanner/retrieve/http-client.js";
-import { checkAddress, dnsHostResolver, type HostResolver } from "../../../../actors/scanner/retrieve/ssrf.js";
+import { checkAddress } from "../../../../shared/net/address-policy.js";
+import { dnsHostResolver, type HostResolver } from "../../../../actors/scanner/retrieve/ssrf.js";
 import { type FixtureDns, startDnsServer } from "../../../fixtures/scanner/dns-server.js";
 import { type FixtureWeb, startWebServers } from "../../../fixtures/scanner/web-servers.js";
 
@@ -17,7 +18,7 @@ describe("http client against the fixture servers", () => {
   });
 
   const options = (overrides: Partial<ScanOptions> = {}): ScanOptions =>
-    defaultScanOptions({ resolver: { host: dns.host, port: dns.port }, allowPrivate: true, httpPort: web.httpPort, httpsPort: web.httpsPort, caPem: web.caPem, timeoutMs: 2000, ...overrides });
+    defaultScanOptions({ resolver: { host: dns.host, port: dns.port }, allowPrivate: true, httpPort: web.httpPort, httpsPort: web.httpsPort, caPem: web.caPem, timeoutMs: 10_000, ...overrides });
   const context = (overrides: Partial<ScanOptions> = {}, extra: Partial<HttpContext> = {}): HttpContext => {
     const o = options(overrides);
     return { options: o, resolveHost: dnsHostResolver(createDnsClient(o.resolver, o.timeoutMs)), ...extra };

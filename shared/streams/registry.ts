@@ -1,5 +1,6 @@
-import type { ChainableCommander, Redis } from "ioredis";
-import type { Keys } from "../../shared/redis/keys.js";
+import type { ChainableCommander } from "ioredis";
+import type { Redis } from "../redis/client.js";
+import type { Keys } from "../redis/keys.js";
 
 /**
  * The streams of this deployment, kept in one Redis set (keys.streamRegistry()) so /metrics
@@ -8,7 +9,9 @@ import type { Keys } from "../../shared/redis/keys.js";
  * actor consumes, on every start and after Redis lost it) and the publishers (publish() with
  * `registry`, the outbox relay). SADD is idempotent, so adding on every publish costs one
  * command in the same round trip and repairs a registry Redis lost. Dead-letter streams are
- * not registered: they are reported with their stream.
+ * not registered: they are reported with their stream. The set and the streams sit in
+ * different slots (on a Redis Cluster, different nodes): commands that name both are sent
+ * side by side, never in one pipeline.
  */
 
 export function registerStream(redis: Redis | ChainableCommander, keys: Pick<Keys, "streamRegistry">, stream: string) {
@@ -23,8 +26,6 @@ export function registerStream(redis: Redis | ChainableCommander, keys: Pick<Key
 export async function registeredStreams(redis: Redis, keys: Pick<Keys, "streamRegistry" | "deadLetters">): Promise<string[]> {
   const names = (await redis.smembers(keys.streamRegistry())).sort();
   if (names.length === 0) return [];
-  const pipeline = redis.pipeline();
-  for (const name of names) pipeline.exists(name, keys.deadLetters(name));
-  const found = (await pipeline.exec()) ?? [];
-  return names.filter((_, i) => Number(found[i]?.[1] ?? 0) > 0);
+  const found = await Promise.all(names.map((name) => Promise.all([redis.exists(name), redis.exists(keys.deadLetters(name))])));
+  return names.filter((_, i) => found[i][0] + found[i][1] > 0);
 }

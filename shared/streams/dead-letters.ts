@@ -11,9 +11,9 @@
  * retried letter is re-published before it is deleted (at worst a duplicate message,
  * which idempotent handlers absorb).
  */
-import type { Redis } from "ioredis";
-import type { Keys } from "../../shared/redis/keys.js";
-import { DEFAULT_MAX_LEN, encodeFields, fieldMap } from "./messages.js";
+import type { Redis } from "../redis/client.js";
+import type { Keys } from "../redis/keys.js";
+import { DEFAULT_MAX_LEN, encodeFields, fieldMap } from "./envelope.js";
 import { parseEntries } from "./redis-replies.js";
 
 export type DeadReason = "undecodable" | "invalid" | "permanent" | "exhausted";

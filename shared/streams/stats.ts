@@ -3,8 +3,8 @@
  * They describe the group across all its consumers and processes, unlike the handle's
  * counters, which are this process's.
  */
-import type { Redis } from "ioredis";
-import type { Keys } from "../../shared/redis/keys.js";
+import type { Redis } from "../redis/client.js";
+import type { Keys } from "../redis/keys.js";
 import {
   idTimestamp,
   integer,

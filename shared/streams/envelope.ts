@@ -14,7 +14,7 @@
  * Unknown fields are ignored, so fields can be added later. Lua scripts that XADD
  * (the verify script's usage events) write `data` with cjson.encode.
  */
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 
 export const FIELD_DATA = "data";
 export const FIELD_REPLY_TO = "reply_to";
@@ -36,7 +36,7 @@ export interface PublishOptions {
   maxLen?: number;
   replyTo?: string;
   group?: string;
-  /** The stream registry's key (keys.streamRegistry()): the stream is added to it (stream-registry.ts). */
+  /** The stream registry's key (keys.streamRegistry()): the stream is added to it (registry.ts). */
   registry?: string;
 }
 
@@ -80,9 +80,8 @@ export async function publish(redis: Redis, stream: string, payload: unknown, op
   let id: string | null;
   if (options.registry === undefined) id = await redis.xadd(stream, "MAXLEN", "~", maxLen, "*", ...encodeFields(data, options));
   else {
-    const [added] = (await redis.pipeline().xadd(stream, "MAXLEN", "~", maxLen, "*", ...encodeFields(data, options)).sadd(options.registry, stream).exec()) ?? [];
-    if (added?.[0]) throw added[0];
-    id = (added?.[1] as string | null | undefined) ?? null;
+    // Sent back to back, not as one pipeline: on a Redis Cluster the two keys may live on different nodes.
+    [id] = await Promise.all([redis.xadd(stream, "MAXLEN", "~", maxLen, "*", ...encodeFields(data, options)), redis.sadd(options.registry, stream)]);
   }
   if (id === null) throw new Error(`XADD to ${stream} returned no id`);
   return id;

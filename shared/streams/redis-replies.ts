@@ -4,7 +4,7 @@
  * may arrive flattened or as objects), so each reply is taken as `unknown` and checked
  * here once. A reply of an unexpected shape is a fault and throws.
  */
-import type { Redis } from "ioredis";
+import type { Redis } from "../../shared/redis/client.js";
 
 export interface StreamEntry {
   id: string;
@@ -152,6 +152,6 @@ export async function ensureGroup(redis: Redis, stream: string, group: string, s
   } catch (error) {
     if (!messageOf(error).startsWith("BUSYGROUP")) throw error;
   }
-  // Every consumed stream is registered where it is made (stream-registry.ts), BUSYGROUP or not.
+  // Every consumed stream is registered where it is made (registry.ts), BUSYGROUP or not.
   if (registry !== undefined) await redis.sadd(registry, stream);
 }

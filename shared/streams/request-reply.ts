@@ -8,10 +8,21 @@
  * pushed before the requester starts waiting is kept, not lost.
  */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
-import type { Keys } from "../../shared/redis/keys.js";
-import { RequestTimeoutError } from "./errors.js";
-import { publish } from "./messages.js";
+import { duplicateRedis, type Redis } from "../redis/client.js";
+import type { Keys } from "../redis/keys.js";
+import { publish } from "./envelope.js";
+
+/** `request()` got no reply in time. The message may still be handled later. */
+export class RequestTimeoutError extends Error {
+  override readonly name = "RequestTimeoutError";
+  constructor(
+    readonly stream: string,
+    readonly requestId: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`no reply from ${stream} within ${timeoutMs} ms (request ${requestId})`);
+  }
+}
 
 export interface RequestOptions {
   maxLen?: number;
@@ -40,7 +51,7 @@ export async function request(
   options: RequestOptions = {},
 ): Promise<unknown> {
   const requestId = options.requestId ?? randomUUID();
-  const connection = options.connection ?? redis.duplicate();
+  const connection = options.connection ?? duplicateRedis(redis);
   if (options.connection === undefined) connection.on("error", () => {});
   try {
     await publish(redis, stream, payload, { maxLen: options.maxLen, replyTo: requestId, registry: keys.streamRegistry() });

@@ -1,0 +1,33 @@
+import type { AddressInfo } from "node:net";
+import { SMTPServer } from "smtp-server";
+
+export interface SmtpSink {
+  port: number;
+  /** Every message accepted, in order: envelope recipients and the raw message. */
+  mails: { to: string[]; data: string }[];
+  stop(): Promise<void>;
+}
+
+/** A local SMTP server (smtp-server) that keeps what it receives: the notifier's e-mails in tests. */
+export async function startSmtpSink(): Promise<SmtpSink> {
+  const mails: SmtpSink["mails"] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (c: Buffer) => chunks.push(c));
+      stream.on("end", () => {
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), data: Buffer.concat(chunks).toString("utf8") });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    mails,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
