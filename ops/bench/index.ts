@@ -9,6 +9,8 @@ import { chooseDriver, commandStats, counterValue, driveAll, scrape, statsDelta,
 import { botcheckTargets } from "./botcheck.js";
 import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "./seed.js";
 import { freePort } from "../../shared/net/free-port.js";
+import { createKeys, USAGE_SHARDS } from "../../shared/redis/keys.js";
+import { streamStats } from "../../shared/streams/stats.js";
 
 /**
  * `npm run bench`: verify.php against a bare uWS server and a bare node:http server
@@ -174,6 +176,19 @@ async function main(): Promise<void> {
     process.stdout.write(`  verify p99          ${fmt(verify.p99, 2)} ms (target <= 5)\n`);
     process.stdout.write(`  Redis round trips per verify: ${fmt(runs / Math.max(judged, 1), 3)} (${fmt(runs)} script runs for ${fmt(judged)} calls, ${fmt(judged / Math.max(runs, 1), 1)} calls per run)\n`);
     process.stdout.write(`  INFO commandstats over the runs: ${fmt(evalsha)} EVALSHA = ${fmt(evalsha / Math.max(judged, 1), 3)} per verify; ${fmt([...delta.values()].reduce((a, b) => a + b, 0))} commands in all (server-wide, script internals included)\n`);
+
+    // Does one usage process keep up? Entries not yet read (lag) or read and not yet applied (pending), right after the runs.
+    const usageKeys = createKeys(prefix);
+    let lag = 0;
+    let pending = 0;
+    for (let shard = 0; shard < USAGE_SHARDS; shard++) {
+      const stats = await streamStats(redis, usageKeys.usageStream(shard));
+      for (const group of stats.groups) {
+        lag += group.lag;
+        pending += group.pending;
+      }
+    }
+    process.stdout.write(`  usage actor right after the runs: ${fmt(lag)} entries not yet read, ${fmt(pending)} in hand (${fmt(runs)} written during the runs)\n`);
 
     if (textOption("only") === "verify") return;
     const botcheck = await botcheckTargets(gateway.url, seeded.botcheckKey, BENCH_DOMAIN);
