@@ -47,15 +47,20 @@ export function buildApp(deps: IngressDeps) {
     return fault(request.requestId, CORS_PATHS.includes(path) || CORS_PATHS.includes(`${path}.php`));
   }
 
-  /** A promise only when the route answers later (no promise of its own per call). */
-  function guarded(handler: Handler<IngressDeps>, request: HttpRequest, params: RouteParams, path: string): Promise<HttpReply> | HttpReply {
+  /**
+   * The route's answer, counted; a promise only when the route answers later (no promise of
+   * its own per call, and one step for the fault and the count together).
+   */
+  function guarded(
+    handler: Handler<IngressDeps>, request: HttpRequest, params: RouteParams, path: string, counted: (reply: HttpReply) => HttpReply,
+  ): Promise<HttpReply> | HttpReply {
     let reply: Promise<HttpReply> | HttpReply;
     try {
       reply = handler(request, deps, params);
     } catch (error) {
-      return faulted(error, request, path);
+      return counted(faulted(error, request, path));
     }
-    return reply instanceof Promise ? reply.catch((error: unknown) => faulted(error, request, path)) : reply;
+    return reply instanceof Promise ? reply.then(counted, (error: unknown) => counted(faulted(error, request, path))) : counted(reply);
   }
 
   return function dispatch(request: HttpRequest): Promise<HttpReply> | HttpReply {
@@ -84,8 +89,7 @@ export function buildApp(deps: IngressDeps) {
     };
     if (match === null) return counted(refuse("unknown_endpoint"));
     if (match === "method") return counted(refuse("method_not_allowed"));
-    const reply = guarded(match.handler, request, match.params, path);
-    return reply instanceof Promise ? reply.then(counted) : counted(reply);
+    return guarded(match.handler, request, match.params, path, counted);
   };
 }
 

@@ -88,7 +88,7 @@ function success(request: HttpRequest, deps: IngressDeps, prepared: Prepared, ve
     signature: verifySignature(p.apiKey, ts, key.id, domain, p.nonce),
     nonce: p.nonce,
     latencyMs: Number((process.hrtime.bigint() - request.startedNs) / 1_000_000n),
-    tokens: tokens.bytes,
+    tokensJson: tokens.json,
     notice: p.notice,
   });
 }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { parseAddress } from "../enforcement/ip.js";
 
 /** Bytes of SHA-256 kept to bind a pass token to the visitor's network. */
@@ -20,5 +20,5 @@ export function visitorNetwork(address: string): string {
 }
 
 export function networkHashBytes(address: string): Buffer {
-  return createHash("sha256").update(visitorNetwork(address), "utf8").digest().subarray(0, NETWORK_HASH_BYTES);
+  return hash("sha256", visitorNetwork(address), "buffer").subarray(0, NETWORK_HASH_BYTES);
 }

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
+import { hmacBytes } from "../crypto/hash.js";
 import { UA_HASH_BYTES, uaHashBytes } from "./ua-hash.js";
 import { NETWORK_HASH_BYTES, networkHashBytes } from "./network.js";
 
@@ -81,7 +82,7 @@ export function verifyToken(token: unknown, check: TokenCheck, secret: Buffer): 
 }
 
 function mac(payload: Buffer, secret: Buffer): Buffer {
-  return createHmac("sha256", secret).update(CONTEXT).update(payload).digest();
+  return hmacBytes(secret, CONTEXT, payload);
 }
 
 /** Decodes base64url only in its one canonical spelling, so no two strings make the same token. */

@@ -1,11 +1,11 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /** Bytes of SHA-256 kept to bind a token or a challenge to a user agent. */
 export const UA_HASH_BYTES = 16;
 
 /** Truncated SHA-256 of the exact User-Agent header value (binding, not secrecy). */
 export function uaHashBytes(userAgent: string): Buffer {
-  return createHash("sha256").update(userAgent, "utf8").digest().subarray(0, UA_HASH_BYTES);
+  return hash("sha256", userAgent, "buffer").subarray(0, UA_HASH_BYTES);
 }
 
 /** `uaHashBytes` as 32 lower-case hex characters, the form stored with a challenge. */

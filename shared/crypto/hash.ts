@@ -18,9 +18,24 @@ const outerScratch = Buffer.alloc(BLOCK + 32);
 
 /** Hex HMAC-SHA256 of `message` (UTF-8) keyed with `key` (UTF-8 when a string). */
 export function hmacHex(key: string | Buffer, message: string): string {
+  return hmac(key, [message], "hex");
+}
+
+/** HMAC-SHA256 of the concatenated `parts`, as bytes. */
+export function hmacBytes(key: Buffer, ...parts: Buffer[]): Buffer {
+  return hmac(key, parts, "buffer");
+}
+
+function hmac(key: string | Buffer, parts: readonly (string | Buffer)[], encoding: "hex"): string;
+function hmac(key: string | Buffer, parts: readonly (string | Buffer)[], encoding: "buffer"): Buffer;
+function hmac(key: string | Buffer, parts: readonly (string | Buffer)[], encoding: "hex" | "buffer"): string | Buffer {
   const keyBytes = typeof key === "string" ? Buffer.byteLength(key) : key.length;
-  if (keyBytes > BLOCK || Buffer.byteLength(message) > innerScratch.length - BLOCK) {
-    return createHmac("sha256", key).update(message).digest("hex");
+  let messageBytes = 0;
+  for (const part of parts) messageBytes += typeof part === "string" ? Buffer.byteLength(part) : part.length;
+  if (keyBytes > BLOCK || messageBytes > innerScratch.length - BLOCK) {
+    const slow = createHmac("sha256", key);
+    for (const part of parts) slow.update(part);
+    return encoding === "hex" ? slow.digest("hex") : slow.digest();
   }
   // The key, zero-padded to a block, XOR ipad / opad.
   innerScratch.fill(0, 0, BLOCK);
@@ -31,9 +46,10 @@ export function hmacHex(key: string | Buffer, message: string): string {
     innerScratch[i] = byte ^ 0x36;
     outerScratch[i] = byte ^ 0x5c;
   }
-  const length = innerScratch.write(message, BLOCK, "utf8");
-  hash("sha256", innerScratch.subarray(0, BLOCK + length), "buffer").copy(outerScratch, BLOCK);
-  return hash("sha256", outerScratch, "hex");
+  let at = BLOCK;
+  for (const part of parts) at += typeof part === "string" ? innerScratch.write(part, at, "utf8") : part.copy(innerScratch, at);
+  hash("sha256", innerScratch.subarray(0, at), "buffer").copy(outerScratch, BLOCK);
+  return encoding === "hex" ? hash("sha256", outerScratch, "hex") : hash("sha256", outerScratch, "buffer");
 }
 
 /** Constant-time comparison of two strings of possibly different length. */

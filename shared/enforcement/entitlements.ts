@@ -8,8 +8,7 @@ const MAX_CACHED_ENTITLEMENTS = 50_000;
 /** A signed pair, with its answer fields already serialized. */
 export interface SignedTokens extends Issued {
   at: number;
-  /** `,"entitlement":…,"entitlement_expires":…,"lifeline":…`: the answer's fields, as bytes. */
-  bytes: Buffer;
+  json: string;
 }
 
 /** Signed tokens per (versions, install, domain), reused for ENTITLEMENT_REUSE_S. */
@@ -22,8 +21,8 @@ export function createEntitlementCache(signingKey: SigningKey): EntitlementCache
     if (hit && nowS - hit.at < ENTITLEMENT_REUSE_S && nowS >= hit.at) return hit;
     if (signed.size >= MAX_CACHED_ENTITLEMENTS) signed.clear();
     const tokens = issueEntitlement(signingKey, { ...input(), nowS });
-    const json = `,"entitlement":${JSON.stringify(tokens.entitlement)},"entitlement_expires":${tokens.expires},"lifeline":${JSON.stringify(tokens.lifeline)}`;
-    const issued = { ...tokens, at: nowS, bytes: Buffer.from(json) };
+    const json = `"entitlement":${JSON.stringify(tokens.entitlement)},"entitlement_expires":${tokens.expires},"lifeline":${JSON.stringify(tokens.lifeline)}`;
+    const issued = { ...tokens, at: nowS, json };
     signed.set(cacheKey, issued);
     return issued;
   };

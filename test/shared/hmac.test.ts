@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { hmacHex } from "../../shared/crypto/hash.js";
+import { hmacBytes, hmacHex } from "../../shared/crypto/hash.js";
 
 /** hmacHex computes HMAC by hand over scratch buffers: it must equal node's Hmac for every key and message. */
 
@@ -17,5 +17,19 @@ describe("hmacHex", () => {
     const long = hmacHex("a".repeat(60), "one");
     expect(hmacHex("b", "one")).toBe(reference("b", "one"));
     expect(hmacHex("a".repeat(60), "one")).toBe(long);
+  });
+});
+
+describe("hmacBytes", () => {
+  it("equals createHmac over the concatenated parts, for short, block-sized and longer keys and parts past the scratch buffer", () => {
+    const keys = [randomBytes(32), randomBytes(64), randomBytes(65)];
+    const parts: Buffer[][] = [[], [Buffer.from("context\0")], [Buffer.from("context\0"), randomBytes(40)], [randomBytes(3000), randomBytes(1200)]];
+    for (const key of keys) {
+      for (const message of parts) {
+        const reference = createHmac("sha256", key);
+        for (const part of message) reference.update(part);
+        expect(hmacBytes(key, ...message).equals(reference.digest())).toBe(true);
+      }
+    }
   });
 });

@@ -85,28 +85,16 @@ export function browserGuard(prepared: Prepared): string {
   return snippet;
 }
 
-/**
- * The parts of a success that stay the same across calls of one key, as bytes: the head up
- * to the domain (the key object, memoized per effective end) and the kind-specific tail
- * (browser_guard for client keys, firewall for server keys that have one).
- */
-interface AnswerParts {
-  end: number;
-  head: Buffer;
-  kind: Buffer;
-}
-
-function answerParts(prepared: Prepared, nowMs: number): AnswerParts {
-  const key = cachedKey(prepared, nowMs);
-  const cached = prepared.extras.get("answer-parts") as AnswerParts | undefined;
-  if (cached && cached.end === key.end) return cached;
-  const { kind, firewall } = prepared.key;
-  const kindJson = kind === "client"
+/** The kind-specific part of a success: browser_guard for client keys, firewall for server keys that have one. */
+function kindFields(prepared: Prepared): string {
+  const cached = prepared.extras.get("kind-fields");
+  if (typeof cached === "string") return cached;
+  const { key } = prepared;
+  const json = key.kind === "client"
     ? `,"browser_guard":${JSON.stringify(browserGuard(prepared))}`
-    : firewall !== null ? `,"firewall":${JSON.stringify(firewall)}` : "";
-  const fresh = { end: key.end, head: Buffer.from(`{"authorized":true,"reason":"ok","key":${key.json},"domain":`), kind: Buffer.from(kindJson) };
-  prepared.extras.set("answer-parts", fresh);
-  return fresh;
+    : key.firewall !== null ? `,"firewall":${JSON.stringify(key.firewall)}` : "";
+  prepared.extras.set("kind-fields", json);
+  return json;
 }
 
 export interface Success {
@@ -117,35 +105,25 @@ export interface Success {
   signature: string;
   nonce: string | undefined;
   latencyMs: number;
-  /** `,"entitlement":…,"entitlement_expires":…,"lifeline":…` as bytes, serialized once per signed pair. */
-  tokens: Buffer;
+  /** `"entitlement":…,"entitlement_expires":…,"lifeline":…`, serialized once per signed pair. */
+  tokensJson: string;
   notice: string | undefined;
 }
 
 /**
- * The success answer of 2.2, serialized by hand into one Buffer: the parts that stay the
- * same across calls (key object, tokens, guard) are bytes already and are copied, only
- * what changes is encoded, and uWS sends the Buffer as it is (a string body of ~1.7 kB
- * would be flattened and encoded again on every call). Field order: authorized, reason,
- * key, domain, ts, expires_in, signature, nonce, latency_ms, entitlement,
- * entitlement_expires, lifeline, browser_guard | firewall, notice.
+ * The success answer of 2.2, serialized by hand: the parts that stay the same across
+ * calls (key object, tokens, guard) are JSON already, so each call only writes what
+ * changes. Field order: authorized, reason, key, domain, ts, expires_in, signature,
+ * nonce, latency_ms, entitlement, entitlement_expires, lifeline, browser_guard |
+ * firewall, notice.
  */
 export function successReply(s: Success): HttpReply {
-  const parts = answerParts(s.prepared, s.nowMs);
-  let middle = `${JSON.stringify(s.domain)},"ts":${s.ts},"expires_in":${EXPIRES_IN_S},"signature":"${s.signature}"`;
-  if (s.nonce !== undefined) middle += `,"nonce":${JSON.stringify(s.nonce)}`;
-  middle += `,"latency_ms":${s.latencyMs}`;
-  const last = s.notice === undefined ? "}" : `,"notice":${JSON.stringify(s.notice)}}`;
-  const middleBytes = Buffer.byteLength(middle);
-  const body = Buffer.allocUnsafe(parts.head.length + middleBytes + s.tokens.length + parts.kind.length + Buffer.byteLength(last));
-  let at = parts.head.length;
-  body.set(parts.head, 0);
-  at += body.write(middle, at);
-  body.set(s.tokens, at);
-  at += s.tokens.length;
-  body.set(parts.kind, at);
-  body.write(last, at + parts.kind.length);
-  return { status: 200, headers: SUCCESS_HEADERS as Record<string, string>, body };
+  let body = `{"authorized":true,"reason":"ok","key":${cachedKey(s.prepared, s.nowMs).json},"domain":${JSON.stringify(s.domain)}`;
+  body += `,"ts":${s.ts},"expires_in":${EXPIRES_IN_S},"signature":"${s.signature}"`;
+  if (s.nonce !== undefined) body += `,"nonce":${JSON.stringify(s.nonce)}`;
+  body += `,"latency_ms":${s.latencyMs},${s.tokensJson}${kindFields(s.prepared)}`;
+  if (s.notice !== undefined) body += `,"notice":${JSON.stringify(s.notice)}`;
+  return { status: 200, headers: SUCCESS_HEADERS as Record<string, string>, body: `${body}}` };
 }
 
 export function refusal(reason: Reason, key?: PublicKey): HttpReply {
