@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import uws from "uWebSockets.js";
 import type { Logger } from "../shared/log.js";
+import { memoize } from "../shared/memo.js";
 import type { Clock } from "../shared/clock.js";
 import type { Reason } from "../shared/reasons.js";
 import { RequestGoneError, type HttpReply, type HttpRequest } from "./types.js";
@@ -55,16 +56,7 @@ export function refusalBody(reason: Reason): { ok: false; reason: Reason } {
 }
 
 // Connecting addresses repeat (keep-alive, proxies): remember the normalized form of recent ones.
-const addressMemo = new Map<string, string>();
-
-function normalizeAddress(raw: string): string {
-  const known = addressMemo.get(raw);
-  if (known !== undefined) return known;
-  const normalized = normalizeUncached(raw);
-  if (addressMemo.size >= 10_000) addressMemo.clear();
-  addressMemo.set(raw, normalized);
-  return normalized;
-}
+const normalizeAddress = memoize((raw) => normalizeUncached(raw));
 
 function normalizeUncached(raw: string): string {
   try {

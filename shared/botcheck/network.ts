@@ -1,4 +1,5 @@
 import { hash } from "node:crypto";
+import { memoize } from "../memo.js";
 import { parseAddress } from "../enforcement/ip.js";
 
 /** Bytes of SHA-256 kept to bind a pass token to the visitor's network. */
@@ -19,6 +20,5 @@ export function visitorNetwork(address: string): string {
   return `${parsed.toNormalizedString().split(":").slice(0, 3).join(":")}::/48`;
 }
 
-export function networkHashBytes(address: string): Buffer {
-  return hash("sha256", visitorNetwork(address), "buffer").subarray(0, NETWORK_HASH_BYTES);
-}
+/** Remembered per address (a returning visitor's repeats): the answer is shared, never modify it. */
+export const networkHashBytes: (address: string) => Buffer = memoize((address) => hash("sha256", visitorNetwork(address), "buffer").subarray(0, NETWORK_HASH_BYTES));

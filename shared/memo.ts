@@ -1,0 +1,21 @@
+/**
+ * A function of one string argument that remembers its recent answers: for per-call work
+ * on values that repeat (a key as sent, a user agent, a connecting address). Bounded: the
+ * memory is cleared when `limit` answers are held, and arguments longer than `maxLength`
+ * are computed every time, never held. Answers are shared between callers: never modify one.
+ */
+export function memoize<T>(compute: (input: string) => T, options: { limit?: number; maxLength?: number } = {}): (input: string) => T {
+  const limit = options.limit ?? 10_000;
+  const maxLength = options.maxLength ?? 1024;
+  const known = new Map<string, T>();
+  return (input) => {
+    let value = known.get(input);
+    if (value === undefined) {
+      value = compute(input);
+      if (input.length > maxLength) return value;
+      if (known.size >= limit) known.clear();
+      known.set(input, value);
+    }
+    return value;
+  };
+}

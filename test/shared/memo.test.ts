@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { memoize } from "../../shared/memo.js";
+import { uaHashBytes } from "../../shared/botcheck/ua-hash.js";
+import { createHash } from "node:crypto";
+
+describe("memoize", () => {
+  it("computes once per input while held, holds at most `limit`, and never holds long inputs", () => {
+    const calls: string[] = [];
+    const upper = memoize((s) => {
+      calls.push(s);
+      return s.toUpperCase();
+    }, { limit: 2, maxLength: 5 });
+    expect([upper("a"), upper("a"), upper("b"), upper("b")]).toEqual(["A", "A", "B", "B"]);
+    expect(calls).toEqual(["a", "b"]);
+    upper("c"); // full: cleared, then holds c
+    upper("a");
+    expect(calls).toEqual(["a", "b", "c", "a"]);
+    upper("longer");
+    upper("longer");
+    expect(calls.filter((s) => s === "longer")).toHaveLength(2);
+  });
+
+  it("a remembered user-agent hash is the same bytes as a fresh one", () => {
+    const ua = "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0";
+    const fresh = createHash("sha256").update(ua, "utf8").digest().subarray(0, 16);
+    expect(uaHashBytes(ua).equals(fresh)).toBe(true);
+    expect(uaHashBytes(ua).equals(fresh)).toBe(true);
+  });
+});
