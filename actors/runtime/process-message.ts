@@ -69,27 +69,8 @@ export function createProcessor<T, Db>(ctx: ProcessorContext<T, Db>): (delivery:
     return "dead";
   }
 
-  /**
-   * Acks of one event-loop turn leave as one XACK per stream: a consumer that finishes a
-   * group of messages together (the usage writer applies them in one transaction) sends
-   * one command instead of one per message. Each ack still resolves only once Redis has
-   * taken it, and a failed XACK fails every ack in it (the entries stay pending).
-   */
-  const acks = new Map<string, { ids: string[]; sent: Promise<unknown> }>();
-
-  function ack(d: Delivery): Promise<unknown> {
-    let batch = acks.get(d.stream);
-    if (batch === undefined) {
-      const ids: string[] = [];
-      const sent = new Promise((resolve) => setImmediate(resolve)).then(() => {
-        acks.delete(d.stream);
-        return redis.xack(d.stream, group, ...ids);
-      });
-      batch = { ids, sent };
-      acks.set(d.stream, batch);
-    }
-    batch.ids.push(d.id);
-    return batch.sent;
+  async function ack(d: Delivery): Promise<void> {
+    await redis.xack(d.stream, group, d.id);
   }
 
   /**
