@@ -11,6 +11,7 @@ import { createRedis, deleteMatching } from "../../shared/redis/client.js";
 import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "../bench/seed.js";
 import { parseWrk, type WrkRun } from "../bench/wrk.js";
 import { startChild, type ServerChild } from "../bench/children.js";
+import { freePort } from "../../shared/net/free-port.js";
 import { SCANS_PER_HOUR } from "../../ingress/routes/scan.js";
 import { CHANGES_PER_HOUR } from "../../ingress/routes/hourly-budget.js";
 import { scanDomains, startScanTargets } from "./scan-targets.js";
@@ -145,7 +146,10 @@ async function main(): Promise<void> {
     DNS_RESOLVER: targets.resolver, SCAN_ALLOW_PRIVATE: "1", SCAN_HTTP_PORT: String(targets.httpPort), SCAN_HTTPS_PORT: String(targets.httpsPort),
     SCAN_CA_FILE: join(dir, "ca.pem"),
   };
-  const ingress: ServerChild = await startChild(fileURLToPath(new URL("../start.js", import.meta.url)), ["ingress"], env);
+  // /metrics is on the ingress's internal listener (METRICS_PORT), not its public port.
+  const metricsPort = await freePort();
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  const ingress: ServerChild = await startChild(fileURLToPath(new URL("../start.js", import.meta.url)), ["ingress"], { ...env, METRICS_PORT: String(metricsPort) });
   // "actor running" is an info line: the actor logs at info to say it started.
   const usageProcesses = Number(option("usage") ?? 1);
   const roles = [...Array.from({ length: usageProcesses }, (_, i) => (usageProcesses > 1 ? `usage-${i + 1}` : "usage")), "scanner", "outbox"];
@@ -198,7 +202,7 @@ async function main(): Promise<void> {
     const started = Date.now();
     let maxLag = 0;
     const sampler = setInterval(() => void (async () => {
-      const page = await fetch(`${ingress.url}/metrics`).then((r) => r.text(), () => "");
+      const page = await fetch(metricsUrl).then((r) => r.text(), () => "");
       const lags = byGroup(page, "gateway_group_lag");
       const lag = gauge(page, "gateway_group_lag");
       maxLag = Math.max(maxLag, lag);
@@ -207,7 +211,7 @@ async function main(): Promise<void> {
     })(), sampleS * 1000);
     const runs = await Promise.all(endpoints.map((e) => runWrk(ingress.url, e, durationS, dir)));
     clearInterval(sampler);
-    const page = await fetch(`${ingress.url}/metrics`).then((r) => r.text(), () => "");
+    const page = await fetch(metricsUrl).then((r) => r.text(), () => "");
     const total = runs.reduce((s, r) => s + r.requests, 0);
     process.stdout.write(`\n  ${"endpoint".padEnd(14)}${["req/s", "share", "p50 ms", "p99 ms", "non-2xx", "errors"].map((h) => h.padStart(10)).join("")}\n`);
     endpoints.forEach((e, i) => {
@@ -221,7 +225,7 @@ async function main(): Promise<void> {
     let lagAfter = gauge(page, "gateway_group_lag");
     while (lagAfter > 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 1_000));
-      lagAfter = gauge(await fetch(`${ingress.url}/metrics`).then((r) => r.text(), () => ""), "gateway_group_lag");
+      lagAfter = gauge(await fetch(metricsUrl).then((r) => r.text(), () => ""), "gateway_group_lag");
     }
     process.stdout.write(`  lag ${Math.round((Date.now() - deadline + 60_000) / 1000)} s after the load: ${lagAfter}\n`);
     for (const [name, pid] of Object.entries(pids)) process.stdout.write(`  RSS ${name}: ${rss0[name]} MB at start, ${await rssMb(pid)} MB at end\n`);
