@@ -4,23 +4,28 @@ import { readFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { randomToken, sha256 } from "../../shared/crypto/hash.js";
 import { loadConfig } from "../../shared/config.js";
 import { insertEvent } from "../../shared/db/events.js";
-import { insertKey } from "../../shared/db/keys.js";
 import { createPool, resolveDatabaseUrl, transaction } from "../../shared/db/pool.js";
 import { createRedis, deleteMatching } from "../../shared/redis/client.js";
 import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "../bench/seed.js";
 import { parseWrk, type WrkRun } from "../bench/wrk.js";
 import { startChild, type ServerChild } from "../bench/children.js";
+import { freePort } from "../../shared/net/free-port.js";
+import { SCANS_PER_HOUR } from "../../ingress/routes/scan.js";
+import { CHANGES_PER_HOUR } from "../../ingress/routes/hourly-budget.js";
+import { scanDomains, startScanTargets } from "./scan-targets.js";
+import { changeBodies, firstScans, insertServerKey, seedScanOrgs } from "./seed-scans.js";
 
 /**
- * `npm run load [-- --duration 60 | --soak 30m] [--usage N] [--sample S]`: the gateway as deployed (ingress and the
- * usage actor as their own processes, against REDIS_URL and a `<name>_bench` database)
- * under a mix of endpoints for the given time, one wrk process per endpoint so each gets
- * its own p50/p99; the mix is set by connections (verify ~90% of them). Every sample
- * interval it prints stream lag, pending and dead letters (the ingress's /metrics) and the
- * RSS of every process; at the end throughput and latency per endpoint.
+ * `npm run load [-- --duration 60 | --soak 30m] [--usage N] [--sample S] [--scan-orgs N]`: the gateway as
+ * deployed (ingress, the usage actor, the scanner actor and the outbox relay as their own
+ * processes, against REDIS_URL and a `<name>_bench` database) under a mix of endpoints for
+ * the given time, one wrk process per endpoint so each gets its own p50/p99; the mix is set
+ * by connections (verify ~90% of them), and fresh scans and assignment changes are paced to
+ * their hourly budgets. Scans reach only loopback servers the run starts (scan-targets.ts).
+ * Every sample interval it prints stream lag per group, pending and dead letters (the
+ * ingress's /metrics) and the RSS of every process; at the end throughput and latency per endpoint.
  */
 
 interface Endpoint {
@@ -32,6 +37,8 @@ interface Endpoint {
   /** A wrk script of its own (a `request` function that varies the request), instead of a fixed one. */
   lua?: string;
   connections: number;
+  /** wrk's --timeout, seconds (5 unless set). */
+  timeoutS?: number;
 }
 
 function option(name: string): string | undefined {
@@ -54,7 +61,7 @@ function runWrk(url: string, endpoint: Endpoint, durationS: number, dir: string)
   for (const [name, value] of Object.entries(endpoint.headers ?? {})) lines.push(`wrk.headers[${lua(name)}] = ${lua(value)}`);
   const script = join(dir, `${endpoint.name.replace(/\W/g, "_")}.lua`);
   return writeFile(script, `${endpoint.lua ?? lines.join("\n")}\n`).then(() => new Promise((resolve, reject) => {
-    execFile("wrk", ["-t1", `-c${endpoint.connections}`, `-d${durationS}s`, "--latency", "--timeout", "5s", "-s", script, `${url}${endpoint.path}`],
+    execFile("wrk", ["-t1", `-c${endpoint.connections}`, `-d${durationS}s`, "--latency", "--timeout", `${endpoint.timeoutS ?? 5}s`, "-s", script, `${url}${endpoint.path}`],
       { maxBuffer: 1 << 20 }, (error, stdout) => (error ? reject(error) : resolve(parseWrk(stdout))));
   }));
 }
@@ -62,6 +69,32 @@ function runWrk(url: string, endpoint: Endpoint, durationS: number, dir: string)
 async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+/** A gauge by its `group` label, summed over the other labels, in a Prometheus text page. */
+function byGroup(page: string, name: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of page.split("\n")) {
+    const group = line.startsWith(`${name}{`) ? /group="([^"]*)"/.exec(line)?.[1] : undefined;
+    if (group !== undefined) out.set(group, (out.get(group) ?? 0) + Number(line.split(" ").pop()));
+  }
+  return out;
+}
+
+/**
+ * A wrk script that sends `bodies` in turn (POST JSON to `path`), waiting `delayMs` after
+ * each answer: how the scan and change rates stay inside their hourly budgets.
+ */
+function rotatingPost(path: string, bodies: readonly string[], delayMs: number): string {
+  return [
+    `local bodies = { ${bodies.map(lua).join(", ")} }`,
+    "local i = 0",
+    "request = function()",
+    "  i = i % #bodies + 1",
+    `  return wrk.format("POST", ${lua(path)}, { ["Content-Type"] = "application/json" }, bodies[i])`,
+    "end",
+    `delay = function() return ${delayMs} end`,
+  ].join("\n");
 }
 
 /** Sum of a gauge over its label sets in a Prometheus text page. */
@@ -89,18 +122,11 @@ async function main(): Promise<void> {
   const databaseUrl = benchDatabaseUrl(resolveDatabaseUrl(config.databaseUrl, process.env.PGUSER));
   const prefix = `load:${randomBytes(4).toString("hex")}:`;
   const seeded = await seedBench(databaseUrl, Date.now());
-  // A server key bound to loopback for the server-only reads (scan list, assignments, secret).
-  const serverKey = `sk_live_${randomToken(32)}`;
   const pool = createPool(databaseUrl, 2);
-  await transaction(pool, (tx) => insertKey(tx, {
-    orgId: seeded.orgId, hash: sha256(serverKey), prefix: serverKey.slice(0, 12), kind: "server", nowMs: Date.now(),
-    settings: {
-      name: "Load server", domain: BENCH_DOMAIN, environment: "production", industry: "", scopes: [], ip_allow: ["127.0.0.1"], ip_deny: [],
-      ip_binding: true, countries_allow: [], countries_block: [], rate_per_minute: 10_000_000, rate_per_source_per_minute: null, is_trial: false,
-      expires_at: null, botcheck: { enabled: false, hold_ms: 0, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
-      firewall: null, content_origin: null,
-    },
-  }));
+  // A server key bound to loopback for the server-only reads (scan list, assignments, secret).
+  const serverKey = await insertServerKey(pool, seeded.orgId, "Load server", BENCH_DOMAIN, Date.now());
+  // Organizations to scan and assign in, one domain each (the budgets are per organization).
+  const scanOrgs = await seedScanOrgs(pool, scanDomains(Number(option("scan-orgs") ?? 20)), Date.now());
   // 1 000 events to page through (events.php, 100 per page).
   const eventIds = await transaction(pool, async (tx) => {
     const ids: number[] = [];
@@ -111,19 +137,33 @@ async function main(): Promise<void> {
   });
   await pool.end();
 
+  const dir = await mkdtemp(join(tmpdir(), "load-wrk-"));
+  const targets = await startScanTargets(scanOrgs.map((o) => o.domain), Date.now());
+  await writeFile(join(dir, "ca.pem"), targets.caPem);
   const env = {
     ...process.env, PORT: "0", HOST: "127.0.0.1", REDIS_PREFIX: prefix, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn",
     GATEWAY_SECRET: randomBytes(32).toString("hex"), GATEWAY_TEST_CLOCK: "", ADMIN_TOKEN: randomBytes(16).toString("hex"), SITE_URL: "",
+    DNS_RESOLVER: targets.resolver, SCAN_ALLOW_PRIVATE: "1", SCAN_HTTP_PORT: String(targets.httpPort), SCAN_HTTPS_PORT: String(targets.httpsPort),
+    SCAN_CA_FILE: join(dir, "ca.pem"),
   };
-  const ingress: ServerChild = await startChild(fileURLToPath(new URL("../start.js", import.meta.url)), ["ingress"], env);
+  // /metrics is on the ingress's internal listener (METRICS_PORT), not its public port.
+  const metricsPort = await freePort();
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  const ingress: ServerChild = await startChild(fileURLToPath(new URL("../start.js", import.meta.url)), ["ingress"], { ...env, METRICS_PORT: String(metricsPort) });
   // "actor running" is an info line: the actor logs at info to say it started.
   const usageProcesses = Number(option("usage") ?? 1);
-  const actors = await Promise.all(Array.from({ length: usageProcesses }, () => startActorProcess("usage", { ...env, LOG_LEVEL: "info" })));
-  const dir = await mkdtemp(join(tmpdir(), "load-wrk-"));
+  const roles = [...Array.from({ length: usageProcesses }, (_, i) => (usageProcesses > 1 ? `usage-${i + 1}` : "usage")), "scanner", "outbox"];
+  const actors = await Promise.all(roles.map((role) => startActorProcess(role.replace(/-\d+$/, ""), { ...env, LOG_LEVEL: "info" })));
   const redis = createRedis(config.redisUrl, "load");
   try {
     const chrome = { "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36", "Accept-Language": "en-US,en;q=0.9", Accept: "*/*" };
     const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
+    // One scan per domain first, so the changes have findings to name.
+    const scanTargets = await firstScans(ingress.url, scanOrgs);
+    // Paced to the budgets left in one clock hour: scans (one spent on the first scan) and changes, per organization.
+    const windowMs = Math.min(durationS, 3600) * 1000;
+    const scanDelayMs = Math.floor(windowMs / (scanTargets.length * (SCANS_PER_HOUR - 1)));
+    const changeDelayMs = Math.floor(windowMs / (scanTargets.length * CHANGES_PER_HOUR));
     const endpoints: Endpoint[] = [
       { name: "verify", method: "POST", path: "/api/v1/verify.php", body: JSON.stringify({ key: seeded.key, domain: BENCH_DOMAIN }), connections: Number(option("verify-connections") ?? 54) },
       { name: "botcheck", method: "POST", path: "/api/v1/botcheck.php", body: JSON.stringify({ key: seeded.botcheckKey, signals: {} }), headers: chrome, connections: 1 },
@@ -132,6 +172,14 @@ async function main(): Promise<void> {
       { name: "scan list", method: "GET", path: `/api/v1/scan.php?${q({ key: serverKey, domain: BENCH_DOMAIN, list: "1" })}`, connections: 1 },
       { name: "assignments", method: "GET", path: `/api/v1/assignments.php?${q({ key: serverKey, domain: BENCH_DOMAIN })}`, connections: 1 },
       { name: "status", method: "GET", path: "/api/status.php", connections: 1 },
+      {
+        name: "scan run", method: "POST", path: "/api/v1/scan.php", connections: 1, timeoutS: 30,
+        lua: rotatingPost("/api/v1/scan.php", scanTargets.map((t) => JSON.stringify({ key: t.key, domain: t.domain })), scanDelayMs),
+      },
+      {
+        name: "assign change", method: "POST", path: "/api/v1/assignments.php", connections: 1,
+        lua: rotatingPost("/api/v1/assignments.php", changeBodies(scanTargets, Date.now()), changeDelayMs),
+      },
       {
         name: "events", method: "GET", path: "/api/v1/events.php", connections: 1,
         // Pages through the seeded events: since = first id - 1, then +100 each request, round and round.
@@ -146,42 +194,45 @@ async function main(): Promise<void> {
       },
     ];
     const pids: Record<string, number> = { ingress: ingress.pid };
-    actors.forEach((actor, i) => (pids[actors.length > 1 ? `usage-${i + 1}` : "usage"] = actor.pid ?? 0));
+    actors.forEach((actor, i) => (pids[roles[i]] = actor.pid ?? 0));
     process.stdout.write(`load: ${durationS} s against ${ingress.url}; one wrk per endpoint (${endpoints.map((e) => `${e.name} ${e.connections}c`).join(", ")})\n`);
+    process.stdout.write(`  ${scanTargets.length} scan organizations; a fresh scan every ${scanDelayMs} ms after the last answer, a change every ${changeDelayMs} ms\n`);
     const rss0: Record<string, number> = {};
     for (const [name, pid] of Object.entries(pids)) rss0[name] = await rssMb(pid);
     const started = Date.now();
     let maxLag = 0;
     const sampler = setInterval(() => void (async () => {
-      const page = await fetch(`${ingress.url}/metrics`).then((r) => r.text(), () => "");
+      const page = await fetch(metricsUrl).then((r) => r.text(), () => "");
+      const lags = byGroup(page, "gateway_group_lag");
       const lag = gauge(page, "gateway_group_lag");
       maxLag = Math.max(maxLag, lag);
       const rss = await Promise.all(Object.entries(pids).map(async ([name, pid]) => `${name} ${await rssMb(pid)} MB`));
-      process.stdout.write(`  t=${Math.round((Date.now() - started) / 1000)}s lag ${lag} pending ${gauge(page, "gateway_group_pending")} dead ${gauge(page, "gateway_stream_dead_letters")} | RSS ${rss.join(", ")}\n`);
+      process.stdout.write(`  t=${Math.round((Date.now() - started) / 1000)}s lag ${[...lags].map(([group, n]) => `${group} ${n}`).join(", ") || 0} pending ${gauge(page, "gateway_group_pending")} dead ${gauge(page, "gateway_stream_dead_letters")} | RSS ${rss.join(", ")}\n`);
     })(), sampleS * 1000);
     const runs = await Promise.all(endpoints.map((e) => runWrk(ingress.url, e, durationS, dir)));
     clearInterval(sampler);
-    const page = await fetch(`${ingress.url}/metrics`).then((r) => r.text(), () => "");
+    const page = await fetch(metricsUrl).then((r) => r.text(), () => "");
     const total = runs.reduce((s, r) => s + r.requests, 0);
-    process.stdout.write(`\n  ${"endpoint".padEnd(12)}${["req/s", "share", "p50 ms", "p99 ms", "non-2xx", "errors"].map((h) => h.padStart(10)).join("")}\n`);
+    process.stdout.write(`\n  ${"endpoint".padEnd(14)}${["req/s", "share", "p50 ms", "p99 ms", "non-2xx", "errors"].map((h) => h.padStart(10)).join("")}\n`);
     endpoints.forEach((e, i) => {
       const r = runs[i];
       const cells = [r.rps.toFixed(0), `${((r.requests / total) * 100).toFixed(1)}%`, r.p50.toFixed(2), r.p99.toFixed(2), String(r.non2xx), String(r.errors)];
-      process.stdout.write(`  ${e.name.padEnd(12)}${cells.map((c) => c.padStart(10)).join("")}\n`);
+      process.stdout.write(`  ${e.name.padEnd(14)}${cells.map((c) => c.padStart(10)).join("")}\n`);
     });
-    process.stdout.write(`  total ${(total / durationS).toFixed(0)} req/s; max usage lag seen ${maxLag}; dead letters ${gauge(page, "gateway_stream_dead_letters")}\n`);
+    process.stdout.write(`  total ${(total / durationS).toFixed(0)} req/s; max lag seen (all groups) ${maxLag}; dead letters ${gauge(page, "gateway_stream_dead_letters")}\n`);
     // The usage actor catches up: lag back to 0 after the load stops.
     const deadline = Date.now() + 60_000;
     let lagAfter = gauge(page, "gateway_group_lag");
     while (lagAfter > 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 1_000));
-      lagAfter = gauge(await fetch(`${ingress.url}/metrics`).then((r) => r.text(), () => ""), "gateway_group_lag");
+      lagAfter = gauge(await fetch(metricsUrl).then((r) => r.text(), () => ""), "gateway_group_lag");
     }
     process.stdout.write(`  lag ${Math.round((Date.now() - deadline + 60_000) / 1000)} s after the load: ${lagAfter}\n`);
     for (const [name, pid] of Object.entries(pids)) process.stdout.write(`  RSS ${name}: ${rss0[name]} MB at start, ${await rssMb(pid)} MB at end\n`);
   } finally {
     for (const actor of actors) actor.kill("SIGTERM");
     await ingress.stop();
+    await targets.stop();
     await rm(dir, { recursive: true, force: true });
     await deleteMatching(redis, `${prefix}*`);
     redis.disconnect();
