@@ -51,7 +51,7 @@ export interface Target {
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc; NaN off Linux or when it is gone. */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

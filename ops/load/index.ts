@@ -11,6 +11,8 @@ import { createRedis, deleteMatching } from "../../shared/redis/client.js";
 import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "../bench/seed.js";
 import { parseWrk, type WrkRun } from "../bench/wrk.js";
 import { startChild, type ServerChild } from "../bench/children.js";
+import { botcheckTargets } from "../bench/botcheck.js";
+import { cpuSeconds } from "../bench/load.js";
 import { freePort } from "../../shared/net/free-port.js";
 import { SCANS_PER_HOUR } from "../../ingress/routes/scan.js";
 import { CHANGES_PER_HOUR } from "../../ingress/routes/hourly-budget.js";
@@ -97,6 +99,16 @@ function rotatingPost(path: string, bodies: readonly string[], delayMs: number):
   ].join("\n");
 }
 
+/** `gateway_http_requests_total` per label set (`endpoint="…",status="…",reason="…"`), in a Prometheus text page. */
+function answersByLabels(page: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of page.split("\n")) {
+    const match = /^gateway_http_requests_total\{(.*)\} (\S+)$/.exec(line);
+    if (match) out.set(match[1], Number(match[2]));
+  }
+  return out;
+}
+
 /** Sum of a gauge over its label sets in a Prometheus text page. */
 function gauge(page: string, name: string): number {
   let sum = 0;
@@ -156,7 +168,7 @@ async function main(): Promise<void> {
   const actors = await Promise.all(roles.map((role) => startActorProcess(role.replace(/-\d+$/, ""), { ...env, LOG_LEVEL: "info" })));
   const redis = createRedis(config.redisUrl, "load");
   try {
-    const chrome = { "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36", "Accept-Language": "en-US,en;q=0.9", Accept: "*/*" };
+    const [newVisitor] = await botcheckTargets(ingress.url, seeded.botcheckKey, BENCH_DOMAIN);
     const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
     // One scan per domain first, so the changes have findings to name.
     const scanTargets = await firstScans(ingress.url, scanOrgs);
@@ -166,7 +178,8 @@ async function main(): Promise<void> {
     const changeDelayMs = Math.floor(windowMs / (scanTargets.length * CHANGES_PER_HOUR));
     const endpoints: Endpoint[] = [
       { name: "verify", method: "POST", path: "/api/v1/verify.php", body: JSON.stringify({ key: seeded.key, domain: BENCH_DOMAIN }), connections: Number(option("verify-connections") ?? 54) },
-      { name: "botcheck", method: "POST", path: "/api/v1/botcheck.php", body: JSON.stringify({ key: seeded.botcheckKey, signals: {} }), headers: chrome, connections: 1 },
+      // A new desktop-Chrome visitor of the protected site, assessed and challenged (as `npm run bench` sends it).
+      { name: "botcheck", method: "POST", path: "/api/v1/botcheck.php", body: newVisitor.body, headers: newVisitor.headers, connections: 1 },
       { name: "content", method: "GET", path: `/api/v1/content.php?${q({ key: seeded.key, domain: BENCH_DOMAIN })}`, connections: 1 },
       { name: "secret", method: "POST", path: "/api/v1/secret.php", body: JSON.stringify({ key: serverKey, name: "missing", domain: BENCH_DOMAIN }), connections: 1 },
       { name: "scan list", method: "GET", path: `/api/v1/scan.php?${q({ key: serverKey, domain: BENCH_DOMAIN, list: "1" })}`, connections: 1 },
@@ -200,14 +213,24 @@ async function main(): Promise<void> {
     const rss0: Record<string, number> = {};
     for (const [name, pid] of Object.entries(pids)) rss0[name] = await rssMb(pid);
     const started = Date.now();
+    const cpu0: Record<string, number> = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+    let sampledAt = started;
     let maxLag = 0;
     const sampler = setInterval(() => void (async () => {
       const page = await fetch(metricsUrl).then((r) => r.text(), () => "");
       const lags = byGroup(page, "gateway_group_lag");
       const lag = gauge(page, "gateway_group_lag");
       maxLag = Math.max(maxLag, lag);
-      const rss = await Promise.all(Object.entries(pids).map(async ([name, pid]) => `${name} ${await rssMb(pid)} MB`));
-      process.stdout.write(`  t=${Math.round((Date.now() - started) / 1000)}s lag ${[...lags].map(([group, n]) => `${group} ${n}`).join(", ") || 0} pending ${gauge(page, "gateway_group_pending")} dead ${gauge(page, "gateway_stream_dead_letters")} | RSS ${rss.join(", ")}\n`);
+      // CPU share of one core since the last sample, beside the RSS: what each role costs under this mix.
+      const now = Date.now();
+      const rss = await Promise.all(Object.entries(pids).map(async ([name, pid]) => {
+        const cpu = cpuSeconds(pid);
+        const share = ((cpu - (cpu0[name] ?? cpu)) / ((now - sampledAt) / 1000)) * 100;
+        cpu0[name] = cpu;
+        return `${name} ${await rssMb(pid)} MB ${share.toFixed(0)}%`;
+      }));
+      sampledAt = now;
+      process.stdout.write(`  t=${Math.round((Date.now() - started) / 1000)}s lag ${[...lags].map(([group, n]) => `${group} ${n}`).join(", ") || 0} pending ${gauge(page, "gateway_group_pending")} dead ${gauge(page, "gateway_stream_dead_letters")} | RSS, CPU ${rss.join(", ")}\n`);
     })(), sampleS * 1000);
     const runs = await Promise.all(endpoints.map((e) => runWrk(ingress.url, e, durationS, dir)));
     clearInterval(sampler);
@@ -220,6 +243,9 @@ async function main(): Promise<void> {
       process.stdout.write(`  ${e.name.padEnd(14)}${cells.map((c) => c.padStart(10)).join("")}\n`);
     });
     process.stdout.write(`  total ${(total / durationS).toFixed(0)} req/s; max lag seen (all groups) ${maxLag}; dead letters ${gauge(page, "gateway_stream_dead_letters")}\n`);
+    // What the non-2xx answers were, as the ingress counted them (endpoint, status, reason).
+    const refusals = [...answersByLabels(page)].filter(([labels]) => !/status="2/.test(labels));
+    process.stdout.write(`  non-2xx answers by endpoint, status and reason: ${refusals.map(([labels, n]) => `${labels} ${n}`).join("; ") || "none"}\n`);
     // The usage actor catches up: lag back to 0 after the load stops.
     const deadline = Date.now() + 60_000;
     let lagAfter = gauge(page, "gateway_group_lag");
