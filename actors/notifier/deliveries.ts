@@ -3,6 +3,7 @@ import { unseal } from "../../shared/crypto/seal.js";
 import type { Pool } from "../../shared/db/pool.js";
 import { claimDeliveries, recordAttempt, webhookSecretAad, type AttemptOutcome, type DeliveryJob } from "../../shared/db/webhooks.js";
 import type { Logger } from "../../shared/log.js";
+import { coalesce } from "../runtime/coalesce.js";
 import { every } from "../runtime/every.js";
 import { postJson, type PostOptions, type PostResult } from "./post.js";
 import { webhookHeaders } from "./sign.js";
@@ -69,8 +70,6 @@ export function startDeliveryLoop(deps: DeliveryDeps, post: Omit<PostOptions, "t
   const sending = new Set<Promise<void>>();
   let total = 0;
   let stopped = false;
-  let running: Promise<void> | null = null;
-  let again = false;
 
   const send = async (job: DeliveryJob) => {
     const secret = unseal(deps.masterSecret, job.secret_sealed, webhookSecretAad(job.org_id, job.webhook_id));
@@ -107,21 +106,8 @@ export function startDeliveryLoop(deps: DeliveryDeps, post: Omit<PostOptions, "t
     }
   };
 
-  const run = (): Promise<void> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await tick();
-      } while (again && !stopped);
-    })().finally(() => {
-      running = null;
-    });
-    return running;
-  };
+  const loop = coalesce(tick, () => stopped);
+  const run = loop.run;
 
   function kick() {
     run().catch((error: unknown) => deps.logger.warn({ err: error }, "webhook delivery loop failed; retrying"));
@@ -133,7 +119,7 @@ export function startDeliveryLoop(deps: DeliveryDeps, post: Omit<PostOptions, "t
     async stop() {
       stopped = true;
       await timer.stop();
-      await running?.catch(() => {});
+      await loop.current()?.catch(() => {});
       await Promise.all([...sending]);
     },
   };

@@ -5,6 +5,7 @@ import { claimOutbox, deleteOutbox, eventView, listenOutbox, unlistenOutbox } fr
 import { transaction } from "../../shared/db/pool.js";
 import { EVENTS_STREAM, EVENTS_STREAM_MAX_LEN, type EventMessage } from "../../shared/streams/events.js";
 import { encodeFields } from "../../shared/streams/envelope.js";
+import { coalesce } from "../runtime/coalesce.js";
 import { every } from "../runtime/every.js";
 import type { RunningActor } from "../index.js";
 
@@ -49,23 +50,8 @@ export async function startOutboxRelay(ctx: Context): Promise<RunningActor> {
   let listener: PoolClient | null = null;
   let stopped = false;
   // Runs never overlap: a burst of notifications while a run is going costs one more run.
-  let running: Promise<void> | null = null;
-  let again = false;
-  const kick = (): Promise<void> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await relayOnce(ctx);
-      } while (again && !stopped);
-    })().finally(() => {
-      running = null;
-    });
-    return running;
-  };
+  const relay = coalesce(() => relayOnce(ctx), () => stopped);
+  const kick = relay.run;
   const timer = every(ctx.clock, RELAY_POLL_MS, kick, {
     onError: (error) => ctx.logger.warn({ err: error }, "outbox relay run failed; retrying"),
   });
@@ -105,7 +91,7 @@ export async function startOutboxRelay(ctx: Context): Promise<RunningActor> {
     async stop() {
       stopped = true;
       await timer.stop();
-      await running;
+      await relay.current();
       if (listener) await unlistenOutbox(listener).catch(() => {});
       release?.(false);
     },

@@ -6,6 +6,7 @@
  * trigger while fn runs schedules exactly one more run after it.
  */
 import type { Clock } from "../../shared/clock.js";
+import { coalesce } from "./coalesce.js";
 
 export interface EveryOptions {
   /** Run once at start too (default true). */
@@ -23,8 +24,6 @@ export interface Every {
 }
 
 export function every(clock: Clock, intervalMs: number, fn: () => Promise<void> | void, options: EveryOptions = {}): Every {
-  let running: Promise<void> | null = null;
-  let again = false;
   let stopped = false;
 
   const report = (error: unknown) => {
@@ -34,28 +33,17 @@ export function every(clock: Clock, intervalMs: number, fn: () => Promise<void> 
         throw error;
       });
   };
+  // A failed run is reported and the loop goes on: a trigger during it still gets its run.
+  const task = coalesce(async () => {
+    try {
+      await fn();
+    } catch (error) {
+      report(error);
+    }
+  }, () => stopped);
 
   const trigger = () => {
-    if (stopped) return;
-    if (running !== null) {
-      again = true;
-      return;
-    }
-    const run = async () => {
-      do {
-        again = false;
-        try {
-          await fn();
-        } catch (error) {
-          report(error);
-        }
-      } while (again && !stopped);
-    };
-    // Cleared in .finally, which always runs later: a run that completes synchronously
-    // must not clear `running` before it was assigned.
-    running = run().finally(() => {
-      running = null;
-    });
+    if (!stopped) void task.run();
   };
 
   const timer = setInterval(trigger, intervalMs);
@@ -67,7 +55,7 @@ export function every(clock: Clock, intervalMs: number, fn: () => Promise<void> 
       stopped = true;
       clearInterval(timer);
       unsubscribe();
-      await running;
+      await task.current();
     },
   };
 }
