@@ -1,10 +1,9 @@
 import http from "node:http";
 import https from "node:https";
-import net from "node:net";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createTCPServer, createUDPServer, Packet } from "dns2";
+import { Packet } from "dns2";
 import type { DnsHandler, Resource } from "dns2";
-import { generate } from "selfsigned";
+import { closeServer, listenLoopback, makeLocalCa, startLoopbackDns } from "../local-servers.js";
 
 /**
  * What `npm run load`'s scans reach, all on loopback so a run never leaves the machine: a
@@ -24,7 +23,6 @@ export interface ScanTargets {
   stop(): Promise<void>;
 }
 
-const DAY_MS = 86_400_000;
 const RCODE_NXDOMAIN = 3;
 
 /** The load domains: `scan-1.test` … `scan-N.test`. */
@@ -66,68 +64,22 @@ function dnsHandler(domains: readonly string[]): DnsHandler {
   };
 }
 
-/** UDP takes a random port first; TCP then needs the same number, so retry on a clash. */
-async function startDns(handler: DnsHandler): Promise<{ port: number; close: () => Promise<void> }> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const udp = createUDPServer(handler);
-    await udp.listen(0, "127.0.0.1");
-    const port = udp.address().port;
-    const tcp: net.Server = createTCPServer(handler);
-    const bound = await new Promise<boolean>((resolve) => {
-      tcp.once("error", () => resolve(false));
-      tcp.listen(port, "127.0.0.1", () => resolve(true));
-    });
-    const closeUdp = () => new Promise<void>((resolve) => udp.close(() => resolve()));
-    if (bound) return { port, close: async () => { await closeUdp(); await new Promise<void>((resolve) => tcp.close(() => resolve())); } };
-    await closeUdp();
-  }
-  throw new Error("could not bind the load DNS server to one UDP+TCP port");
-}
-
 /** One page for every host, over HTTP and HTTPS alike: no HSTS, no CSP, a version banner. */
 function page(request: IncomingMessage, response: ServerResponse): void {
   response.writeHead(200, { "content-type": "text/html", server: "Apache/2.2.3 (CentOS)", "set-cookie": "sessionid=abc123; Path=/" });
   response.end(request.method === "HEAD" ? undefined : "<!doctype html><html><head><title>load</title></head><body>load</body></html>");
 }
 
-function listen(server: http.Server): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      if (address !== null && typeof address === "object") resolve(address.port);
-      else reject(new Error("server has no TCP address"));
-    });
-  });
-}
-
 export async function startScanTargets(domains: readonly string[], nowMs: number): Promise<ScanTargets> {
-  const ca = await generate([{ name: "commonName", value: "Load CA" }], {
-    keyType: "ec", algorithm: "sha256", notBeforeDate: new Date(nowMs - DAY_MS), notAfterDate: new Date(nowMs + 30 * DAY_MS),
-    extensions: [{ name: "basicConstraints", cA: true, critical: true }, { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true }],
-  });
-  const names = domains.flatMap((d) => [d, `www.${d}`]);
-  const leaf = await generate([{ name: "commonName", value: names[0] }], {
-    keyType: "ec", algorithm: "sha256", notBeforeDate: new Date(nowMs - DAY_MS), notAfterDate: new Date(nowMs + 30 * DAY_MS),
-    ca: { key: ca.private, cert: ca.cert },
-    extensions: [
-      { name: "basicConstraints", cA: false },
-      { name: "keyUsage", digitalSignature: true, critical: true },
-      { name: "extKeyUsage", serverAuth: true },
-      { name: "subjectAltName", altNames: names.map((value) => ({ type: 2 as const, value })) },
-    ],
-  });
+  const ca = await makeLocalCa("Load CA", nowMs, 30);
+  const leaf = await ca.issue(domains.flatMap((d) => [d, `www.${d}`]));
   const httpServer = http.createServer(page);
-  const httpsServer = https.createServer({ key: leaf.private, cert: leaf.cert }, page);
-  const [dns, httpPort, httpsPort] = await Promise.all([startDns(dnsHandler(domains)), listen(httpServer), listen(httpsServer)]);
-  const close = (server: http.Server) => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  };
+  const httpsServer = https.createServer(leaf, page);
+  const [dns, httpPort, httpsPort] = await Promise.all([startLoopbackDns(dnsHandler(domains)), listenLoopback(httpServer), listenLoopback(httpsServer)]);
   return {
-    resolver: `127.0.0.1:${dns.port}`, httpPort, httpsPort, caPem: ca.cert,
+    resolver: `127.0.0.1:${dns.port}`, httpPort, httpsPort, caPem: ca.pem,
     stop: async () => {
-      await Promise.all([dns.close(), close(httpServer), close(httpsServer)]);
+      await Promise.all([dns.close(), closeServer(httpServer), closeServer(httpsServer)]);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generate } from "selfsigned";
+import { makeLocalCa } from "../../../ops/local-servers.js";
 import { startOutboxRelay } from "../../../actors/outbox/index.js";
 import type { RunningActor } from "../../../actors/index.js";
 import { startSiemPusher, type SiemPusher } from "../../../actors/siem/index.js";
@@ -27,16 +27,9 @@ let caPem: string;
 
 async function tlsCertificate() {
   const now = Date.now();
-  const ca = await generate([{ name: "commonName", value: "SIEM Test CA" }], {
-    keyType: "ec", algorithm: "sha256", notBeforeDate: new Date(now - 86_400_000), notAfterDate: new Date(now + 86_400_000),
-    extensions: [{ name: "basicConstraints", cA: true, critical: true }, { name: "keyUsage", keyCertSign: true, critical: true }],
-  });
-  const leaf = await generate([{ name: "commonName", value: "127.0.0.1" }], {
-    keyType: "ec", algorithm: "sha256", notBeforeDate: new Date(now - 86_400_000), notAfterDate: new Date(now + 86_400_000),
-    ca: { key: ca.private, cert: ca.cert },
-    extensions: [{ name: "extKeyUsage", serverAuth: true }, { name: "subjectAltName", altNames: [{ type: 7 as const, ip: "127.0.0.1" }] }],
-  });
-  return { caPem: ca.cert, key: leaf.private, cert: leaf.cert };
+  const ca = await makeLocalCa("SIEM Test CA", now, 1);
+  const leaf = await ca.issue(["127.0.0.1"]);
+  return { caPem: ca.pem, ...leaf };
 }
 
 async function org(name: string): Promise<number> {
