@@ -24,7 +24,7 @@ export function buildApp(deps: IngressDeps) {
   const { requests, durations } = deps.httpMetrics;
   // One pair of children per label set, found with one lookup.
   const children = new Map<string, { counter: PlainCounterChild; histogram: PlainHistogramChild }>();
-  const count = (endpoint: string, status: number, reason: string, startedNs: bigint) => {
+  const count = (endpoint: string, status: number, reason: string, startedMs: number) => {
     const id = `${endpoint}|${status}|${reason}`;
     let child = children.get(id);
     if (!child) {
@@ -32,7 +32,7 @@ export function buildApp(deps: IngressDeps) {
       if (children.size < 10_000) children.set(id, child);
     }
     child.counter.inc();
-    child.histogram.observe(Number(process.hrtime.bigint() - startedNs) / 1e9);
+    child.histogram.observe((performance.now() - startedMs) / 1000);
   };
 
   /**
@@ -84,7 +84,7 @@ export function buildApp(deps: IngressDeps) {
     const counted = (reply: HttpReply): HttpReply => {
       const body = reply.body as { reason?: unknown } | null;
       const reason = body !== null && typeof body === "object" && typeof body.reason === "string" ? body.reason : reply.status < 400 ? "ok" : "other";
-      count(endpoint, reply.status, reason, request.startedNs);
+      count(endpoint, reply.status, reason, request.startedMs);
       return reply;
     };
     if (match === null) return counted(refuse("unknown_endpoint"));

@@ -90,6 +90,7 @@ interface ResponseState {
 class UwsRequest implements HttpRequest {
   body: Buffer = EMPTY;
   private address: string | undefined;
+  private id: string | undefined;
 
   constructor(
     readonly method: string,
@@ -97,13 +98,18 @@ class UwsRequest implements HttpRequest {
     readonly query: string,
     readonly headers: Record<string, string>,
     readonly headerOrder: string[],
-    readonly requestId: string,
     readonly receivedAt: number,
-    readonly startedNs: bigint,
+    readonly startedMs: number,
     private readonly res: uws.HttpResponse,
     private readonly state: ResponseState,
     private readonly resolveClient: ClientAddressResolver,
   ) {}
+
+  /** Made when first asked (faults and logs): most answers never name their request. */
+  get requestId(): string {
+    if (this.id === undefined) this.id = nextRequestId();
+    return this.id;
+  }
 
   /** Resolved once, when first asked: every rule downstream judges this one address. */
   get remoteAddress(): string {
@@ -177,7 +183,7 @@ export function listen(options: {
     const method = req.getCaseSensitiveMethod().toUpperCase();
     state.head = method === "HEAD";
     const base = new UwsRequest(
-      method, req.getUrl(), req.getQuery() ?? "", headers, headerOrder, nextRequestId(), clock.now(), process.hrtime.bigint(), res, state, clientAddress,
+      method, req.getUrl(), req.getQuery() ?? "", headers, headerOrder, clock.now(), performance.now(), res, state, clientAddress,
     );
 
     // RFC 9112 6.3: differing Content-Length values make the framing unknowable; uWS would

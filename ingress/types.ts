@@ -18,8 +18,8 @@ export interface HttpRequest {
   readonly requestId: string;
   /** Clock milliseconds when the request arrived. */
   readonly receivedAt: number;
-  /** High-resolution start, for latency_ms. */
-  readonly startedNs: bigint;
+  /** Monotonic start in milliseconds (`performance.now()`), for latency_ms and the duration metric: a number, no BigInt per request. */
+  readonly startedMs: number;
 }
 
 export interface HttpReply {

@@ -80,7 +80,10 @@ async function judge(
       config: key.botcheck,
       tokenValid,
     });
-    deps.logger.debug({ requestId: request.requestId, keyId: key.id, score: result.score, clues: result.clues, device: result.device }, "botcheck assessment");
+    // Built only when asked for: this runs on every assessment.
+    if (deps.logger.isLevelEnabled("debug")) {
+      deps.logger.debug({ requestId: request.requestId, keyId: key.id, score: result.score, clues: result.clues, device: result.device }, "botcheck assessment");
+    }
     if (result.verdict === "refuse") return { kind: "refused", reason: result.reason };
     return { kind: result.verdict === "allow" ? "verified" : "challenge" };
   }

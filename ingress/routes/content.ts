@@ -51,6 +51,6 @@ export async function content(request: HttpRequest, deps: IngressDeps): Promise<
     domain: gate.ask.domain ?? "",
     content: contentJson(read.entries),
     ts: deps.clock.nowSeconds(),
-    latencyMs: Number((process.hrtime.bigint() - request.startedNs) / 1_000_000n),
+    latencyMs: Math.floor(performance.now() - request.startedMs),
   });
 }

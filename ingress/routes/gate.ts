@@ -1,5 +1,4 @@
 import { checkKeySent, type Ask, type EnforceOptions, type Prepared } from "../../shared/enforcement/index.js";
-import { parseAddress } from "../../shared/enforcement/ip.js";
 import type { Reason } from "../../shared/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import { str, type Params } from "../params.js";
@@ -20,15 +19,6 @@ export interface GateOptions extends EnforceOptions {
   endpoint: string;
   /** The domain the call is for, when it does not come from the `domain` parameter (botcheck: the page's origin). */
   domain?: string;
-  /**
-   * Whether the `ip` parameter (a visitor's address sent by a server) may stand in for the
-   * connecting address: only verify.php offers it (interface.md 4.1), and only for server
-   * keys ("server-keys"; an `ip` that is no address is then refused bad_ip). By default
-   * ("ignore") the rules judge the connecting address whatever was sent.
-   */
-  ipParam?: "server-keys" | "ignore";
-  /** @deprecated the default now: the `ip` parameter is ignored unless `ipParam` says otherwise. */
-  ignoreIpParam?: boolean;
 }
 
 export type Gate =
@@ -60,11 +50,9 @@ export async function passGate(request: HttpRequest, deps: IngressDeps, params: 
   const sent = checkKeySent(apiKey);
   if (!sent.ok || apiKey === undefined) return { ok: false, reason: sent.ok ? "missing_key" : sent.reason, prepared: null };
   const domainParam = options.domain ?? str(params, "domain");
-  const ipText = options.ipParam === "server-keys" && !options.ignoreIpParam ? str(params, "ip") : undefined;
-  const ipParam = ipText === undefined || ipText === "" ? undefined : ipText;
-  if (ipParam !== undefined && (ipParam.length > 64 || parseAddress(ipParam) === null)) return { ok: false, reason: "bad_ip", prepared: null };
   const domain = domainParam === "" ? undefined : domainParam?.slice(0, 2048);
-  const ask = new RequestAsk(domain, str(params, "scope") || undefined, ipParam, deps.clock.now(), request);
+  // The `ip` parameter is verify.php's alone (interface.md 4.1): here the rules judge the connecting address.
+  const ask = new RequestAsk(domain, str(params, "scope") || undefined, undefined, deps.clock.now(), request);
   const enforced = await deps.enforcer.enforce({ apiKey, ask, endpoint: options.endpoint }, options);
   if (!enforced.ok) return enforced;
   const { call } = enforced;

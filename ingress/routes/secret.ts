@@ -42,7 +42,6 @@ export async function secret(request: HttpRequest, deps: IngressDeps): Promise<H
     endpoint: "secret",
     serverOnly: true,
     ipAllowlistRequired: true,
-    ignoreIpParam: true,
     after: async (prepared) => {
       if (name === undefined || name === "") return "missing_name";
       found.sealed = NAME.test(name) ? await deps.redis.hget(deps.keys.secretSnapshot(prepared.org.id), name) : null;

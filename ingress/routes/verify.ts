@@ -87,7 +87,7 @@ function success(request: HttpRequest, deps: IngressDeps, prepared: Prepared, ve
     ts,
     signature: verifySignature(p.apiKey, ts, key.id, domain, p.nonce),
     nonce: p.nonce,
-    latencyMs: Number((process.hrtime.bigint() - request.startedNs) / 1_000_000n),
+    latencyMs: Math.floor(performance.now() - request.startedMs),
     tokensJson: tokens.json,
     notice: p.notice,
   });

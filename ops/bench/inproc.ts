@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const request = (): HttpRequest => ({
     method: "POST", path: "/api/v1/verify.php", query: "", headers: { "content-type": "application/json", host: "127.0.0.1" },
     headerOrder: ["host", "content-type"], body, remoteAddress: "127.0.0.1", requestId: `r${++sequence}`,
-    receivedAt: ctx.clock.now(), startedNs: process.hrtime.bigint(),
+    receivedAt: ctx.clock.now(), startedMs: performance.now(),
   });
   // The first start rebuilds the snapshots from PostgreSQL: wait for them.
   let probe = await dispatch(request());

@@ -100,9 +100,34 @@ interface Group {
   members: Pending[];
 }
 
+interface Shape extends Group {
+  /** KEYS indexes of the rate window and the per-source window ("0": none). */
+  window: string;
+  sourceWindow: string;
+}
+
 /** Calls that share every per-key argument travel as one group (the script's header says so). */
 function groupKey(c: CountingCall): string {
   return `${c.keyId}|${c.keyVersion}|${c.orgVersion}|${c.endpoint}|${Math.floor(c.nowMs / 60_000)}|${c.cycleStartMs}|${c.ratePerMinute}|${c.ratePerSource ?? -1}|${c.allowance}`;
+}
+
+/**
+ * groupKey(a) === groupKey(b), without building either: under load most calls of a batch
+ * follow a call of their own group, so the string is built only when the group changes.
+ */
+function sameGroup(a: CountingCall, b: CountingCall): boolean {
+  return a.keyId === b.keyId && a.keyVersion === b.keyVersion && a.orgVersion === b.orgVersion && a.endpoint === b.endpoint &&
+    Math.floor(a.nowMs / 60_000) === Math.floor(b.nowMs / 60_000) && a.cycleStartMs === b.cycleStartMs &&
+    a.ratePerMinute === b.ratePerMinute && (a.ratePerSource ?? -1) === (b.ratePerSource ?? -1) && a.allowance === b.allowance;
+}
+
+/** Calls of a group that are alike (same outcome, counted flag, source and installation) travel as one script entry. */
+function shapeKey(c: CountingCall): string {
+  return `${c.outcome}|${c.counts ? 1 : 0}|${c.source ?? ""}|${c.install}`;
+}
+
+function sameShape(a: CountingCall, b: CountingCall): boolean {
+  return a.outcome === b.outcome && a.counts === b.counts && (a.source ?? "") === (b.source ?? "") && a.install === b.install;
 }
 
 export function createCountingBatcher(options: BatcherOptions) {
@@ -118,11 +143,16 @@ export function createCountingBatcher(options: BatcherOptions) {
   async function run(shard: number, batch: Pending[]): Promise<void> {
     const now = clock.now();
     const groups = new Map<string, Group>();
+    let last: Group | undefined;
     for (const pending of batch) {
+      if (last !== undefined && sameGroup(last.first, pending.call)) {
+        last.members.push(pending);
+        continue;
+      }
       const id = groupKey(pending.call);
-      const group = groups.get(id);
-      if (group) group.members.push(pending);
-      else groups.set(id, { first: pending.call, members: [pending] });
+      last = groups.get(id);
+      if (last) last.members.push(pending);
+      else groups.set(id, (last = { first: pending.call, members: [pending] }));
     }
     const redisKeys: string[] = [keys.usageStream(shard)];
     const indexes = new Map<string, number>();
@@ -159,18 +189,24 @@ export function createCountingBatcher(options: BatcherOptions) {
       );
       // Calls of one shape (same outcome, counted flag, installation and windows) travel as
       // one entry with their number: under load most calls of a key are alike.
-      const shapes = new Map<string, { first: CountingCall; window: string; sourceWindow: string; members: Pending[] }>();
+      const shapes = new Map<string, Shape>();
+      let lastShape: Shape | undefined;
       for (const member of members) {
-        const { outcome, source, install } = member.call;
-        const shapeId = `${outcome}|${member.call.counts ? 1 : 0}|${source ?? ""}|${install}`;
-        const shape = shapes.get(shapeId);
-        if (shape) {
-          shape.members.push(member);
+        if (lastShape !== undefined && sameShape(lastShape.first, member.call)) {
+          lastShape.members.push(member);
           continue;
         }
+        const shapeId = shapeKey(member.call);
+        lastShape = shapes.get(shapeId);
+        if (lastShape) {
+          lastShape.members.push(member);
+          continue;
+        }
+        const { outcome, source } = member.call;
         const window = takesKeySlot(outcome) ? keys.rateWindow(c.orgId, c.keyId, minute) : keys.placeWindow(c.orgId, c.keyId, minute);
         const sourceWindow = perSource !== null && source ? indexOf(keys.sourceWindow(c.orgId, c.keyId, minute, source)) : "0";
-        shapes.set(shapeId, { first: member.call, window: indexOf(window), sourceWindow, members: [member] });
+        lastShape = { first: member.call, window: indexOf(window), sourceWindow, members: [member] };
+        shapes.set(shapeId, lastShape);
       }
       args.push(String(shapes.size));
       for (const { first, window, sourceWindow, members: alike } of shapes.values()) {

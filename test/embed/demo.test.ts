@@ -15,7 +15,7 @@ afterAll(async () => {
 
 const request = (host: string): HttpRequest => ({
   method: "GET", path: "/demo", query: "", headers: { host }, headerOrder: ["host"], body: Buffer.alloc(0),
-  remoteAddress: "127.0.0.1", requestId: "t-1", receivedAt: 0, startedNs: process.hrtime.bigint(),
+  remoteAddress: "127.0.0.1", requestId: "t-1", receivedAt: 0, startedMs: performance.now(),
 });
 
 describe("demo page", () => {

@@ -133,6 +133,10 @@ for _ = 1, groups do
     local sourceKey = nil
     if sourceIndex > 0 and perSource >= 0 then sourceKey = KEYS[sourceIndex] end
     a = a + 6
+    -- The installation's status as the shape's first call through the gates left it: the
+    -- calls after it find the same (its own recording, or nothing to record), so they skip
+    -- the HGET and HLEN. false = not asked yet; 'none' = no status, nothing recorded.
+    local known = false
     for _ = 1, calls do
       local result, counted, newStatus = outcome, 0, nil
       if stale then
@@ -159,8 +163,13 @@ for _ = 1, groups do
           result = 'usage_limit_exceeded'
         else
           if outcome == 'ok' and install ~= '' then
-            local status = redis.call('HGET', instKey, install)
-            if not status then
+            local status = known
+            if status == 'none' then
+              status = nil
+            elseif status == false then
+              status = redis.call('HGET', instKey, install)
+            end
+            if not status and known == false then
               if redis.call('HLEN', instKey) == 0 then
                 -- The first named installation is approved; an unnamed call on a key that has
                 -- none passes unrecorded.
@@ -177,6 +186,7 @@ for _ = 1, groups do
                 newStatus = status
               end
             end
+            known = status or 'none'
             if status == 'blocked' then
               result = 'installation_blocked'
             elseif status == 'over_limit' then
