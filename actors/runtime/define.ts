@@ -60,6 +60,12 @@ export interface ActorOptions {
   claimIntervalMs: number;
   /** XREADGROUP BLOCK: also bounds how long stop() can wait for the read to return. */
   blockMs: number;
+  /**
+   * Pause after a read that brought messages, before the next read (0: none). For a busy
+   * stream whose messages can wait a little: each read then brings what arrived during the
+   * pause (one round trip and one XACK for many messages instead of one each).
+   */
+  readPauseMs: number;
   /** stop() waits this long for in-flight handlers before abandoning them. */
   drainTimeoutMs: number;
   /** Approximate cap of each dead-letter stream. */
@@ -116,6 +122,7 @@ export const DEFAULTS: ActorOptions = {
   claimIdleMs: 30_000,
   claimIntervalMs: 10_000,
   blockMs: 5_000,
+  readPauseMs: 0,
   drainTimeoutMs: 10_000,
   deadLetterMaxLen: 10_000,
   handledTtlMs: 7 * 24 * 3600_000,
@@ -150,7 +157,7 @@ export function defineActor<T, Db = undefined>(definition: ActorDefinition<T, Db
       throw new Error(`actor ${actor.name}: ${option} must be a positive integer`);
     }
   }
-  for (const option of ["backoffBaseMs", "backoffMaxMs", "drainTimeoutMs", "errorDelayMs"] as const) {
+  for (const option of ["backoffBaseMs", "backoffMaxMs", "drainTimeoutMs", "errorDelayMs", "readPauseMs"] as const) {
     if (!Number.isFinite(actor[option]) || actor[option] < 0) throw new Error(`actor ${actor.name}: ${option} must be >= 0`);
   }
   return Object.freeze(actor);

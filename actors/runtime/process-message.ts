@@ -16,6 +16,7 @@ import type { Clock } from "../../shared/clock.js";
 import type { Logger } from "../../shared/log.js";
 import type { Keys } from "../../shared/redis/keys.js";
 import { type DeadReason, moveToDeadLetters } from "../../shared/streams/dead-letters.js";
+import type { Ack } from "./acks.js";
 import { type Actor, backoffMs, type Helpers } from "./define.js";
 import { describeError, isRetryable, retryAfter } from "./errors.js";
 import { decodeFields, type Envelope } from "../../shared/streams/envelope.js";
@@ -54,6 +55,8 @@ export interface ProcessorContext<T, Db> {
   abandoned(): boolean;
   /** Resolves true after ms, false at once if stop() interrupts it. */
   sleep(ms: number): Promise<boolean>;
+  /** XACK, batched per stream and turn (acks.ts). */
+  ack: Ack;
 }
 
 export function createProcessor<T, Db>(ctx: ProcessorContext<T, Db>): (delivery: Delivery) => Promise<Outcome> {
@@ -69,9 +72,7 @@ export function createProcessor<T, Db>(ctx: ProcessorContext<T, Db>): (delivery:
     return "dead";
   }
 
-  async function ack(d: Delivery): Promise<void> {
-    await redis.xack(d.stream, group, d.id);
-  }
+  const ack = (d: Delivery): Promise<void> => ctx.ack(d.stream, d.id);
 
   /**
    * Take the entry back for the next attempt. XCLAIM without JUSTID increments the

@@ -19,6 +19,9 @@ export const usageActor = defineActor<UsageBatch, Pool>({
   streams: (keys) => Array.from({ length: USAGE_SHARDS }, (_, shard) => keys.usageStream(shard)),
   schema: usageBatchSchema,
   concurrency: 256,
+  // One message per counting-script run (~1,000 a second under load): read what 20 ms
+  // gathered at once, so a read, its transaction and its XACK each carry ~20 messages.
+  readPauseMs: 20,
   // Its failures are PostgreSQL being away: retry often (at most 5 s apart, so accounting catches
   // up within seconds of its return) and for long (80 attempts, about 6.5 minutes) before a batch
   // goes to the dead letters.
