@@ -4,7 +4,6 @@ import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RELAY_BATCH } from "../../actors/outbox/index.js";
 import { publish } from "../../shared/streams/envelope.js";
@@ -13,6 +12,7 @@ import { startFakeHttp, type FakeHttp } from "../fixtures/siem/collectors.js";
 import { startDnsServer, type FixtureDns } from "../fixtures/scanner/dns-server.js";
 import { startWebServers, type FixtureWeb } from "../fixtures/scanner/web-servers.js";
 import { waitFor } from "../helpers/gateway.js";
+import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
 import { startFaultGateway, type FaultGateway } from "./gateway.js";
 import { privatePostgres, privateRedis, type PrivatePostgres, type PrivateRedis } from "./services.js";
 
@@ -27,7 +27,7 @@ let redis: PrivateRedis;
 let postgres: PrivatePostgres;
 let gw: FaultGateway;
 let db: pg.Pool;
-let smtp: SMTPServer;
+let smtp: SmtpSink;
 let receiver: http.Server;
 let receiverUrl: string;
 let dns: FixtureDns;
@@ -37,35 +37,13 @@ let orgId: number;
 
 /** While set, the SMTP sink never answers DATA, the webhook receiver never answers, the web proxy never forwards. */
 const hold = { mail: false, hook: false, web: false };
-const mailsAccepted: string[] = [];
-let mailsHeld = 0;
+/** Accepted e-mails as "recipients event-id". */
+const mailsAccepted = () => smtp.mails.map((m) => `${m.to.join(",")} ${/Event (\d+)/.exec(m.data)?.[1]}`);
 const hooksAccepted: string[] = [];
 let hooksHeld = 0;
 let webHeld = 0;
 let probesHeld = 0;
 let probesAnswered = 0;
-
-async function sink(): Promise<number> {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("end", () => {
-        if (hold.mail) {
-          mailsHeld++;
-          return; // no answer: the notifier waits inside its transaction
-        }
-        mailsAccepted.push(`${session.envelope.rcptTo.map((r) => r.address).join(",")} ${/Event (\d+)/.exec(Buffer.concat(chunks).toString())?.[1]}`);
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-  return (smtp.server.address() as AddressInfo).port;
-}
 
 async function webhookReceiver(): Promise<void> {
   receiver = http.createServer((req, res) => {
@@ -103,7 +81,9 @@ async function heldWebProxy(target: number): Promise<number> {
 
 beforeAll(async () => {
   [redis, postgres, dns, web] = await Promise.all([privateRedis(), privatePostgres(), startDnsServer(), startWebServers()]);
-  const [smtpPort, httpPort] = await Promise.all([sink(), heldWebProxy(web.httpPort), webhookReceiver()]);
+  let httpPort: number;
+  [smtp, httpPort] = await Promise.all([startSmtpSink({ hold: () => hold.mail }), heldWebProxy(web.httpPort), webhookReceiver()]);
+  const smtpPort = smtp.port;
   const caFile = join(tmpdir(), `faults-ca-${process.pid}.pem`);
   await writeFile(caFile, web.caPem);
   gw = await startFaultGateway(redis, postgres, [], {
@@ -128,7 +108,7 @@ afterAll(async () => {
   await gw?.stop();
   await Promise.all([
     redis?.stop(), postgres?.stop(), dns?.stop(), web?.stop(),
-    new Promise<void>((r) => smtp?.close(() => r())), new Promise<void>((r) => receiver?.close(() => r())), new Promise<void>((r) => webProxy?.close(() => r())),
+    smtp?.stop(), new Promise<void>((r) => receiver?.close(() => r())), new Promise<void>((r) => webProxy?.close(() => r())),
   ]);
 });
 
@@ -151,17 +131,17 @@ describe("notifier SIGKILLed while an e-mail and a webhook are in flight", () =>
       payload: { finding: "SPF record", finding_key: "email:spf", status: "in_progress", from: "open", owner: { name: "Ada", email: "ada@faults.example" } },
     }));
     // Mid-message: the SMTP server has the mail but has not accepted it; the receiver has the post.
-    await waitFor(() => mailsHeld === 1 && hooksHeld === 1, 20_000, 20);
+    await waitFor(() => smtp.held === 1 && hooksHeld === 1, 20_000, 20);
     await gw.kill("notifier-a");
     hold.mail = false;
     hold.hook = false;
     await gw.start("notifier", "notifier-b");
     // The e-mail after the stream entry is claimed (2 s); the webhook after its lease runs out (25 s).
-    await waitFor(() => mailsAccepted.length >= 1 && hooksAccepted.length >= 1, 60_000, 100);
+    await waitFor(() => mailsAccepted().length >= 1 && hooksAccepted.length >= 1, 60_000, 100);
     await waitFor(async () => (await pending("events", "notifier")) === 0, 20_000, 100);
     const { rows } = await db.query("SELECT status FROM webhook_deliveries");
     expect(rows.map((r) => r.status)).toEqual(["delivered"]);
-    expect(mailsAccepted).toEqual([`ada@faults.example ${eventId}`]);
+    expect(mailsAccepted()).toEqual([`ada@faults.example ${eventId}`]);
     expect(hooksAccepted).toHaveLength(1);
     await gw.kill("notifier-b");
     await gw.admin("DELETE", `/orgs/${orgId}/webhooks/${hook.body.webhook.id}`);

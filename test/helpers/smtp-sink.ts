@@ -5,12 +5,19 @@ export interface SmtpSink {
   port: number;
   /** Every message accepted, in order: envelope recipients and the raw message. */
   mails: { to: string[]; data: string }[];
+  /** Messages received while `hold` said so, and never answered. */
+  readonly held: number;
   stop(): Promise<void>;
 }
 
-/** A local SMTP server (smtp-server) that keeps what it receives: the notifier's e-mails in tests. */
-export async function startSmtpSink(): Promise<SmtpSink> {
+/**
+ * A local SMTP server (smtp-server) that keeps what it receives: the notifier's e-mails in tests.
+ * While `hold()` is true a message is received but never answered (the sender waits, as on a
+ * stalled mail server).
+ */
+export async function startSmtpSink(options: { hold?: () => boolean } = {}): Promise<SmtpSink> {
   const mails: SmtpSink["mails"] = [];
+  let held = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
@@ -19,6 +26,10 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("end", () => {
+        if (options.hold?.()) {
+          held++;
+          return;
+        }
         mails.push({ to: session.envelope.rcptTo.map((r) => r.address), data: Buffer.concat(chunks).toString("utf8") });
         callback();
       });
@@ -28,6 +39,9 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   return {
     port: (server.server.address() as AddressInfo).port,
     mails,
+    get held() {
+      return held;
+    },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
