@@ -161,13 +161,19 @@ describe("notifier", () => {
     // Backoff 30 s, then 60 s: nothing is retried before the clock gets there.
     expect(deliveriesTo("/flaky").filter((r) => r.headers["x-delivery-id"] === firstId)).toHaveLength(1);
     await advance(gw, 31);
-    await waitFor(async () => (await log()).find((d) => d.id === firstId && d.attempts === 2 && d.last_status === 503), 20_000);
+    // The second attempt recorded, not only claimed: a claim already counts the attempt and
+    // leases the row for ~11 s, and moving the clock before its 503 is recorded would put
+    // the third attempt 60 s after the move (this test's old flake, caught by the dump below).
+    await waitFor(async () => {
+      const { rows: [row] } = await gw.ctx.db.query("SELECT attempts, last_status, next_attempt_at FROM webhook_deliveries WHERE id = $1", [firstId]);
+      return row?.attempts === 2 && row.last_status === 503 && row.next_attempt_at.getTime() > gw.ctx.clock.now() + 30_000;
+    }, 20_000);
     await advance(gw, 61);
     // Every earlier test's deliveries to /flaky fall due with this one (at most 2 in flight per webhook): give the queue time.
     try {
       await waitFor(async () => (await log()).find((d) => d.id === firstId && d.status === "delivered"), 60_000);
     } catch (error) {
-      // This wait has timed out in 2 of ~8 full-suite runs and never alone: keep what the table held.
+      // If this ever times out again, keep what the table held.
       const rows = await gw.ctx.db.query("SELECT id, webhook_id, status, attempts, last_status, next_attempt_at, created_at FROM webhook_deliveries ORDER BY id");
       console.error(`deliveries at clock ${new Date(gw.ctx.clock.now()).toISOString()}, waiting for ${firstId}:`, JSON.stringify(rows.rows));
       throw error;
