@@ -105,8 +105,8 @@ function quantile(sorted: readonly number[], q: number): number {
  * asked for, and the budget answered 429), and at one request every few seconds the
  * generator cannot be the bottleneck.
  */
-async function runPaced(url: string, endpoint: Endpoint & { paced: Paced }, durationS: number): Promise<WrkRun> {
-  const { bodies, intervalMs } = endpoint.paced;
+async function runPaced(url: string, endpoint: Endpoint, paced: Paced, durationS: number): Promise<WrkRun> {
+  const { bodies, intervalMs } = paced;
   const started = performance.now();
   // As many as fit in the run: the budgets' arithmetic (runs × interval = duration) counts on it.
   const sends = Math.floor((durationS * 1000) / intervalMs);
@@ -267,7 +267,7 @@ async function main(): Promise<void> {
       sampledAt = now;
       process.stdout.write(`  t=${Math.round((Date.now() - started) / 1000)}s lag ${[...lags].map(([group, n]) => `${group} ${n}`).join(", ") || 0} pending ${gauge(page, "gateway_group_pending")} dead ${gauge(page, "gateway_stream_dead_letters")} | RSS, CPU ${rss.join(", ")}\n`);
     })(), sampleS * 1000);
-    const runs = await Promise.all(endpoints.map((e) => (e.paced ? runPaced(ingress.url, { ...e, paced: e.paced }, durationS) : runWrk(ingress.url, e, durationS, dir))));
+    const runs = await Promise.all(endpoints.map((e) => (e.paced ? runPaced(ingress.url, e, e.paced, durationS) : runWrk(ingress.url, e, durationS, dir))));
     clearInterval(sampler);
     const page = await fetch(metricsUrl).then((r) => r.text(), () => "");
     const total = runs.reduce((s, r) => s + r.requests, 0);
