@@ -207,10 +207,11 @@ async function main(): Promise<void> {
     const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
     // One scan per domain first, so the changes have findings to name.
     const scanTargets = await firstScans(ingress.url, scanOrgs);
-    // Paced to the budgets left in one clock hour: scans (one spent on the first scan) and changes, per organization.
+    // Paced to the budgets left in one clock hour: scans (one spent on the first scan) and changes, per
+    // organization; rounded up, so duration / interval sends never exceed them.
     const windowMs = Math.min(durationS, 3600) * 1000;
-    const scanDelayMs = Math.floor(windowMs / (scanTargets.length * (SCANS_PER_HOUR - 1)));
-    const changeDelayMs = Math.floor(windowMs / (scanTargets.length * CHANGES_PER_HOUR));
+    const scanDelayMs = Math.ceil(windowMs / (scanTargets.length * (SCANS_PER_HOUR - 1)));
+    const changeDelayMs = Math.ceil(windowMs / (scanTargets.length * CHANGES_PER_HOUR));
     const endpoints: Endpoint[] = [
       { name: "verify", method: "POST", path: "/api/v1/verify.php", body: JSON.stringify({ key: seeded.key, domain: BENCH_DOMAIN }), connections: Number(option("verify-connections") ?? 54) },
       // A new desktop-Chrome visitor of the protected site, assessed and challenged (as `npm run bench` sends it).
