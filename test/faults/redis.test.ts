@@ -70,9 +70,8 @@ describe("Redis killed and restarted under load", () => {
     const load = hammer(gw.url, good(), () => stop, { workers: 8 });
     await new Promise((r) => setTimeout(r, 1_000));
     await redis.kill();
-    const downFrom = Date.now();
+    // Down for three seconds of load.
     await new Promise((r) => setTimeout(r, 3_000));
-    const downTo = Date.now();
     await redis.start();
     await waitFor(async () => {
       const r = await fetch(`${gw.url}/api/v1/verify.php`, { method: "POST", body: JSON.stringify(good()) });
@@ -85,7 +84,6 @@ describe("Redis killed and restarted under load", () => {
     const during = outcomes.filter((o) => o.status !== 200);
     expect(during.length).toBeGreaterThan(0);
     expect(Math.max(...during.map((o) => o.ms))).toBeLessThan(5_000);
-    expect(downTo - downFrom).toBeGreaterThanOrEqual(3_000);
 
     // Actors resume: calls made now reach PostgreSQL through the usage actor.
     const before = await countedInPostgres(gw.databaseUrl, seeded.keyId);
