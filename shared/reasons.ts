@@ -21,7 +21,8 @@ export const REASONS = {
   installation_pending: { status: 403, counts: true, message: "This installation awaits the account owner's approval." },
   installation_blocked: { status: 403, counts: true, message: "This installation is blocked." },
   // Additions (docs/security.md, item 4): caps per key per UTC day.
-  installation_limit_reached: { status: 403, counts: true, message: "Too many new installations of this key today; approve or block the pending ones." },
+  installation_limit_reached: { status: 403, counts: true, message: "Too many new installations of this key today; the owner can approve this one by its name." },
+  // No longer produced: a label cap folds labels into "(other)" and never refuses a call. Kept: a reason is never reused.
   endpoint_limit_reached: { status: 400, counts: false, message: "Too many distinct endpoint labels for this key today." },
   server_key_required: { status: 403, counts: false, message: "This endpoint needs a server key." },
   ip_binding_required: { status: 403, counts: false, message: "Secrets need a key with an IP allowlist." },

@@ -22,9 +22,9 @@ import { REASONS, type Reason } from "../reasons.js";
  *   - with `rate_per_source_per_minute` set, a per-source window (sourceId) is checked
  *     first: a source past it is answered `rate_limited` before the key's window is touched.
  * Only then is the installation judged (for calls that passed every pure rule): the
- * first installation a key is seen on is recorded `approved`; another one is recorded
- * `pending` and refused `installation_pending`; `blocked` is refused
- * `installation_blocked`. Both refusals count.
+ * first installation a key is seen on, the unnamed one (no `install`) included, is
+ * recorded `approved` (installations.ts); another one is recorded `pending` and refused
+ * `installation_pending`; `blocked` is refused `installation_blocked`. Both refusals count.
  */
 
 export const COUNTED_RULES = [
