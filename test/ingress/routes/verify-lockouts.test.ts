@@ -7,7 +7,9 @@ import { clientSetup, verify, type MadeKey } from "./verify-fixtures.js";
 /**
  * What a holder of a public client key must never be able to do to the site that owns it
  * (docs/security.md, "Public-key abuse and lockouts"): shut its calls with endpoint labels,
- * or with a stranger's `install`.
+ * with a stranger's `install`, or through a rotation made right after an installation was
+ * seen. No usage actor runs here: Redis is all the gateway knows of recent sightings, the
+ * worst case of the actor's lag.
  */
 
 let gw: TestGateway;
@@ -87,5 +89,39 @@ describe("a stranger's install never shuts the site's own calls", () => {
     expect((await gw.admin("POST", `/keys/${made.id}/installations/site-b/approve`)).status).toBe(200);
     expect(await reasonOf(made.key, { install: "site-b" })).toBe("ok");
     expect(await reasonOf(made.key, { install: "evil-even-more" })).toBe("installation_limit_reached");
+  });
+});
+
+describe("rotation keeps the installations Redis has seen", () => {
+  it("rotating at once after the first installation was seen: the new key accepts it and still refuses the blocked one", async () => {
+    const made = await clientSetup(gw);
+    expect(await reasonOf(made.key, { install: "a" })).toBe("ok");
+    expect(await reasonOf(made.key, { install: "b" })).toBe("installation_pending");
+    expect((await gw.admin("POST", `/keys/${made.id}/installations/b/block`)).status).toBe(200);
+    const rotated = await gw.admin("POST", `/keys/${made.id}/rotate`);
+    expect(rotated.status).toBe(201);
+    const fresh = { key: rotated.body.key as string, id: rotated.body.details.id as number };
+
+    expect(await reasonOf(fresh.key, { install: "a" })).toBe("ok");
+    expect(await reasonOf(fresh.key, { install: "b" })).toBe("installation_blocked");
+    expect(await reasonOf(fresh.key)).toBe("installation_pending");
+    expect(await reasonOf(made.key, { install: "a" })).toBe("invalid_key");
+    // PostgreSQL holds them for the new key too, so a Redis loss restores them.
+    const { rows } = await gw.ctx.db.query("SELECT install, status FROM installations WHERE key_id = $1 ORDER BY install", [fresh.id]);
+    expect(rows).toEqual([{ install: "a", status: "approved" }, { install: "b", status: "blocked" }]);
+    // Projecting the old key again (the reconcile loop) hands nothing over twice and changes nothing.
+    await gw.ingress.deps.projector.keyChanged(made.id);
+    expect(await gw.ctx.redis.hgetall(gw.ctx.keys.installations(made.orgId, fresh.id))).toEqual({ a: "approved", b: "blocked", [UNNAMED_INSTALL]: "pending" });
+    expect(await gw.ctx.redis.exists(gw.ctx.keys.installations(made.orgId, made.id))).toBe(0);
+  });
+
+  it("a site used without install keeps working through an immediate rotation, and a stranger stays pending", async () => {
+    const made = await clientSetup(gw);
+    expect(await reasonOf(made.key)).toBe("ok");
+    const rotated = await gw.admin("POST", `/keys/${made.id}/rotate`);
+    expect(rotated.status).toBe(201);
+    expect(await reasonOf(rotated.body.key)).toBe("ok");
+    expect(await reasonOf(rotated.body.key, { install: "evil" })).toBe("installation_pending");
+    expect(await reasonOf(rotated.body.key)).toBe("ok");
   });
 });
