@@ -63,7 +63,8 @@ export const REASONS = {
   bad_format: { status: 400, counts: true, message: "format must be ndjson or syslog." },
   // Request-level (any endpoint).
   bad_request: { status: 400, counts: false, message: "The request is malformed." },
-  bad_ip: { status: 400, counts: false, message: "The ip parameter is not an IPv4 or IPv6 address." },
+  // Judged after the key is known (verify's chain): a refusal made with the account's key, so it counts.
+  bad_ip: { status: 400, counts: true, message: "The ip parameter is not an IPv4 or IPv6 address." },
   payload_too_large: { status: 413, counts: false, message: "The request body is too large." },
   method_not_allowed: { status: 405, counts: false, message: "Method not allowed." },
   unknown_endpoint: { status: 404, counts: false, message: "No such endpoint." },
