@@ -21,7 +21,8 @@ export const REASONS = {
   installation_pending: { status: 403, counts: true, message: "This installation awaits the account owner's approval." },
   installation_blocked: { status: 403, counts: true, message: "This installation is blocked." },
   // Additions (docs/security.md, item 4): caps per key per UTC day.
-  installation_limit_reached: { status: 403, counts: true, message: "Too many new installations of this key today; approve or block the pending ones." },
+  installation_limit_reached: { status: 403, counts: true, message: "Too many new installations of this key today; the owner can approve this one by its name." },
+  // No longer produced: a label cap folds labels into "(other)" and never refuses a call. Kept: a reason is never reused.
   endpoint_limit_reached: { status: 400, counts: false, message: "Too many distinct endpoint labels for this key today." },
   server_key_required: { status: 403, counts: false, message: "This endpoint needs a server key." },
   ip_binding_required: { status: 403, counts: false, message: "Secrets need a key with an IP allowlist." },
@@ -62,7 +63,8 @@ export const REASONS = {
   bad_format: { status: 400, counts: true, message: "format must be ndjson or syslog." },
   // Request-level (any endpoint).
   bad_request: { status: 400, counts: false, message: "The request is malformed." },
-  bad_ip: { status: 400, counts: false, message: "The ip parameter is not an IPv4 or IPv6 address." },
+  // Judged after the key is known (verify's chain): a refusal made with the account's key, so it counts.
+  bad_ip: { status: 400, counts: true, message: "The ip parameter is not an IPv4 or IPv6 address." },
   payload_too_large: { status: 413, counts: false, message: "The request body is too large." },
   method_not_allowed: { status: 405, counts: false, message: "Method not allowed." },
   unknown_endpoint: { status: 404, counts: false, message: "No such endpoint." },

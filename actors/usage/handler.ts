@@ -5,7 +5,8 @@ import type { UsageBatch } from "../../shared/streams/usage.js";
 
 /**
  * Usage accounting: stream messages (each the events of one verify batch) → usage_daily per
- * key/day/endpoint/reason, the organization's cycle_usage, and new installations, in one
+ * key/day/endpoint/reason, the organization's cycle_usage, and installations (new ones, and
+ * sightings at most once a minute per installation that move last_seen_at), in one
  * transaction together with each message's row in usage_applied. The messages of one
  * transaction are summed first (writer.ts gathers the messages read together), so a busy
  * stream costs one transaction per read, not one per message. A redelivered message finds

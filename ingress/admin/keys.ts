@@ -210,6 +210,8 @@ export const rotateKey = admin(async (_request, deps, params) => {
       orgId: current.org_id, hash: sha256(fresh.key), prefix: fresh.prefix, kind: current.kind, settings, nowMs: now, rotatedFrom: current.id,
     });
     // The new key keeps the old one's installations: rotation must not lock the site out.
+    // PostgreSQL's here; those only Redis knows yet are handed over when the old key's
+    // revocation is projected (projector retire, atomic with the counting script).
     await copyInstallations(tx, current.id, created.id);
     await recordActivity(tx, {
       orgId: created.org_id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",

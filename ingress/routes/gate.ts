@@ -1,4 +1,5 @@
 import { checkKeySent, type Ask, type EnforceOptions, type Prepared } from "../../shared/enforcement/index.js";
+import type { RouteLabel } from "../../shared/enforcement/installations.js";
 import type { Reason } from "../../shared/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import { str, type Params } from "../params.js";
@@ -15,8 +16,8 @@ import type { Charge } from "./refund.js";
  */
 
 export interface GateOptions extends EnforceOptions {
-  /** Usage label of the endpoint (`content`, `secret`, `botcheck`, `scan`, ...). */
-  endpoint: string;
+  /** Usage label of the endpoint (`content`, `secret`, `botcheck`, `scan`, ...): one of the uncapped labels. */
+  endpoint: RouteLabel;
   /** The domain the call is for, when it does not come from the `domain` parameter (botcheck: the page's origin). */
   domain?: string;
 }

@@ -6,7 +6,6 @@ import {
   type Ask,
   type Prepared,
 } from "../../shared/enforcement/index.js";
-import { parseAddress } from "../../shared/enforcement/ip.js";
 import { isStorableText } from "../../shared/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { fault } from "../reply.js";
@@ -43,7 +42,7 @@ function endpointLabel(value: string | undefined): string {
   return label && /^[a-z0-9][a-z0-9_.-]{0,39}$/.test(label) ? label : "verify";
 }
 
-function readVerifyParams(request: HttpRequest, params: Params, apiKey: string, now: number): VerifyParams | "bad_request" | "bad_ip" {
+function readVerifyParams(request: HttpRequest, params: Params, apiKey: string, now: number): VerifyParams | "bad_request" {
   const domain = optional(params, "domain");
   const scope = optional(params, "scope");
   const ip = optional(params, "ip");
@@ -51,9 +50,6 @@ function readVerifyParams(request: HttpRequest, params: Params, apiKey: string, 
   const nonce = optional(params, "nonce");
   // The installation id is stored (Redis, PostgreSQL): refuse what PostgreSQL text cannot hold.
   if (install !== undefined && !isStorableText(install)) return "bad_request";
-  // An `ip` that is no address is refused, never judged as "no address" (which no deny list
-  // and no country rule matches). Honoured for server keys only: callerAddress.
-  if (ip !== undefined && parseAddress(ip) === null) return "bad_ip";
   return {
     apiKey,
     ask: new RequestAsk(domain, scope, ip, now, request),

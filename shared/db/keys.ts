@@ -184,3 +184,42 @@ export async function copyInstallations(tx: Queryable, fromKeyId: number, toKeyI
     [fromKeyId, toKeyId],
   );
 }
+
+/**
+ * The key that replaced `keyId` by rotation and is not itself revoked: its successor, or
+ * the successor's successor when that one was rotated too. Null when there is none.
+ */
+export async function liveHeirOf(db: Queryable, keyId: number): Promise<number | null> {
+  const { rows } = await db.query<{ id: number }>(
+    `WITH RECURSIVE heirs (id, status, depth) AS (
+       SELECT id, status, 1 FROM api_keys WHERE rotated_from = $1
+       UNION ALL
+       SELECT k.id, k.status, h.depth + 1 FROM api_keys k JOIN heirs h ON k.rotated_from = h.id WHERE h.depth < 64
+     )
+     SELECT id FROM heirs WHERE status <> 'revoked' ORDER BY depth LIMIT 1`,
+    [keyId],
+  );
+  return rows.length === 0 ? null : Number(rows[0].id);
+}
+
+/**
+ * Installations a rotated key's successor took over from Redis (projector, key-retire-3.lua)
+ * that PostgreSQL does not hold for it yet: seen just before the rotation, their usage
+ * events not yet applied. A row already there (copyInstallations) is kept as it is.
+ */
+export async function inheritInstallations(
+  db: Queryable,
+  keyId: number,
+  rows: readonly { install: string; status: string }[],
+  nowMs: number,
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `INSERT INTO installations (key_id, install, status, first_seen_at, last_seen_at)
+     SELECT $1, i, s, to_timestamp($4 / 1000.0), to_timestamp($4 / 1000.0)
+     FROM unnest($2::text[], $3::text[]) AS t(i, s)
+     WHERE s IN ('approved', 'pending', 'blocked')
+     ON CONFLICT (key_id, install) DO NOTHING`,
+    [keyId, rows.map((r) => r.install), rows.map((r) => r.status), nowMs],
+  );
+}

@@ -1,7 +1,7 @@
 import type { Queryable } from "./pool.js";
 
 /**
- * The usage aggregate (usage_daily, cycle_usage, installations first seen, and the
+ * The usage aggregate (usage_daily, cycle_usage, installations first and last seen, and the
  * usage_applied markers that make a redelivered message change nothing). Written by the
  * usage actor, one transaction per group of messages read together, rows in a fixed order
  * (its handler says why).

@@ -7,7 +7,7 @@ import type { Resolved } from "../snapshots/cache.js";
 import type { Reason } from "../reasons.js";
 import { shardOf, type Keys } from "../redis/keys.js";
 import { runScript, type LuaScript } from "../redis/scripts.js";
-import { ENDPOINT_LABELS_PER_DAY, PENDING_INSTALLS_PER_DAY, UNNAMED_INSTALL } from "./installations.js";
+import { ENDPOINT_LABELS_PER_DAY, OTHER_LABEL, PENDING_INSTALLS_PER_DAY, ROUTE_LABELS } from "./installations.js";
 
 /**
  * Every verify of one event-loop turn shares one counting script run per shard: calls
@@ -165,7 +165,7 @@ export function createCountingBatcher(options: BatcherOptions) {
       return String(index);
     };
     const day = new Date(now).toISOString().slice(0, 10);
-    const args: string[] = [String(now), day, maxLen, String(groups.size), UNNAMED_INSTALL, String(PENDING_INSTALLS_PER_DAY), String(ENDPOINT_LABELS_PER_DAY)];
+    const args: string[] = [String(now), day, maxLen, String(groups.size), OTHER_LABEL, String(PENDING_INSTALLS_PER_DAY), String(ENDPOINT_LABELS_PER_DAY)];
     const order: Pending[] = [];
     for (const { first: c, members } of groups.values()) {
       const minute = Math.floor(c.nowMs / 60_000);
@@ -184,9 +184,12 @@ export function createCountingBatcher(options: BatcherOptions) {
         String(c.keyId),
         c.endpoint,
         String(c.cycleStartMs),
-        indexOf(keys.endpointLabels(c.orgId, c.keyId, day)),
+        // An endpoint's own label (`verify`, `content`, ...) is never capped: no set to consult.
+        ROUTE_LABELS.has(c.endpoint) ? "0" : indexOf(keys.endpointLabels(c.orgId, c.keyId, day)),
         indexOf(keys.pendingInstalls(c.orgId, c.keyId, day)),
       );
+      // The minute's installation sightings, named only when a call of the group names an installation.
+      const sightings = args.push("0") - 1;
       // Calls of one shape (same outcome, counted flag, installation and windows) travel as
       // one entry with their number: under load most calls of a key are alike.
       const shapes = new Map<string, Shape>();
@@ -202,7 +205,8 @@ export function createCountingBatcher(options: BatcherOptions) {
           lastShape.members.push(member);
           continue;
         }
-        const { outcome, source } = member.call;
+        const { outcome, source, install } = member.call;
+        if (install !== "" && args[sightings] === "0") args[sightings] = indexOf(keys.installSightings(c.orgId, c.keyId, minute));
         const window = takesKeySlot(outcome) ? keys.rateWindow(c.orgId, c.keyId, minute) : keys.placeWindow(c.orgId, c.keyId, minute);
         const sourceWindow = perSource !== null && source ? indexOf(keys.sourceWindow(c.orgId, c.keyId, minute, source)) : "0";
         lastShape = { first: member.call, window: indexOf(window), sourceWindow, members: [member] };

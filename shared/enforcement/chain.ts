@@ -2,7 +2,7 @@ import type { Reason } from "../reasons.js";
 import { checkCountries } from "./country.js";
 import { checkDomainLock, checkDomainVerified } from "./domain.js";
 import { checkExpiry } from "./expiry.js";
-import { callerAddress, checkIpAllow, checkIpDeny, type Address } from "./ip.js";
+import { callerAddress, checkIpAllow, checkIpDeny, checkIpParam, type Address } from "./ip.js";
 import type { Prepared } from "./prepared.js";
 import { checkScope } from "./scope.js";
 import { checkSuspension } from "./suspension.js";
@@ -38,6 +38,7 @@ export interface Rule {
 
 export const RULES: readonly Rule[] = [
   { name: "suspension", reasons: ["key_suspended"], check: ({ prepared }) => checkSuspension(prepared.key) },
+  { name: "ip_param", reasons: ["bad_ip"], check: ({ ask }) => checkIpParam(ask.visitorIp) },
   { name: "expiry", reasons: ["expired"], check: ({ prepared, ask }) => checkExpiry(prepared.key, prepared.org, ask.now) },
   { name: "ip_deny", reasons: ["ip_blocked"], check: ({ prepared, address }) => checkIpDeny(prepared.deny, address) },
   { name: "ip_allow", reasons: ["ip_not_allowed"], check: ({ prepared, address }) => checkIpAllow(prepared.allow, address) },

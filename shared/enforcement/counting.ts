@@ -16,15 +16,16 @@ import { REASONS, type Reason } from "../reasons.js";
  *   - allowance: `usage_limit_exceeded` when the organization's pooled counter for the
  *     cycle has reached the plan's allowance (null = unlimited).
  * Two refinements (docs/security.md, item 1):
- *   - refusals of the key's place rules (domain, IP, country: PLACE_REASONS) still count
- *     against the allowance, but take their slot in a separate window of the key with the
- *     same limit, so a flood of wrong-place calls never shuts honest callers out;
+ *   - refusals of the key's place rules (domain, IP, country, an `ip` that is no
+ *     address: PLACE_REASONS) still count against the allowance, but take their slot in
+ *     a separate window of the key with the same limit, so a flood of wrong-place calls
+ *     never shuts honest callers out;
  *   - with `rate_per_source_per_minute` set, a per-source window (sourceId) is checked
  *     first: a source past it is answered `rate_limited` before the key's window is touched.
  * Only then is the installation judged (for calls that passed every pure rule): the
- * first installation a key is seen on is recorded `approved`; another one is recorded
- * `pending` and refused `installation_pending`; `blocked` is refused
- * `installation_blocked`. Both refusals count.
+ * first installation a key is seen on, the unnamed one (no `install`) included, is
+ * recorded `approved` (installations.ts); another one is recorded `pending` and refused
+ * `installation_pending`; `blocked` is refused `installation_blocked`. Both refusals count.
  */
 
 export const COUNTED_RULES = [
@@ -34,7 +35,7 @@ export const COUNTED_RULES = [
 ] as const satisfies readonly { name: string; reasons: readonly Reason[] }[];
 
 /** Refusals that say the caller is in the wrong place, not that the key is busy. */
-export const PLACE_REASONS: ReadonlySet<Reason> = new Set<Reason>(["ip_blocked", "ip_not_allowed", "geo_blocked", "geo_not_allowed", "domain_mismatch"]);
+export const PLACE_REASONS: ReadonlySet<Reason> = new Set<Reason>(["bad_ip", "ip_blocked", "ip_not_allowed", "geo_blocked", "geo_not_allowed", "domain_mismatch"]);
 
 /** Whether a counted outcome takes a slot of the key's shared window (else of its place-refusal window). */
 export function takesKeySlot(outcome: Reason | "ok"): boolean {

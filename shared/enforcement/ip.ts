@@ -81,13 +81,22 @@ export function listHas(list: AddressList, address: Address | null): boolean {
  * The address the IP and country rules judge: the visitor's (`ip` parameter) when a
  * server key asks on a visitor's behalf, unless IP binding is on for the key; then the
  * connecting address counts whatever was sent. A client key is public: what its caller
- * claims proves nothing, so its `ip` is never honoured (docs/security.md, item 2). The
- * ingress refuses an `ip` that is no address (bad_ip) before the rules run; here one
+ * claims proves nothing, so its `ip` is never honoured (docs/security.md, item 2). An
+ * `ip` that is no address is refused by checkIpParam before the IP rules run; here one
  * still matches no list and no country.
  */
 export function callerAddress(key: Pick<KeySnapshot, "ip_binding" | "kind">, ask: Pick<Ask, "visitorIp" | "remoteAddress">): Address | null {
   if (key.ip_binding || key.kind !== "server" || ask.visitorIp === undefined) return parseAddress(ask.remoteAddress);
   return parseAddress(ask.visitorIp);
+}
+
+/**
+ * verify.php's `ip`, when sent, must be an address, for every key kind: it is refused
+ * `bad_ip`, never judged as "no address" (which no deny list and no country rule matches).
+ * A rule of the chain, so a known key's malformed call counts (interface.md section 8).
+ */
+export function checkIpParam(visitorIp: string | undefined): Verdict {
+  return visitorIp === undefined || parseAddress(visitorIp) !== null ? PASS : refuse("bad_ip");
 }
 
 export function checkIpDeny(deny: AddressList, address: Address | null): Verdict {

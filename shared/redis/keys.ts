@@ -53,10 +53,12 @@ export function createKeys(prefix: string) {
     cycleUsed: (orgId: KeyId, cycleStart: number) => `${prefix}${tag(orgId)}:used:${orgId}:${cycleStart}`,
     /** Hash install → status (approved, pending, blocked) for one key. */
     installations: (orgId: KeyId, keyId: KeyId) => `${prefix}${tag(orgId)}:inst:${keyId}`,
-    /** Set of the endpoint labels one key used on a UTC day (capped: docs/security.md, item 4). */
+    /** Set of the caller-chosen endpoint labels recorded for one key on a UTC day (capped: shared/enforcement/installations.ts). */
     endpointLabels: (orgId: KeyId, keyId: KeyId, day: string) => `${prefix}${tag(orgId)}:labels:${keyId}:${day}`,
     /** Installations of one key recorded pending on a UTC day (capped). */
     pendingInstalls: (orgId: KeyId, keyId: KeyId, day: string) => `${prefix}${tag(orgId)}:instnew:${keyId}:${day}`,
+    /** Hash install → 1: the installations of one key sighted in one minute (last_seen_at at most once a minute). */
+    installSightings: (orgId: KeyId, keyId: KeyId, minute: number) => `${prefix}${tag(orgId)}:instseen:${keyId}:${minute}`,
     /** Usage events of every organization of one shard. */
     usageStream: (shard: number) => `${prefix}{s:${shard}}:stream:usage`,
     usageStreamOf: (orgId: KeyId) => `${prefix}${tag(orgId)}:stream:usage`,

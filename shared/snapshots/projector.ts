@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "../redis/client.js";
 import type { Clock } from "../clock.js";
-import { findKey, installationsOf, keysOfOrg, type KeyRow } from "../db/keys.js";
+import { findKey, inheritInstallations, installationsOf, keysOfOrg, liveHeirOf, type KeyRow } from "../db/keys.js";
 import { verifiedDomains } from "../db/domains.js";
 import { contentOf, secretsOf } from "../db/content.js";
 import { allOrgIds, allowanceOf, cycleUsed, findOrg, orgCycle, type OrgRow } from "../db/orgs.js";
@@ -9,6 +9,7 @@ import type { Pool, Queryable } from "../db/pool.js";
 import { clearPending, markPending, type ProjectionKind, withEntityLock } from "../db/projections.js";
 import type { Logger } from "../log.js";
 import type { Keys } from "../redis/keys.js";
+import { loadScript, runScript } from "../redis/scripts.js";
 import type { KeySnapshot, OrgSnapshot, SnapshotChange } from "./types.js";
 
 /**
@@ -80,6 +81,24 @@ export function createProjector(deps: ProjectorDeps) {
   const { db, redis, keys, clock, logger } = deps;
 
   const publish = (change: SnapshotChange) => redis.publish(keys.snapshotChannel(), JSON.stringify(change));
+  const retireScript = loadScript("key-retire-3.lua");
+
+  /**
+   * A revoked key that a rotation replaced hands its Redis installations to its live heir
+   * (key-retire-3.lua, atomic with the counting script) and PostgreSQL is told of those it
+   * did not hold yet: the new key keeps every installation the old one had, however far the
+   * usage actor lags. Runs again harmlessly (the old hash is gone: nothing to hand over).
+   */
+  async function retire(q: Queryable, row: KeyRow): Promise<boolean> {
+    const heir = await liveHeirOf(q, row.id);
+    if (heir === null) return false;
+    const carried = await runScript(redis, retireScript, [keys.keySnapshot(row.org_id, row.id), keys.installations(row.org_id, row.id), keys.installations(row.org_id, heir)], []);
+    const flat = Array.isArray(carried) ? carried.map(String) : [];
+    const rows: { install: string; status: string }[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) rows.push({ install: flat[i], status: flat[i + 1] });
+    await inheritInstallations(q, heir, rows, clock.now());
+    return true;
+  }
 
   /**
    * The key index (untagged: found by the API key's hash) and the key's snapshot (tagged with
@@ -89,17 +108,18 @@ export function createProjector(deps: ProjectorDeps) {
    * writes the snapshot first (the index never points at a missing or older snapshot;
    * verify's version check catches an older one anyway).
    */
-  async function writeKey(q: Queryable, row: KeyRow, withInstallations: boolean): Promise<void> {
+  async function writeKey(q: Queryable, row: KeyRow, options: { installations: boolean; retire: boolean }): Promise<void> {
     const index = keys.keyIndex(row.key_hash.toString("hex"));
     if (row.status === "revoked") {
       await redis.del(index);
+      if (options.retire && (await retire(q, row))) return;
       await redis.multi().del(keys.keySnapshot(row.org_id, row.id), keys.installations(row.org_id, row.id)).exec();
       return;
     }
     const json = JSON.stringify(keySnapshotOf(row));
     const multi = redis.multi();
     multi.hset(keys.keySnapshot(row.org_id, row.id), "json", json, "v", digest(json));
-    if (withInstallations) {
+    if (options.installations) {
       for (const inst of await installationsOf(q, row.id)) {
         multi.hsetnx(keys.installations(row.org_id, row.id), inst.install, inst.status);
       }
@@ -156,14 +176,17 @@ export function createProjector(deps: ProjectorDeps) {
       });
     },
 
-    /** `installations`: also copy the key's installations from PostgreSQL (a new, rotated key). */
+    /**
+     * `installations`: also copy the key's installations from PostgreSQL (a new, rotated key).
+     * A revoked key that a rotation replaced hands its Redis installations to its heir (retire).
+     */
     async keyChanged(keyId: number, options: { installations?: boolean } = {}): Promise<void> {
       await tracked("key", keyId, async () => {
         let found = false;
         await serialized(1, keyId, async (q) => {
           const row = await findKey(q, keyId);
           // A re-projection (reconcile) copies installations too: HSETNX never overwrites a newer status.
-          if (row) await writeKey(q, row, options.installations ?? false);
+          if (row) await writeKey(q, row, { installations: options.installations ?? false, retire: true });
           found = row !== null;
         });
         if (found) await publish({ type: "key", id: keyId });
@@ -197,7 +220,8 @@ export function createProjector(deps: ProjectorDeps) {
         await writeOrg(db, org);
         await writeContent(db, id);
         for (const key of await keysOfOrg(db, id)) {
-          await writeKey(db, key, true);
+          // Redis lost everything: a revoked key has nothing left to hand over.
+          await writeKey(db, key, { installations: true, retire: false });
           keyCount++;
         }
       }

@@ -17,9 +17,13 @@ export interface UsageEvent {
   cycle: number;
   /** Number of calls this event stands for (same key, endpoint, reason and counted flag). */
   n: number;
-  /** Present when the call recorded a new installation of the key. */
+  /**
+   * Present when the call recorded a new installation of the key, or was an installation's
+   * first call of the minute (a sighting: the usage actor moves its last_seen_at).
+   * install_status is the installation's status then; it never changes a stored status.
+   */
   install?: string;
-  install_status?: "approved" | "pending";
+  install_status?: "approved" | "pending" | "blocked";
   /**
    * 1: a refund (shared/redis/lua/usage-refund-2.lua). These n calls were counted `ok`
    * earlier; the service then failed to answer them (reason), so they move to that reason,
@@ -56,7 +60,7 @@ export const usageBatchSchema = {
           cycle: { type: "integer", minimum: 0 },
           n: { type: "integer", minimum: 1 },
           install: { type: "string", minLength: 1, maxLength: 200 },
-          install_status: { type: "string", enum: ["approved", "pending"] },
+          install_status: { type: "string", enum: ["approved", "pending", "blocked"] },
           refund: { type: "integer", enum: [1] },
         },
         additionalProperties: false,

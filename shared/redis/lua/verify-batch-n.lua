@@ -13,16 +13,17 @@ KEYS[2..]   the distinct keys the groups name: key snapshot hashes (field v = ve
             org snapshot hashes (field v), rate windows (the key's window, the key's
             place-refusal window, per-source windows), cycle counters, installations
             hashes (install -> approved | pending | blocked), per key and day: the set
-            of endpoint labels seen and the count of installations recorded pending
+            of caller-chosen endpoint labels recorded and the count of installations
+            recorded pending; per key and minute: the installations sighted (a hash)
 
 ARGV[1]  now, clock milliseconds
 ARGV[2]  day of now, YYYY-MM-DD (UTC)
 ARGV[3]  approximate MAXLEN of the usage stream
 ARGV[4]  number of groups
-ARGV[5]  the unnamed installation's id (a verify call without `install`)
+ARGV[5]  the label a caller-chosen endpoint label is folded into past the cap ("(other)")
 ARGV[6]  cap of installations recorded pending per key per day
-ARGV[7]  cap of distinct endpoint labels per key per day
-then per group, 16 fields:
+ARGV[7]  cap of distinct caller-chosen endpoint labels per key per day
+then per group, 17 fields:
   1 index in KEYS of the key snapshot      2 index of the org snapshot
   3 index of the cycle counter             4 index of the installations hash
   5 key snapshot version the ingress judged with
@@ -30,14 +31,17 @@ then per group, 16 fields:
   8 rate_per_source_per_minute of the key ("-1" = no per-source limit)
   9 allowance of the cycle ("-1" = unlimited)
   10 org id   11 key id   12 endpoint label   13 cycle start (clock ms)
-  14 index of the key's endpoint-label set of the day
+  14 index of the key's endpoint-label set of the day ("0": the label is an endpoint's
+     own, e.g. `verify` or `content`: never capped, never recorded in the set)
   15 index of the key's pending-installation counter of the day
-  16 number of shapes s (kinds of alike calls)
+  16 index of the key's installation sightings of the minute ("0": no call of the group
+     names an installation)
+  17 number of shapes s (kinds of alike calls)
 and then per shape, 6 fields:
   number of calls k of this shape (each handled in turn, as if sent k times),
   outcome of the pure rules ("ok" or a refusal reason),
   "1" when that outcome counts against the allowance, "0" when not (key_suspended),
-  installation id ("" when the endpoint takes none; ARGV[5] for a verify call that sent none),
+  installation id ("" when the endpoint takes none; the unnamed id for a verify call that sent none),
   index of the rate window the call takes a slot of: the key's window of the minute, or,
     for a refusal of the key's place rules (domain, IP, country), the key's separate
     place-refusal window of the minute, so such refusals never use up honest callers' slots,
@@ -51,29 +55,35 @@ calls of a shape in order:
 
 Per call, unless stale (shared/enforcement/counting.ts says why this order):
   1. an outcome that does not count (key_suspended) is answered as is, counted 0;
-  1b. label gate, once per group: a label not yet in the key's set of the day when the set
-     holds ARGV[7] labels -> "endpoint_limit_reached", counted 0, no slot taken; its usage
-     event carries the label "(other)" so no new label reaches PostgreSQL;
   2. source gate, when the key has a per-source limit: the source's window >=
      rate_per_source_per_minute -> "rate_limited", counted 0, no slot taken anywhere,
      so a flood from one source never reaches the key's shared window;
   3. rate gate: the call's window >= rate_per_minute -> "rate_limited", counted 0, no slot taken;
   4. allowance gate: allowance >= 0 and counter >= allowance -> "usage_limit_exceeded", counted 0;
-  5. installation, when the outcome is "ok" and an id was sent: the unnamed id on a key
-     with no installation -> nothing recorded, passes (keys that never name installations
-     are not affected); unknown id on a key with no installation -> recorded "approved"
-     (the first keeps working); unknown id otherwise -> "installation_limit_reached" when
-     ARGV[6] were already recorded pending for the key today (nothing recorded), else
-     recorded "pending", answer "installation_pending"; "pending" -> "installation_pending";
-     "blocked" -> "installation_blocked";
+  5. installation, when the outcome is "ok" and an id was sent: unknown id on a key with
+     no installation -> recorded "approved", the unnamed id included (the first
+     installation a key is seen on keeps working, so a site that never names one owns
+     "(unnamed)" before a stranger can name another); unknown id otherwise ->
+     "installation_limit_reached" when ARGV[6] were already recorded pending for the key
+     today (nothing recorded), else recorded "pending", answer "installation_pending";
+     "pending" -> "installation_pending"; "blocked" -> "installation_blocked". A known
+     installation reaching this step is a sighting: the first of the minute (HSETNX in
+     the minute's sightings hash) puts the installation in the usage event, so the usage
+     actor moves last_seen_at, at most once per installation and minute;
   6. counted 1: the call's rate window +1 and the source window +1 (each expires 120 s
      after its last write), cycle counter +1 (expires 7 days after the cycle ends).
+The endpoint label never refuses a call. A caller-chosen label (field 14 not "0") is
+recorded in the key's set of the day only by a call answered "ok", while the set holds
+fewer than ARGV[7]; a call whose label is not in the set (a refusal, or past the cap) is
+reported under ARGV[5]. So neither refused calls nor a flood of labels can add labels
+without bound, and no label can shut the key.
 One XADD per run carries the usage events of every call not stale, as field
 data = JSON {at, day, events: [{org, key, endpoint, reason, counted, cycle, n,
-install?, install_status?}]}: calls of a group with the same reason and counted flag
-are one event with n = their number; a call that recorded an installation is an
-event of its own. No address is ever part of an event (a source window's name holds
-a digest of the source, never the address, and lives two minutes).
+install?, install_status?}]}: calls of a group with the same reason, counted flag and
+label are one event with n = their number; a call that recorded or sighted an
+installation is an event of its own (install_status: its status). No address is ever
+part of an event (a source window's name holds a digest of the source, never the
+address, and lives two minutes).
 ]]
 
 local CYCLE_MS = 30 * 24 * 3600 * 1000
@@ -83,7 +93,7 @@ local now = tonumber(ARGV[1])
 local day = ARGV[2]
 local maxlen = ARGV[3]
 local groups = tonumber(ARGV[4])
-local unnamed = ARGV[5]
+local other = ARGV[5]
 local pendingCap = tonumber(ARGV[6])
 local labelCap = tonumber(ARGV[7])
 local DAY_S = 2 * 24 * 3600
@@ -120,13 +130,16 @@ for _ = 1, groups do
   local keyV, orgV = ARGV[a + 5], ARGV[a + 6]
   local rate, perSource, allowance = tonumber(ARGV[a + 7]), tonumber(ARGV[a + 8]), tonumber(ARGV[a + 9])
   local org, key, endpoint, cycle = tonumber(ARGV[a + 10]), tonumber(ARGV[a + 11]), ARGV[a + 12], tonumber(ARGV[a + 13])
-  local labelsKey, pendingKey = KEYS[tonumber(ARGV[a + 14])], KEYS[tonumber(ARGV[a + 15])]
-  local shapes = tonumber(ARGV[a + 16])
-  a = a + 16
-  -- nil until the group's first counted call asks: one SISMEMBER per group, not per call.
-  local labelOk = nil
+  -- nil for an endpoint's own label (never capped) and when no call of the group names an installation.
+  local labelsKey, pendingKey, seenKey = KEYS[tonumber(ARGV[a + 14])], KEYS[tonumber(ARGV[a + 15])], KEYS[tonumber(ARGV[a + 16])]
+  local shapes = tonumber(ARGV[a + 17])
+  a = a + 17
+  -- The caller-chosen label's state for the group: nil until a call needs it, then whether
+  -- it is in the key's set of the day; labelsFull once an "ok" call found the set full.
+  -- One SISMEMBER per group, not per call.
+  local labelIn, labelsFull = nil, false
   local stale = keyV == '' or version(keySnap) ~= keyV or version(orgSnap) ~= orgV
-  local merged = {}
+  local merged, mergedOther = {}, {}
   for _ = 1, shapes do
     local calls, outcome, counts, install = tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
     local rateKey, sourceIndex = KEYS[tonumber(ARGV[a + 5])], tonumber(ARGV[a + 6])
@@ -135,27 +148,14 @@ for _ = 1, groups do
     a = a + 6
     -- The installation's status as the shape's first call through the gates left it: the
     -- calls after it find the same (its own recording, or nothing to record), so they skip
-    -- the HGET and HLEN. false = not asked yet; 'none' = no status, nothing recorded.
+    -- the HGET, HLEN and the sighting. false = not asked yet.
     local known = false
     for _ = 1, calls do
-      local result, counted, newStatus = outcome, 0, nil
+      local result, counted, newStatus, sighted = outcome, 0, nil, nil
       if stale then
         result = 'stale'
       elseif counts == '1' then
-        if labelOk == nil then
-          if redis.call('SISMEMBER', labelsKey, endpoint) == 1 then
-            labelOk = true
-          elseif redis.call('SCARD', labelsKey) >= labelCap then
-            labelOk = false
-          else
-            redis.call('SADD', labelsKey, endpoint)
-            redis.call('EXPIRE', labelsKey, DAY_S)
-            labelOk = true
-          end
-        end
-        if not labelOk then
-          result = 'endpoint_limit_reached'
-        elseif sourceKey and counter(sourceKey) >= perSource then
+        if sourceKey and counter(sourceKey) >= perSource then
           result = 'rate_limited'
         elseif counter(rateKey) >= rate then
           result = 'rate_limited'
@@ -164,29 +164,31 @@ for _ = 1, groups do
         else
           if outcome == 'ok' and install ~= '' then
             local status = known
-            if status == 'none' then
-              status = nil
-            elseif status == false then
+            if status == false then
               status = redis.call('HGET', instKey, install)
-            end
-            if not status and known == false then
-              if redis.call('HLEN', instKey) == 0 then
-                -- The first named installation is approved; an unnamed call on a key that has
-                -- none passes unrecorded.
-                if install ~= unnamed then status = 'approved' end
-              elseif tonumber(redis.call('GET', pendingKey) or '0') >= pendingCap then
-                status = 'over_limit'
-              else
-                status = 'pending'
-                redis.call('INCR', pendingKey)
-                redis.call('EXPIRE', pendingKey, DAY_S)
+              if not status then
+                if redis.call('HLEN', instKey) == 0 then
+                  -- The first installation a key is seen on keeps working, "(unnamed)" included.
+                  status = 'approved'
+                elseif tonumber(redis.call('GET', pendingKey) or '0') >= pendingCap then
+                  status = 'over_limit'
+                else
+                  status = 'pending'
+                  redis.call('INCR', pendingKey)
+                  redis.call('EXPIRE', pendingKey, DAY_S)
+                end
+                if status ~= 'over_limit' then
+                  redis.call('HSET', instKey, install, status)
+                  newStatus = status
+                end
               end
-              if status == 'approved' or status == 'pending' then
-                redis.call('HSET', instKey, install, status)
-                newStatus = status
+              -- A recorded installation's first call of the minute is a sighting (last_seen_at).
+              if status ~= 'over_limit' and seenKey and redis.call('HSETNX', seenKey, install, '1') == 1 then
+                redis.call('EXPIRE', seenKey, 120)
+                if not newStatus then sighted = status end
               end
+              known = status
             end
-            known = status or 'none'
             if status == 'blocked' then
               result = 'installation_blocked'
             elseif status == 'over_limit' then
@@ -205,20 +207,36 @@ for _ = 1, groups do
       results[#results + 1] = result
       if not stale then
         local label = endpoint
-        if result == 'endpoint_limit_reached' then label = '(other)' end
-        if newStatus then
+        if labelsKey then
+          if labelIn == nil then labelIn = redis.call('SISMEMBER', labelsKey, endpoint) == 1 end
+          if not labelIn then
+            -- Recorded only by a call that passed every rule and gate, while the set has room.
+            if result == 'ok' and not labelsFull and redis.call('SCARD', labelsKey) < labelCap then
+              redis.call('SADD', labelsKey, endpoint)
+              redis.call('EXPIRE', labelsKey, DAY_S)
+              labelIn = true
+            else
+              if result == 'ok' then labelsFull = true end
+              label = other
+            end
+          end
+        end
+        local installStatus = newStatus or sighted
+        if installStatus then
           events[#events + 1] = {
             org = org, key = key, endpoint = label, reason = result, counted = counted, cycle = cycle, n = 1,
-            install = install, install_status = newStatus,
+            install = install, install_status = installStatus,
           }
         else
+          local bucket = merged
+          if label ~= endpoint then bucket = mergedOther end
           local tag = result .. counted
-          local event = merged[tag]
+          local event = bucket[tag]
           if event then
             event.n = event.n + 1
           else
             event = { org = org, key = key, endpoint = label, reason = result, counted = counted, cycle = cycle, n = 1 }
-            merged[tag] = event
+            bucket[tag] = event
             events[#events + 1] = event
           end
         end

@@ -51,8 +51,8 @@ describe("usage accounting actor", () => {
     await startActor();
     const made = await clientSetup(gw);
     const call = (extra: Record<string, unknown>) => verify(gw, { key: made.key, domain: "example.com", ...extra });
-    // Calls without `install` first: once the key has an installation they would be the
-    // "(unnamed)" one (docs/security.md, item 4).
+    // Calls without `install` first: the first of them records the "(unnamed)" installation
+    // approved, so the named ones after it are pending (shared/enforcement/installations.ts).
     await Promise.all([call({}), call({}), call({ endpoint: "checkout" }), call({ domain: "bad.org" })]);
     await call({ install: "i-1" });
     await call({ install: "i-2" });
@@ -63,15 +63,15 @@ describe("usage accounting actor", () => {
     expect(await daily(made.id)).toEqual([
       { day, endpoint: "checkout", reason: "ok", counted: 1, refused: 0, calls: 1 },
       { day, endpoint: "verify", reason: "domain_mismatch", counted: 1, refused: 1, calls: 1 },
-      { day, endpoint: "verify", reason: "installation_pending", counted: 1, refused: 1, calls: 1 },
+      { day, endpoint: "verify", reason: "installation_pending", counted: 2, refused: 2, calls: 2 },
       { day, endpoint: "verify", reason: "key_suspended", counted: 0, refused: 1, calls: 1 },
-      { day, endpoint: "verify", reason: "ok", counted: 3, refused: 0, calls: 3 },
+      { day, endpoint: "verify", reason: "ok", counted: 2, refused: 0, calls: 2 },
     ]);
     expect(await cycleUsedInDb(made.orgId)).toBe(6);
     const { rows } = await gw.ctx.db.query("SELECT install, status FROM installations WHERE key_id = $1 ORDER BY install", [made.id]);
-    expect(rows).toEqual([{ install: "i-1", status: "approved" }, { install: "i-2", status: "pending" }]);
+    expect(rows).toEqual([{ install: "(unnamed)", status: "approved" }, { install: "i-1", status: "pending" }, { install: "i-2", status: "pending" }]);
     const usage = await gw.admin("GET", `/keys/${made.id}/usage`);
-    expect(usage.body.usage[0]).toMatchObject({ calls: 7, counted: 6, refused: 3, by_endpoint: { checkout: 1, verify: 6 } });
+    expect(usage.body.usage[0]).toMatchObject({ calls: 7, counted: 6, refused: 4, by_endpoint: { checkout: 1, verify: 6 } });
   });
 
   it("never counts a redelivered message twice", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
-import { clientSetup, verify } from "./verify-fixtures.js";
+import { usageTally } from "./content-fixtures.js";
+import { clientSetup, usedOf, verify } from "./verify-fixtures.js";
 
 /**
  * The `ip` parameter (docs/security.md, item 2): interface.md offers it on verify.php only,
@@ -52,5 +53,20 @@ describe("ip is honoured on verify.php only, for server keys only", () => {
     for (const ip of ["8.8.8.8", "2001:db8::1", "::ffff:8.8.8.8", "[2001:db8::1]"]) {
       expect((await verify(gw, { key: client.key, domain: "example.com", ip })).body.reason).toBe("ok");
     }
+  });
+
+  it("a malformed ip with a known key counts against the allowance (interface.md section 8 does not exempt bad_ip)", async () => {
+    const made = await clientSetup(gw);
+    const before = await usedOf(gw, made.orgId);
+    const answer = await verify(gw, { key: made.key, domain: "example.com", ip: "not-an-ip" });
+    expect([answer.status, answer.body.reason, answer.body.authorized, answer.body.key?.id]).toEqual([400, "bad_ip", false, made.id]);
+    expect(await usedOf(gw, made.orgId)).toBe(before + 1);
+    expect(await usageTally(gw, made.orgId, made.id)).toEqual({ "verify/bad_ip/1": 1 });
+    // A suspended key's calls count for nothing, this one included; an unknown key counts against nobody.
+    await gw.admin("POST", `/keys/${made.id}/suspend`);
+    expect((await verify(gw, { key: made.key, domain: "example.com", ip: "x" })).body.reason).toBe("key_suspended");
+    expect(await usedOf(gw, made.orgId)).toBe(before + 1);
+    const unknown = await verify(gw, { key: `${made.key.slice(0, -4)}zzzz`, domain: "example.com", ip: "x" });
+    expect([unknown.status, unknown.body.reason]).toEqual([401, "invalid_key"]);
   });
 });

@@ -12,6 +12,7 @@ describe("the pure chain", () => {
 
   it.each([
     ["key_suspended", { status: "suspended" as const }, {}, {}],
+    ["bad_ip", {}, {}, { visitorIp: "not-an-ip" }],
     ["expired", { expires_at_ms: NOW - 1 }, {}, {}],
     ["ip_blocked", { ip_deny: ["203.0.113.0/24"] }, {}, {}],
     ["ip_not_allowed", { ip_allow: ["198.51.100.0/24"] }, {}, {}],
@@ -32,7 +33,7 @@ describe("the pure chain", () => {
 
   it("applies the rules in the documented order", () => {
     expect(RULES.map((r) => r.name)).toEqual([
-      "suspension", "expiry", "ip_deny", "ip_allow", "countries", "scope", "domain_lock", "domain_verification",
+      "suspension", "ip_param", "expiry", "ip_deny", "ip_allow", "countries", "scope", "domain_lock", "domain_verification",
     ]);
     expect(COUNTED_RULES.map((r) => r.name)).toEqual(["rate", "allowance", "installation"]);
     const everything = prepare(

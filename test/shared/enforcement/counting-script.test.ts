@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCountingBatcher, type CountingCall } from "../../../shared/enforcement/batch.js";
 import { manualClock } from "../../../shared/clock.js";
+import { ENDPOINT_LABELS_PER_DAY, OTHER_LABEL, UNNAMED_INSTALL } from "../../../shared/enforcement/installations.js";
 import { createKeys } from "../../../shared/redis/keys.js";
 import { loadScript } from "../../../shared/redis/scripts.js";
 import { cleanRedis } from "../../helpers/gateway.js";
@@ -95,6 +96,62 @@ describe("verify-batch-n.lua", () => {
     expect(await redis.hgetall(keys.installations(a.orgId, a.keyId))).toEqual({ one: "approved", two: "pending" });
     await redis.hset(keys.installations(a.orgId, a.keyId), "one", "blocked");
     expect(reasons([await c.submit(call(a, { install: "one" }))])).toEqual(["installation_blocked"]);
+  });
+
+  it("records the unnamed installation approved when it comes first: a stranger's name after it is pending", async () => {
+    const a = await setup();
+    const c = batcher();
+    const results = await Promise.all([c.submit(call(a, { install: UNNAMED_INSTALL })), c.submit(call(a, { install: "evil" })), c.submit(call(a, { install: UNNAMED_INSTALL }))]);
+    expect(reasons(results)).toEqual(["ok", "installation_pending", "ok"]);
+    expect(await redis.hgetall(keys.installations(a.orgId, a.keyId))).toEqual({ [UNNAMED_INSTALL]: "approved", evil: "pending" });
+  });
+
+  it("never refuses for an endpoint label: records a caller's label only for an ok call, folds the rest into (other)", async () => {
+    const a = await setup();
+    const c = batcher();
+    const labels = keys.endpointLabels(a.orgId, a.keyId, "2030-01-15");
+    // Refusals record nothing and report (other).
+    const refused = await Promise.all([c.submit(call(a, { outcome: "domain_mismatch", endpoint: "wrong" })), c.submit(call(a, { outcome: "key_suspended", counts: false, endpoint: "wrong" }))]);
+    expect(reasons(refused)).toEqual(["domain_mismatch", "key_suspended"]);
+    expect(await redis.scard(labels)).toBe(0);
+    for (let i = 0; i < ENDPOINT_LABELS_PER_DAY; i++) await c.submit(call(a, { endpoint: `page-${i}` }));
+    // Past the cap: answered as usual, reported as (other); a recorded label and an endpoint's own label are kept.
+    const later = await Promise.all([
+      c.submit(call(a, { endpoint: "page-new" })), c.submit(call(a, { endpoint: "page-new", outcome: "insufficient_scope" })),
+      c.submit(call(a, { endpoint: "page-0", outcome: "insufficient_scope" })), c.submit(call(a, { endpoint: "verify" })), c.submit(call(a, { endpoint: "content" })),
+    ]);
+    expect(reasons(later)).toEqual(["ok", "insufficient_scope", "insufficient_scope", "ok", "ok"]);
+    expect(await redis.scard(labels)).toBe(ENDPOINT_LABELS_PER_DAY);
+    expect(await redis.sismember(labels, "page-new")).toBe(0);
+    const list = await events(a.orgId);
+    const base = { org: a.orgId, key: a.keyId, cycle: NOW - 1000, n: 1 };
+    expect(list).toEqual(expect.arrayContaining([
+      { ...base, endpoint: OTHER_LABEL, reason: "domain_mismatch", counted: 1 },
+      { ...base, endpoint: OTHER_LABEL, reason: "key_suspended", counted: 0 },
+      { ...base, endpoint: OTHER_LABEL, reason: "ok", counted: 1 },
+      { ...base, endpoint: OTHER_LABEL, reason: "insufficient_scope", counted: 1 },
+      { ...base, endpoint: "page-0", reason: "insufficient_scope", counted: 1 },
+      { ...base, endpoint: "verify", reason: "ok", counted: 1 },
+      { ...base, endpoint: "content", reason: "ok", counted: 1 },
+    ]));
+    expect(list.some((e) => e.reason === "endpoint_limit_reached" || e.endpoint === "page-new" || e.endpoint === "wrong")).toBe(false);
+  });
+
+  it("puts a known installation in the usage event on its first call of each minute (last_seen_at), not on the others", async () => {
+    const a = await setup();
+    const c = batcher();
+    await c.submit(call(a, { install: "site" }));
+    await redis.hset(keys.installations(a.orgId, a.keyId), "other", "blocked");
+    const sameMinute = await Promise.all([c.submit(call(a, { install: "site" })), c.submit(call(a, { install: "site" })), c.submit(call(a, { install: "other" }))]);
+    expect(reasons(sameMinute)).toEqual(["ok", "ok", "installation_blocked"]);
+    const nextMinute = NOW + 60_000;
+    await c.submit(call(a, { install: "site", nowMs: nextMinute }));
+    await c.submit(call(a, { install: "site", nowMs: nextMinute }));
+    const withInstall = (await events(a.orgId)).filter((e) => e.install !== undefined);
+    expect(withInstall.map((e) => [e.install, e.install_status, e.reason])).toEqual([
+      ["site", "approved", "ok"], ["other", "blocked", "installation_blocked"], ["site", "approved", "ok"],
+    ]);
+    expect(await redis.ttl(keys.installSightings(a.orgId, a.keyId, Math.floor(NOW / 60_000)))).toBeGreaterThan(60);
   });
 
   it("alike calls travel as one entry with their number; each still gets its own answer", async () => {
