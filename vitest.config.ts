@@ -5,6 +5,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // The fault suite kills and stops its own servers: `npm run test:faults` (vitest.faults.config.ts).
     exclude: ["test/faults/**", "**/node_modules/**"],
+    // Migrates the template database every test file's database is cloned from (test/helpers/database.ts).
+    globalSetup: ["test/helpers/global-setup.ts"],
     pool: "forks",
     // A bound for hangs only: on a loaded 2-core CI a test of several waitFor steps (each up to
     // 10-20 s) took more than 20 s without being wrong.

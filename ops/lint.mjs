@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Project rules the compiler cannot see (STYLE.md). The compiler half of `npm run lint` is
+// Project rules the compiler cannot see (README.md, Tests). The compiler half of `npm run lint` is
 // `tsc -p tsconfig.test.json` (strict, unused locals and parameters, tests included).
 // Biome was the first choice; its platform binaries are not on this project's registry,
 // which makes `npm ci` fail, so these few rules are checked here instead.
@@ -31,7 +31,8 @@ const rules = [
     allow: ["ops/start.ts", "ops/cli.ts", "ops/bench/", "ops/load/", "ops/cli/"],
   },
   {
-    // ARCHITECTURE.md: every query lives in shared/db/<aggregate>.ts (the bench's own resets excepted).
+    // docs/architecture.md, README.md "Architecture": every query lives in shared/db/<aggregate>.ts
+    // (the bench's own resets excepted).
     name: "SQL only in shared/db",
     dirs: SOURCE_DIRS,
     pattern: /\.query\s*(<[^>]*>)?\s*\(/,
@@ -45,9 +46,10 @@ const rules = [
 ];
 
 /**
- * ARCHITECTURE.md: ingress/ and actors/ are siblings that both stand on shared/; ops/ stands
- * on all three. So a folder may import only from the folders it stands on. Checked on the
- * resolved path of every relative import (static, dynamic and re-export).
+ * docs/architecture.md, README.md "Architecture": ingress/ and actors/ are siblings that both
+ * stand on shared/; ops/ stands on all three. So a folder may import only from the folders it
+ * stands on. Checked on the resolved path of every relative import (static, dynamic and
+ * re-export).
  */
 const LAYERS = {
   shared: ["shared"],

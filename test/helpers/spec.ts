@@ -1,11 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { sourcePath } from "../../shared/paths.js";
 
-/**
- * The contracts: the shared spec beside the checkout when there is one (the source of
- * truth), else the copy kept in test/fixtures/spec (a fresh clone elsewhere, e.g. CI).
- */
-export function readSpec(name: "interface.md" | "operator-api.md"): string {
-  const shared = sourcePath("..", "shared", "spec", name);
-  return readFileSync(existsSync(shared) ? shared : sourcePath("test", "fixtures", "spec", name), "utf8");
+export const SPEC_NAMES = ["interface.md", "operator-api.md"] as const;
+export type SpecName = (typeof SPEC_NAMES)[number];
+
+/** The contracts, as the repository keeps them in docs/spec (held to the shared originals by test/docs/spec.test.ts). */
+export function readSpec(name: SpecName): string {
+  return readFileSync(sourcePath("docs", "spec", name), "utf8");
 }
