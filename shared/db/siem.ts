@@ -68,6 +68,13 @@ export async function allDestinations(db: Queryable): Promise<SiemDestinationRow
   return rows;
 }
 
+/** Which of `ids` name a destination now (the orphan sweep's last look before a DEL). */
+export async function existingDestinationIds(db: Queryable, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await db.query<{ id: number }>("SELECT id FROM siem_destinations WHERE id = ANY($1::bigint[])", [ids]);
+  return new Set(rows.map((row) => Number(row.id)));
+}
+
 export async function deleteDestination(db: Queryable, orgId: number, id: number): Promise<boolean> {
   const result = await db.query("DELETE FROM siem_destinations WHERE org_id = $1 AND id = $2", [orgId, id]);
   return (result.rowCount ?? 0) > 0;
