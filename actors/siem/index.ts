@@ -5,6 +5,7 @@ import { unseal } from "../../shared/crypto/seal.js";
 import type { Pool } from "../../shared/db/pool.js";
 import { allDestinations, existingDestinationIds, type SiemDestinationRow, tokenAad } from "../../shared/db/siem.js";
 import { EVENTS_STREAM, EVENTS_STREAM_MAX_LEN } from "../../shared/streams/events.js";
+import { outboundPolicyOf } from "../../shared/net/address-policy.js";
 import { parseTarget } from "../../shared/siem/target.js";
 import { deleteKeys, duplicateRedis, scanKeys } from "../../shared/redis/client.js";
 import type { RunningActor } from "../index.js";
@@ -71,7 +72,7 @@ export interface SiemPusher extends RunningActor {
 function networkOf(ctx: Context, timeoutMs: number): PushNetwork {
   const config = ctx.config;
   return pushNetwork({
-    allowPrivate: config.scanAllowPrivate,
+    outbound: outboundPolicyOf("siem", config),
     resolver: config.dnsResolver,
     caPem: config.scanCaFile ? readFileSync(config.scanCaFile, "utf8") : null,
     timeoutMs,

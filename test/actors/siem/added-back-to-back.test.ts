@@ -25,7 +25,7 @@ let relay: RunningActor;
 let pusher: SiemPusher;
 
 beforeAll(async () => {
-  gw = await startTestGateway("siemb2b", { SCAN_ALLOW_PRIVATE: "1" });
+  gw = await startTestGateway("siemb2b", { OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8" });
   for (let i = 0; i < BALLAST_KEYS; i += 5_000) {
     const pairs = Array.from({ length: 5_000 }, (_, j) => [`${gw.prefix}ballast:${i + j}`, "1"]).flat();
     await gw.ctx.redis.mset(...pairs);
