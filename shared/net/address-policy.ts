@@ -4,12 +4,12 @@
  * ::/96 never are; the rest — loopback, private ranges, link-local, CGNAT, unique-local and
  * their IPv4-in-IPv6 forms — only as the purpose's policy says:
  *
- * | Purpose   | Who names the target            | Non-public space reachable                      |
- * |-----------|---------------------------------|-------------------------------------------------|
- * | `scan`    | a customer (DNS, redirects)     | none; all with SCAN_ALLOW_PRIVATE (tests only)  |
- * | `probe`   | the operator (status services)  | all with PROBE_ALLOW_PRIVATE (or SCAN_ALLOW_PRIVATE) |
- * | `siem`    | a customer (SIEM destinations)  | the blocks of OUTBOUND_ALLOW_CIDRS              |
- * | `webhook` | a customer (webhooks)           | the blocks of OUTBOUND_ALLOW_CIDRS              |
+ * | Purpose   | Who names the target           | Non-public space reachable                         |
+ * |-----------|--------------------------------|----------------------------------------------------|
+ * | `scan`    | a customer (DNS, redirects)    | none; all with SCAN_ALLOW_PRIVATE (tests only)     |
+ * | `probe`   | the operator (status services) | all with PROBE_ALLOW_PRIVATE or SCAN_ALLOW_PRIVATE |
+ * | `siem`    | a customer (SIEM destinations) | the blocks of OUTBOUND_ALLOW_CIDRS                 |
+ * | `webhook` | a customer (webhooks)          | the blocks of OUTBOUND_ALLOW_CIDRS                 |
  *
  * Pure: the admin API checks a literal destination address with it, and the SSRF guard
  * (actors/scanner/retrieve/ssrf.ts) every address a name resolves to, for every purpose.
