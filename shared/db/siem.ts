@@ -1,3 +1,4 @@
+import { boundedError } from "./last-error.js";
 import type { Queryable } from "./pool.js";
 
 /** The destination kinds of operator-api.md (`POST /orgs/:org/siem`). */
@@ -89,10 +90,10 @@ export async function recordDelivered(db: Queryable, id: number, count: number, 
   );
 }
 
-/** A batch failed; `exhausted` of its events ran out of attempts and go to the dead letters. */
+/** A batch failed; `exhausted` of its events ran out of attempts and go to the dead letters. The error is stored bounded (last-error.ts). */
 export async function recordFailure(db: Queryable, id: number, error: string, exhausted: number, atMs: number): Promise<void> {
   await db.query(
     `UPDATE siem_destinations SET failed = failed + $3, last_error = $2, last_error_at = to_timestamp($4 / 1000.0) WHERE id = $1`,
-    [id, error.slice(0, 1000), exhausted, atMs],
+    [id, boundedError(error), exhausted, atMs],
   );
 }
