@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { terminalSafe } from "./cli/format.js";
 import { runCli } from "./cli/run.js";
 
 /**
@@ -30,7 +31,7 @@ if (isEntryPoint()) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`error: ${terminalSafe(error instanceof Error ? error.message : String(error))}\n`);
       process.exitCode = 1;
     },
   );

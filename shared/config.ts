@@ -31,7 +31,12 @@ export interface Config {
   readonly gatewaySecret: Buffer | null;
   readonly testClock: boolean;
   readonly dnsResolver: { host: string; port: number } | null;
+  /** Scans may reach non-public addresses: tests only (refused in production without the test clock). */
   readonly scanAllowPrivate: boolean;
+  /** The status prober may reach non-public addresses (the operator's own services). */
+  readonly probeAllowPrivate: boolean;
+  /** Non-public blocks SIEM collectors and webhooks may reach; empty: none (shared/net/address-policy.ts). */
+  readonly outboundAllowCidrs: readonly string[];
   readonly scanHttpPort: number;
   readonly scanHttpsPort: number;
   readonly scanCaFile: string | null;
@@ -81,7 +86,9 @@ export const ENVIRONMENT = [
   { name: "GATEWAY_SECRET", default: "", secret: true, meaning: "Master secret, 32+ bytes hex or base64." },
   { name: "GATEWAY_TEST_CLOCK", default: "", secret: false, meaning: "1 enables the test clock." },
   { name: "DNS_RESOLVER", default: "", secret: false, meaning: "host:port of the DNS server to ask." },
-  { name: "SCAN_ALLOW_PRIVATE", default: "", secret: false, meaning: "1 lets scans reach private addresses." },
+  { name: "SCAN_ALLOW_PRIVATE", default: "", secret: false, meaning: "1 lets scans (and probes) reach private addresses: tests only, refused with GATEWAY_ENV=production unless GATEWAY_TEST_CLOCK=1." },
+  { name: "PROBE_ALLOW_PRIVATE", default: "", secret: false, meaning: "1 lets the status prober reach private addresses (the operator's own services)." },
+  { name: "OUTBOUND_ALLOW_CIDRS", default: "", secret: false, meaning: "Private addresses or CIDR blocks SIEM collectors and webhooks may reach (none); metadata addresses never." },
   { name: "SCAN_HTTP_PORT", default: "80", secret: false, meaning: "Port of the web scan over HTTP." },
   { name: "SCAN_HTTPS_PORT", default: "443", secret: false, meaning: "Port of the web scan over HTTPS." },
   { name: "SCAN_CA_FILE", default: "", secret: false, meaning: "Extra PEM CA bundle for scans and probes." },
@@ -292,6 +299,16 @@ export function loadConfig(env: Env): Config {
   }
   const smtp = optional(env, "SMTP_URL");
   if (smtp !== null) url(env, "SMTP_URL", "", ["smtp:", "smtps:"]);
+  const testClock = flag(env, "GATEWAY_TEST_CLOCK");
+  const scanAllowPrivate = flag(env, "SCAN_ALLOW_PRIVATE");
+  // Scans follow names and redirects a customer controls: opening private space to them is
+  // for test setups, never for a production deployment.
+  if (scanAllowPrivate && environment === "production" && !testClock) {
+    throw new ConfigError(
+      "SCAN_ALLOW_PRIVATE",
+      "tests only: refused with GATEWAY_ENV=production unless GATEWAY_TEST_CLOCK=1 (the prober has PROBE_ALLOW_PRIVATE; SIEM collectors and webhooks have OUTBOUND_ALLOW_CIDRS)",
+    );
+  }
   return Object.freeze({
     port: portNumber,
     host,
@@ -301,9 +318,11 @@ export function loadConfig(env: Env): Config {
     adminToken: optional(env, "ADMIN_TOKEN"),
     siteUrl: (siteUrl ?? `http://${host.includes(":") ? `[${host}]` : host}:${portNumber}`).replace(/\/+$/, ""),
     gatewaySecret: secret === null ? null : parseSecret("GATEWAY_SECRET", secret),
-    testClock: flag(env, "GATEWAY_TEST_CLOCK"),
+    testClock,
     dnsResolver: hostPort(env, "DNS_RESOLVER"),
-    scanAllowPrivate: flag(env, "SCAN_ALLOW_PRIVATE"),
+    scanAllowPrivate,
+    probeAllowPrivate: flag(env, "PROBE_ALLOW_PRIVATE"),
+    outboundAllowCidrs: cidrList(env, "OUTBOUND_ALLOW_CIDRS"),
     scanHttpPort: port(env, "SCAN_HTTP_PORT", 80),
     scanHttpsPort: port(env, "SCAN_HTTPS_PORT", 443),
     scanCaFile: optional(env, "SCAN_CA_FILE"),

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Context } from "../../shared/context.js";
 import type { Pool } from "../../shared/db/pool.js";
+import { outboundPolicyOf } from "../../shared/net/address-policy.js";
 import { startActor, type RunningActor } from "../index.js";
 import { defineActor } from "../runtime/index.js";
 import { DELIVERY_POLICY, startDeliveryLoop, type DeliveryPolicy } from "./deliveries.js";
@@ -37,7 +38,7 @@ export async function startNotifier(ctx: Context, options: NotifierOptions = {})
   const loop = startDeliveryLoop(
     { db: ctx.db, clock: ctx.clock, logger: ctx.logger, masterSecret: ctx.masterSecret },
     {
-      allowPrivate: ctx.config.scanAllowPrivate,
+      outbound: outboundPolicyOf("webhook", ctx.config),
       resolver: ctx.config.dnsResolver,
       caPem: ctx.config.scanCaFile ? readFileSync(ctx.config.scanCaFile, "utf8") : null,
     },

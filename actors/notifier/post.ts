@@ -1,12 +1,14 @@
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
+import type { OutboundPolicy } from "../../shared/net/address-policy.js";
 import { createDnsClient } from "../scanner/retrieve/dns-client.js";
 import { dnsHostResolver, pinnedLookup, resolveGuarded } from "../scanner/retrieve/ssrf.js";
 
 export interface PostOptions {
   timeoutMs: number;
-  allowPrivate: boolean;
+  /** The `webhook` policy: private space only inside OUTBOUND_ALLOW_CIDRS. */
+  outbound: OutboundPolicy;
   resolver: { host: string; port: number } | null;
   /** Extra trusted CA (SCAN_CA_FILE), for receivers with a private certificate in tests. */
   caPem: string | null;
@@ -18,10 +20,10 @@ const RESPONSE_LIMIT = 64 * 1024;
 
 /**
  * One POST behind the scanner's SSRF guard: the name is resolved once through the
- * configured resolver, a loopback, private, link-local or metadata address is refused
- * (unless SCAN_ALLOW_PRIVATE), and the socket connects to that checked address (pinned:
- * no second resolution a rebinding record could answer differently). Redirects are not
- * followed.
+ * configured resolver, a loopback, private or link-local address is refused unless
+ * OUTBOUND_ALLOW_CIDRS lists it (a metadata address always), and the socket connects to
+ * that checked address (pinned: no second resolution a rebinding record could answer
+ * differently). Redirects are not followed.
  */
 export async function postJson(url: string, body: string, headers: Record<string, string>, options: PostOptions): Promise<PostResult> {
   let target: URL;
@@ -32,7 +34,7 @@ export async function postJson(url: string, body: string, headers: Record<string
   }
   if (target.protocol !== "http:" && target.protocol !== "https:") return { error: `unsupported scheme ${target.protocol}`, refused: true };
   const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
-  const verdict = await resolveGuarded(host, options.allowPrivate, dnsHostResolver(createDnsClient(options.resolver, options.timeoutMs)));
+  const verdict = await resolveGuarded(host, options.outbound, dnsHostResolver(createDnsClient(options.resolver, options.timeoutMs)));
   if (!verdict.ok) return { error: verdict.reason === "unresolvable" ? verdict.detail : `refused by the SSRF guard: ${verdict.detail}`, refused: verdict.reason !== "unresolvable" };
   const secure = target.protocol === "https:";
   return new Promise((resolve) => {

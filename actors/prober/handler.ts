@@ -26,7 +26,7 @@ export interface ProberDeps {
   redis: Redis;
   keys: Keys;
   clock: Clock;
-  /** Scanner options: allowPrivate from SCAN_ALLOW_PRIVATE, caPem from SCAN_CA_FILE, timeoutMs the probe time-out. */
+  /** Scanner options: outbound the `probe` policy (PROBE_ALLOW_PRIVATE), caPem from SCAN_CA_FILE, timeoutMs the probe time-out. */
   options: ScanOptions;
   intervalMs: number;
   /** Tests narrow the SSRF guard; production uses its default. */

@@ -1,5 +1,6 @@
 import type { Context } from "../../shared/context.js";
 import type { ActorStarter } from "../index.js";
+import { outboundPolicyOf } from "../../shared/net/address-policy.js";
 import { every } from "../runtime/index.js";
 import { scanOptionsOf } from "../scanner/job/index.js";
 import { probeRound, pruneOldChecks, type ProberDeps } from "./handler.js";
@@ -21,9 +22,13 @@ export function proberDeps(ctx: Context): ProberDeps {
     redis: ctx.redis,
     keys: ctx.keys,
     clock: ctx.clock,
-    // Probes reach what scans may reach (SCAN_ALLOW_PRIVATE) and trust SCAN_CA_FILE; they
-    // connect to the port the URL names (80/443 by default), not SCAN_HTTP(S)_PORT.
-    options: { ...scanOptionsOf(ctx.config), httpPort: 80, httpsPort: 443, timeoutMs: ctx.config.statusProbeTimeoutMs },
+    // Probes go to the operator's own services: private space when PROBE_ALLOW_PRIVATE says
+    // so. They trust SCAN_CA_FILE and connect to the port the URL names (80/443 by default),
+    // not SCAN_HTTP(S)_PORT.
+    options: {
+      ...scanOptionsOf(ctx.config), outbound: outboundPolicyOf("probe", ctx.config),
+      httpPort: 80, httpsPort: 443, timeoutMs: ctx.config.statusProbeTimeoutMs,
+    },
     intervalMs: ctx.config.statusProbeIntervalS * 1000,
   };
 }

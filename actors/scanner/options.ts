@@ -1,13 +1,16 @@
+import { outboundPolicy, type OutboundPolicy } from "../../shared/net/address-policy.js";
+
 /**
  * What a scan may reach and how long it may wait. Built once from the configuration
  * (`DNS_RESOLVER`, `SCAN_ALLOW_PRIVATE`, `SCAN_HTTP_PORT`, `SCAN_HTTPS_PORT`,
  * `SCAN_CA_FILE` read by the caller) and passed down; the scanner reads no environment.
+ * The status prober retrieves with the same options under its own address policy.
  */
 export interface ScanOptions {
   /** DNS server to ask; null means the system resolvers of `node:dns` `getServers()`. */
   readonly resolver: { readonly host: string; readonly port: number } | null;
-  /** Lets scans reach loopback and private addresses (tests, on-premise targets). */
-  readonly allowPrivate: boolean;
+  /** Which addresses the requests may reach: the `scan` policy (no private space outside tests), or the prober's. */
+  readonly outbound: OutboundPolicy;
   /** Port used for `http:` URLs without an explicit port (80 in production). */
   readonly httpPort: number;
   /** Port used for `https:` URLs without an explicit port (443 in production). */
@@ -23,7 +26,7 @@ export const DEFAULT_TIMEOUT_MS = 5_000;
 export function defaultScanOptions(overrides: Partial<ScanOptions> = {}): ScanOptions {
   return {
     resolver: null,
-    allowPrivate: false,
+    outbound: outboundPolicy("scan", "none"),
     httpPort: 80,
     httpsPort: 443,
     caPem: null,

@@ -3,8 +3,9 @@ import { readFileSync } from "node:fs";
 import type { Context } from "../../shared/context.js";
 import { unseal } from "../../shared/crypto/seal.js";
 import type { Pool } from "../../shared/db/pool.js";
-import { allDestinations, type SiemDestinationRow, tokenAad } from "../../shared/db/siem.js";
+import { allDestinations, existingDestinationIds, type SiemDestinationRow, tokenAad } from "../../shared/db/siem.js";
 import { EVENTS_STREAM, EVENTS_STREAM_MAX_LEN } from "../../shared/streams/events.js";
+import { outboundPolicyOf } from "../../shared/net/address-policy.js";
 import { parseTarget } from "../../shared/siem/target.js";
 import { deleteKeys, duplicateRedis, scanKeys } from "../../shared/redis/client.js";
 import type { RunningActor } from "../index.js";
@@ -71,7 +72,7 @@ export interface SiemPusher extends RunningActor {
 function networkOf(ctx: Context, timeoutMs: number): PushNetwork {
   const config = ctx.config;
   return pushNetwork({
-    allowPrivate: config.scanAllowPrivate,
+    outbound: outboundPolicyOf("siem", config),
     resolver: config.dnsResolver,
     caPem: config.scanCaFile ? readFileSync(config.scanCaFile, "utf8") : null,
     timeoutMs,
@@ -153,13 +154,26 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
 
   let reloading: Promise<void> = Promise.resolve();
   const streamPrefix = ctx.keys.stream(destinationStreamName(0)).slice(0, -1);
-  /** Streams of destinations that no longer exist (a fan-out racing a delete, a pusher down during one). */
+  /**
+   * Streams of destinations that no longer exist (a fan-out racing a delete, a pusher down
+   * during one). `wanted` was read before the sweep, and a destination committed since then
+   * already has a stream (the fan-out appends to it before its loop starts): PostgreSQL is
+   * asked again, after the SCAN, and only streams of ids it no longer holds are dropped.
+   * That is safe because a stream only ever exists for a destination that committed, and ids
+   * are never reused: an id absent at this last look was deleted for good.
+   */
   const dropOrphans = async (wanted: ReadonlyMap<number, unknown>) => {
+    const candidates = new Map<number, string[]>();
     for await (const names of scanKeys(redis, `${streamPrefix}*`)) {
       for (const name of names) {
         const id = Number(name.slice(streamPrefix.length).replace(/:dead$/, ""));
-        if (Number.isInteger(id) && id > 0 && !wanted.has(id) && !loops.has(id)) await redis.del(name);
+        if (Number.isInteger(id) && id > 0 && !wanted.has(id)) candidates.set(id, [...(candidates.get(id) ?? []), name]);
       }
+    }
+    if (candidates.size === 0) return;
+    const existing = await existingDestinationIds(ctx.db, [...candidates.keys()]);
+    for (const [id, names] of candidates) {
+      if (!existing.has(id) && !loops.has(id)) await deleteKeys(redis, names);
     }
   };
   const reloadNow = async () => {

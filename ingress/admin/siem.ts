@@ -1,6 +1,5 @@
-import { isIP } from "node:net";
 import { SIEM_GROUP, SIEM_TEST_STREAM, type SiemTestReply, destinationStreamName } from "../../shared/streams/siem.js";
-import { checkAddress } from "../../shared/net/address-policy.js";
+import { literalRefusal, outboundPolicyOf } from "../../shared/net/address-policy.js";
 import { listDeadLetters, retryAllDeadLetters, retryDeadLetters } from "../../shared/streams/dead-letters.js";
 import { request as requestReply, RequestTimeoutError } from "../../shared/streams/request-reply.js";
 import { streamStats } from "../../shared/streams/stats.js";
@@ -84,8 +83,8 @@ export const createDestination = admin(async (_request, deps, params, body) => {
   const target = parseTarget(kind, url);
   if (!target.ok) return refuseField("bad_url", target.detail);
   // The SSRF guard proper runs on every connection (after DNS); a literal address is judged now.
-  const literal = checkAddress(target.target.host, deps.config.scanAllowPrivate);
-  if (isIP(target.target.host) !== 0 && !literal.ok) return refuseField("bad_url", `the URL's address is refused (${literal.reason})`);
+  const refused = literalRefusal(target.target.host, outboundPolicyOf("siem", deps.config));
+  if (refused !== null) return refuseField("bad_url", refused);
   const now = deps.clock.now();
   const row = await transaction(deps.db, async (tx) => {
     const saved = await insertDestination(tx, {

@@ -1,5 +1,4 @@
-import net from "node:net";
-import { checkAddress } from "../../shared/net/address-policy.js";
+import { literalRefusal, outboundPolicyOf, type OutboundPolicy } from "../../shared/net/address-policy.js";
 import { recordActivity } from "../../shared/activity.js";
 import { seal } from "../../shared/crypto/seal.js";
 import { findOrg } from "../../shared/db/orgs.js";
@@ -22,7 +21,7 @@ const webhookBody = validator<{ url: string; secret: string }>({
  * An http(s) URL without credentials. A literal address is judged by the SSRF guard now;
  * a name is judged at every delivery, after resolution (a name can change what it points at).
  */
-function urlProblem(raw: string, allowPrivate: boolean): string | null {
+function urlProblem(raw: string, policy: OutboundPolicy): string | null {
   let url: URL;
   try {
     url = new URL(raw);
@@ -31,14 +30,7 @@ function urlProblem(raw: string, allowPrivate: boolean): string | null {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return "only http and https URLs";
   if (url.username !== "" || url.password !== "") return "no credentials in the URL";
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  if (net.isIP(host)) {
-    const verdict = checkAddress(host, allowPrivate);
-    if (!verdict.ok) return `the address is refused (${verdict.reason})`;
-  } else if (host === "localhost" || host.endsWith(".localhost")) {
-    if (!allowPrivate) return "the address is refused (loopback)";
-  }
-  return null;
+  return literalRefusal(url.hostname, policy);
 }
 
 export const createWebhook = admin(async (_request, deps, params, body) => {
@@ -46,7 +38,7 @@ export const createWebhook = admin(async (_request, deps, params, body) => {
   if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
   const input = check(webhookBody, body);
   if ("reply" in input) return input.reply;
-  const problem = urlProblem(input.value.url, deps.config.scanAllowPrivate);
+  const problem = urlProblem(input.value.url, outboundPolicyOf("webhook", deps.config));
   if (problem) return refuseField("bad_url", problem);
   const now = deps.clock.now();
   const row = await transaction(deps.db, async (tx) => {

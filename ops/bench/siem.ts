@@ -84,7 +84,7 @@ async function main(): Promise<void> {
   const prefix = `bench-siem:${randomBytes(4).toString("hex")}:`;
   const config = loadConfig({
     ...process.env, PORT: "0", HOST: "127.0.0.1", REDIS_PREFIX: prefix, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn",
-    ADMIN_TOKEN: adminToken, SCAN_ALLOW_PRIVATE: "1", GATEWAY_TEST_CLOCK: "",
+    ADMIN_TOKEN: adminToken, OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8", GATEWAY_TEST_CLOCK: "",
   });
   const ctx = await openContext(config, "bench-siem");
   await migrate(ctx.db);

@@ -1,7 +1,7 @@
 import { type AdminClient, segment } from "./admin-client.js";
 import { flag, idArgument, listOption, type Parsed, requiredOption, stringOption } from "./args.js";
 import { count, lines, text } from "./format.js";
-import { type CliIo, EXIT, print, printJson, UsageError } from "./io.js";
+import { type CliIo, EXIT, print, printError, printJson, UsageError } from "./io.js";
 
 /** The commands that drive the admin API: org, key, domain, install. */
 
@@ -184,9 +184,7 @@ export async function domainVerify(c: AdminContext): Promise<number> {
   const checked = object(answer.checked);
   const found = Array.isArray(checked.found) && checked.found.length > 0 ? ` Found instead: ${checked.found.map((f) => JSON.stringify(f)).join(", ")}.` : "";
   const failed = checked.error ? ` The DNS lookup failed (${text(checked.error)}).` : "";
-  c.io.stderr.write(
-    `Domain ${text(d.name)} is not verified yet: no TXT record ${text(txt.name)} = "${text(txt.value)}".${found}${failed}\n`,
-  );
+  printError(c.io, `Domain ${text(d.name)} is not verified yet: no TXT record ${text(txt.name)} = "${text(txt.value)}".${found}${failed}`);
   return EXIT.failed;
 }
 

@@ -52,8 +52,8 @@ export async function listCommand(options: Options & { stream?: string; count: n
   print(io, table(
     ["STREAM", "DEAD ID", "GROUP", "REASON", "ATTEMPTS", "AT", "ERROR", "DATA"],
     letters.map((l) => [
-      shortName(keys, l.stream), l.deadId, text(l.group), l.reason, String(l.attempts),
-      l.at > 0 ? new Date(l.at).toISOString() : "-", clip(l.error, 60), clip(l.data, 80),
+      text(shortName(keys, l.stream)), text(l.deadId), text(l.group), text(l.reason), String(l.attempts),
+      l.at > 0 ? new Date(l.at).toISOString() : "-", clip(text(l.error), 60), clip(text(l.data), 80),
     ]),
   ));
   return EXIT.ok;

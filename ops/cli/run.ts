@@ -8,7 +8,8 @@ import {
 } from "./admin-commands.js";
 import { checkOptions, flag, type OptionKind, parseArgs, requiredOption, stringOption } from "./args.js";
 import { listCommand, retryCommand } from "./dead-letters.js";
-import { type CliIo, CliFailure, type Env, EXIT, printJson, UsageError } from "./io.js";
+import { terminalSafe } from "./format.js";
+import { type CliIo, CliFailure, type Env, EXIT, printError, printJson, UsageError } from "./io.js";
 import { resealCommand } from "./secrets-reseal.js";
 import type { Command, Runtime } from "./command.js";
 import { FINDINGS_COMMANDS } from "./findings-commands.js";
@@ -136,21 +137,22 @@ export function usage(commands: readonly Command[] = COMMANDS): string {
 
 function fail(io: CliIo, json: boolean, error: unknown): number {
   if (error instanceof UsageError) {
-    io.stderr.write(`error: ${error.message}\n(see: gateway --help)\n`);
+    printError(io, `error: ${error.message}\n(see: gateway --help)`);
     return EXIT.usage;
   }
   if (error instanceof ConfigError) {
-    io.stderr.write(`error: configuration: ${error.message}\n`);
+    printError(io, `error: configuration: ${error.message}`);
     return EXIT.usage;
   }
   if (error instanceof CliFailure) {
     if (json) printJson(io, error.body ?? { ok: false, reason: "failed", detail: error.message });
-    io.stderr.write(`error: ${error.message}\n`);
+    // The message carries the admin API's words (a refusal's detail, an answer that was not JSON): one line.
+    printError(io, `error: ${terminalSafe(error.message)}`);
     return EXIT.failed;
   }
   const message = error instanceof Error ? error.message : String(error);
   if (json) printJson(io, { ok: false, reason: "failed", detail: message });
-  io.stderr.write(`error: ${message}\n`);
+  printError(io, `error: ${terminalSafe(message)}`);
   return EXIT.failed;
 }
 

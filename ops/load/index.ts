@@ -190,7 +190,8 @@ async function main(): Promise<void> {
   const env = {
     ...process.env, PORT: "0", HOST: "127.0.0.1", REDIS_PREFIX: prefix, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn",
     GATEWAY_SECRET: randomBytes(32).toString("hex"), GATEWAY_TEST_CLOCK: "", ADMIN_TOKEN: randomBytes(16).toString("hex"), SITE_URL: "",
-    DNS_RESOLVER: targets.resolver, SCAN_ALLOW_PRIVATE: "1", SCAN_HTTP_PORT: String(targets.httpPort), SCAN_HTTPS_PORT: String(targets.httpsPort),
+    // Scans reach the loopback targets through the scanner's test-only switch: not with GATEWAY_ENV=production.
+    GATEWAY_ENV: "test", DNS_RESOLVER: targets.resolver, SCAN_ALLOW_PRIVATE: "1", SCAN_HTTP_PORT: String(targets.httpPort), SCAN_HTTPS_PORT: String(targets.httpsPort),
     SCAN_CA_FILE: join(dir, "ca.pem"),
   };
   // /metrics is on the ingress's internal listener (METRICS_PORT), not its public port.

@@ -21,14 +21,14 @@ export interface VerifyAnswer {
 }
 
 /** Why the client itself refused an answer or could not get one. */
-export type ClientReason = "bad_signature" | "stale_answer" | "unreachable";
+export type ClientReason = "bad_signature" | "stale_answer" | "bad_entitlement" | "unreachable";
 
 export type VerifyResult =
-  /** The service said yes, and the answer's signature and `ts` hold. */
-  | { authorized: true; source: "service"; reason: "ok"; answer: VerifyAnswer; entitlement: EntitlementClaims | null }
+  /** The service said yes: the answer's signature, `ts`, entitlement and lifeline hold. */
+  | { authorized: true; source: "service"; reason: "ok"; answer: VerifyAnswer; entitlement: EntitlementClaims }
   /** The service did not answer (network, timeout, 5xx): serving on the cached entitlement until it expires. */
   | { authorized: true; source: "entitlement"; reason: "ok"; entitlement: EntitlementClaims; fault: string }
   /** The service refused: closed at once, the cached entitlement forgotten. */
   | { authorized: false; source: "service"; reason: string; message: string; status: number; key?: VerifyAnswer["key"] }
-  /** The client refused the answer (tampered, stale) or had nothing to serve on. */
+  /** The client refused the answer (tampered, stale, entitlement not checking) or had nothing to serve on. */
   | { authorized: false; source: "client"; reason: ClientReason; message: string; fault?: string };

@@ -2,14 +2,15 @@ import type { VerifyAnswer, VerifyResult } from "./answer.js";
 import { randomHex, sha256Hex } from "./encoding.js";
 import { createSignatureChecker, freshness, verifyMessage } from "./signature.js";
 import { memoryStore, type CacheStore } from "./store.js";
-import { checkPair, decode, hasKid, type KeySet, type Jwk } from "./tokens.js";
+import { checkPair, decode, type EntitlementClaims, hasKid, type KeySet, type Jwk } from "./tokens.js";
 
 /**
  * The verify client (docs/client.md): calls verify.php, believes an answer only when its
- * HMAC signature and `ts` hold, keeps the entitlement and lifeline it carried, and applies
- * interface.md 5.2: a refusal closes at once (and forgets the cache); no answer (network
- * error, timeout, 5xx) serves on the cached entitlement, checked offline against
- * keys.json, until it expires. Node 20+ and browsers; WebCrypto and fetch only.
+ * HMAC signature and `ts` hold and the entitlement and lifeline it carried check against
+ * keys.json (Ed25519), keeps those, and applies interface.md 5.2: a refusal closes at once
+ * (and forgets the cache); no answer (network error, timeout, 5xx) serves on the cached
+ * entitlement, checked offline against keys.json, until it expires. Node 20+ and
+ * browsers; WebCrypto and fetch only.
  */
 
 export const CLIENT_NAME = "gateway-js";
@@ -149,17 +150,22 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
     return { authorized: true, source: "entitlement", reason: "ok", entitlement: checked.claims, fault };
   };
 
-  const keep = async (key: string, host: string, answer: VerifyAnswer) => {
+  /**
+   * Checks the answer's entitlement and lifeline against keys.json and caches them. The
+   * HMAC proves nothing about who answered when the key is a client key (it is public), so
+   * this Ed25519 check is what makes a success believable: when it fails, the answer is not.
+   */
+  const keep = async (key: string, host: string, answer: VerifyAnswer): Promise<{ ok: true; claims: EntitlementClaims } | { ok: false; why: string }> => {
     const kid = decode(answer.entitlement)?.kid;
     const set = await keys({ kid });
-    if (set === null) return null;
+    if (set === null) return { ok: false, why: "keys.json unavailable" };
     const checked = await checkPair(answer.entitlement, answer.lifeline, set, {
       iss: base, keyId: answer.key.id, dom: host, ins: install ? await sha256Hex(install) : "", nowS: nowS(),
     });
-    if (!checked.ok) return null;
+    if (!checked.ok) return checked;
     const cached: Cached = { entitlement: answer.entitlement, lifeline: answer.lifeline, keyId: answer.key.id, expires: checked.claims.exp };
     await store.set(await slot(key, host), JSON.stringify(cached));
-    return checked.claims;
+    return checked;
   };
 
   const verify = async (params: VerifyParams = {}): Promise<VerifyResult> => {
@@ -212,7 +218,13 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
       onNotice(success.notice);
     }
     const entitlement = await keep(key, host, success);
-    return { authorized: true, source: "service", reason: "ok", answer: success, entitlement };
+    if (!entitlement.ok) {
+      return {
+        authorized: false, source: "client", reason: "bad_entitlement",
+        message: `The answer's entitlement does not check against keys.json (${entitlement.why}): it cannot be told from a forgery.`,
+      };
+    }
+    return { authorized: true, source: "service", reason: "ok", answer: success, entitlement: entitlement.claims };
   };
 
   return { verify, keys: (opts) => keys(opts) };

@@ -1,3 +1,4 @@
+import { boundedError } from "./last-error.js";
 import type { Queryable } from "./pool.js";
 
 /** The destination kinds of operator-api.md (`POST /orgs/:org/siem`). */
@@ -68,6 +69,13 @@ export async function allDestinations(db: Queryable): Promise<SiemDestinationRow
   return rows;
 }
 
+/** Which of `ids` name a destination now (the orphan sweep's last look before a DEL). */
+export async function existingDestinationIds(db: Queryable, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await db.query<{ id: number }>("SELECT id FROM siem_destinations WHERE id = ANY($1::bigint[])", [ids]);
+  return new Set(rows.map((row) => Number(row.id)));
+}
+
 export async function deleteDestination(db: Queryable, orgId: number, id: number): Promise<boolean> {
   const result = await db.query("DELETE FROM siem_destinations WHERE org_id = $1 AND id = $2", [orgId, id]);
   return (result.rowCount ?? 0) > 0;
@@ -82,10 +90,10 @@ export async function recordDelivered(db: Queryable, id: number, count: number, 
   );
 }
 
-/** A batch failed; `exhausted` of its events ran out of attempts and go to the dead letters. */
+/** A batch failed; `exhausted` of its events ran out of attempts and go to the dead letters. The error is stored bounded (last-error.ts). */
 export async function recordFailure(db: Queryable, id: number, error: string, exhausted: number, atMs: number): Promise<void> {
   await db.query(
     `UPDATE siem_destinations SET failed = failed + $3, last_error = $2, last_error_at = to_timestamp($4 / 1000.0) WHERE id = $1`,
-    [id, error.slice(0, 1000), exhausted, atMs],
+    [id, boundedError(error), exhausted, atMs],
   );
 }

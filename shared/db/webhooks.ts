@@ -1,3 +1,4 @@
+import { boundedError } from "./last-error.js";
 import type { Queryable } from "./pool.js";
 
 export interface WebhookRow {
@@ -128,6 +129,7 @@ export type AttemptOutcome =
   | { kind: "retry"; status: number | null; error: string; nextAttemptMs: number }
   | { kind: "failed"; status: number | null; error: string };
 
+/** One attempt's outcome; an error is stored bounded (last-error.ts). */
 export async function recordAttempt(db: Queryable, id: string, outcome: AttemptOutcome, nowMs: number): Promise<void> {
   if (outcome.kind === "delivered") {
     await db.query(
@@ -137,10 +139,10 @@ export async function recordAttempt(db: Queryable, id: string, outcome: AttemptO
   } else if (outcome.kind === "retry") {
     await db.query(
       `UPDATE webhook_deliveries SET last_status = $2, last_error = $3, next_attempt_at = to_timestamp($4 / 1000.0) WHERE id = $1 AND status = 'pending'`,
-      [id, outcome.status, outcome.error, outcome.nextAttemptMs],
+      [id, outcome.status, boundedError(outcome.error), outcome.nextAttemptMs],
     );
   } else {
-    await db.query(`UPDATE webhook_deliveries SET status = 'failed', last_status = $2, last_error = $3 WHERE id = $1`, [id, outcome.status, outcome.error]);
+    await db.query(`UPDATE webhook_deliveries SET status = 'failed', last_status = $2, last_error = $3 WHERE id = $1`, [id, outcome.status, boundedError(outcome.error)]);
   }
 }
 

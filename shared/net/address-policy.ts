@@ -1,22 +1,74 @@
 /**
- * Which addresses a request to a customer-controlled name may reach: not loopback, private
- * ranges, link-local and the cloud metadata address, CGNAT, nor their IPv4-in-IPv6 forms.
+ * Which addresses an outbound request may reach, per purpose. Public unicast addresses are
+ * always reachable; cloud metadata and host-service addresses, multicast, broadcast and
+ * ::/96 never are; the rest — loopback, private ranges, link-local, CGNAT, unique-local and
+ * their IPv4-in-IPv6 forms — only as the purpose's policy says:
+ *
+ * | Purpose   | Who names the target           | Non-public space reachable                         |
+ * |-----------|--------------------------------|----------------------------------------------------|
+ * | `scan`    | a customer (DNS, redirects)    | none; all with SCAN_ALLOW_PRIVATE (tests only)     |
+ * | `probe`   | the operator (status services) | all with PROBE_ALLOW_PRIVATE or SCAN_ALLOW_PRIVATE |
+ * | `siem`    | a customer (SIEM destinations) | the blocks of OUTBOUND_ALLOW_CIDRS                 |
+ * | `webhook` | a customer (webhooks)          | the blocks of OUTBOUND_ALLOW_CIDRS                 |
+ *
  * Pure: the admin API checks a literal destination address with it, and the SSRF guard
- * (actors/scanner/retrieve/ssrf.ts) every address a name resolves to.
+ * (actors/scanner/retrieve/ssrf.ts) every address a name resolves to, for every purpose.
  */
 import net from "node:net";
 import ipaddr from "ipaddr.js";
+import type { Config } from "../config.js";
 
 export type AddressCheck = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
+export type OutboundPurpose = "scan" | "probe" | "siem" | "webhook";
+
+/** Non-public addresses a purpose may reach: none, all of them, or those inside listed blocks. */
+export type PrivateReach = "none" | "all" | readonly string[];
+
+export interface OutboundPolicy {
+  readonly purpose: OutboundPurpose;
+  readonly reach: PrivateReach;
+  /** `reach`'s blocks, parsed once; null unless `reach` is a list. */
+  readonly blocks: net.BlockList | null;
+}
+
 /** `checkAddress` in production; tests narrow it to "loopback only" to exercise refusals against local servers. */
-export type AddressPolicy = (ip: string, allowPrivate: boolean) => AddressCheck;
+export type AddressPolicy = (ip: string, policy: OutboundPolicy) => AddressCheck;
+
+/** A policy from its reach; list entries are addresses or CIDR blocks, already validated (shared/config.ts). */
+export function outboundPolicy(purpose: OutboundPurpose, reach: PrivateReach): OutboundPolicy {
+  if (reach === "none" || reach === "all") return Object.freeze({ purpose, reach, blocks: null });
+  const blocks = new net.BlockList();
+  for (const entry of reach) {
+    const [address, bits] = entry.split("/");
+    const family = net.isIPv6(address) ? "ipv6" : "ipv4";
+    if (bits === undefined) blocks.addAddress(address, family);
+    else blocks.addSubnet(address, Number(bits), family);
+  }
+  return Object.freeze({ purpose, reach: Object.freeze([...reach]), blocks });
+}
+
+/** The settings that open non-public space, as loadConfig parsed them. */
+export type OutboundConfig = Pick<Config, "scanAllowPrivate" | "probeAllowPrivate" | "outboundAllowCidrs">;
+
+/** The one place a purpose's reach is decided from the configuration. */
+export function outboundPolicyOf(purpose: OutboundPurpose, config: OutboundConfig): OutboundPolicy {
+  switch (purpose) {
+    case "scan":
+      return outboundPolicy(purpose, config.scanAllowPrivate ? "all" : "none");
+    case "probe":
+      return outboundPolicy(purpose, config.probeAllowPrivate || config.scanAllowPrivate ? "all" : "none");
+    case "siem":
+    case "webhook":
+      return outboundPolicy(purpose, config.outboundAllowCidrs.length > 0 ? config.outboundAllowCidrs : "none");
+  }
+}
 
 /**
  * Cloud metadata and host services: AWS/GCP/Azure/OpenStack (169.254.169.254), AWS over
  * IPv6 (fd00:ec2::254), Azure's wireserver (168.63.129.16, a public address). Refused
- * always, even with SCAN_ALLOW_PRIVATE=1: a test setup never needs them, and they hand
- * out credentials (docs/security.md, item 8).
+ * always, whatever the policy (a listed block that contains one included): a test setup
+ * never needs them, and they hand out credentials (docs/security.md, item 8).
  */
 const METADATA_ADDRESSES = new Set(["169.254.169.254", "fd00:ec2::254", "168.63.129.16"]);
 
@@ -44,7 +96,7 @@ const RANGE_REASONS: Readonly<Record<string, string>> = {
   broadcast: "broadcast",
 };
 
-/** Never connectable, whatever `allowPrivate` says. */
+/** Never connectable, whatever the policy says. */
 const ALWAYS_REFUSED = new Set(["multicast", "broadcast"]);
 
 function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
@@ -58,7 +110,7 @@ function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
   return null;
 }
 
-export function checkAddress(ip: string, allowPrivate: boolean): AddressCheck {
+export function checkAddress(ip: string, policy: OutboundPolicy): AddressCheck {
   // net.isIP first: ipaddr.js also accepts legacy forms such as `127.1` or octal octets.
   if (net.isIP(ip) === 0 || !ipaddr.isValid(ip)) return { ok: false, reason: "invalid_address" };
   if (ipv4Compatible(ip)) return { ok: false, reason: "ipv4_compatible" };
@@ -72,8 +124,25 @@ export function checkAddress(ip: string, allowPrivate: boolean): AddressCheck {
   const range = parsed.range();
   if (ALWAYS_REFUSED.has(range)) return { ok: false, reason: range };
   if (METADATA_ADDRESSES.has(normalized)) return { ok: false, reason: "metadata" };
-  if (allowPrivate) return { ok: true };
   if (range === "unicast") return { ok: true };
+  if (policy.reach === "all") return { ok: true };
+  if (policy.blocks?.check(normalized, parsed.kind() === "ipv6" ? "ipv6" : "ipv4")) return { ok: true };
   if (range === "teredo") return { ok: false, reason: "tunnel" };
   return { ok: false, reason: RANGE_REASONS[range] ?? "reserved" };
+}
+
+/**
+ * The check the admin API makes when a destination is created: a literal address (or a
+ * `localhost` name, which is loopback whatever DNS says) is judged now; any other name is
+ * judged at every connection, after resolution (a name can change what it points at).
+ * The refusal names the kind of address, never the address.
+ */
+export function literalRefusal(host: string, policy: OutboundPolicy): string | null {
+  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  const literal = net.isIP(bare) !== 0 ? bare : bare === "localhost" || bare.endsWith(".localhost") ? "127.0.0.1" : null;
+  if (literal === null) return null;
+  const verdict = checkAddress(literal, policy);
+  if (verdict.ok) return null;
+  const opened = policy.purpose === "siem" || policy.purpose === "webhook" ? "; OUTBOUND_ALLOW_CIDRS lists the private blocks it may reach" : "";
+  return `the address is refused (${verdict.reason}${verdict.reason === "metadata" ? "" : opened})`;
 }

@@ -61,6 +61,8 @@ beforeAll(async () => {
   // The ingress and the first usage actor name the cluster by REDIS_URL's redis+cluster:// form ...
   gw = await startFaultGateway({ url: cluster.url }, postgres, [], {
     ACTOR_CLAIM_IDLE_MS: "2000",
+    // The scanner's private reach is for tests only (not with GATEWAY_ENV=production).
+    GATEWAY_ENV: "test",
     SCAN_ALLOW_PRIVATE: "1",
     DNS_RESOLVER: `${dns.host}:${dns.port}`,
     SCAN_HTTP_PORT: String(web.httpPort),

@@ -89,7 +89,12 @@ beforeAll(async () => {
   gw = await startFaultGateway(redis, postgres, [], {
     ACTOR_CLAIM_IDLE_MS: "2000",
     SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    // The scanner's private reach is for tests only (not with GATEWAY_ENV=production); the
+    // webhook receiver and the SIEM collector sit on loopback, listed for them.
+    GATEWAY_ENV: "test",
     SCAN_ALLOW_PRIVATE: "1",
+    PROBE_ALLOW_PRIVATE: "1",
+    OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8",
     DNS_RESOLVER: `${dns.host}:${dns.port}`,
     SCAN_HTTP_PORT: String(httpPort),
     SCAN_HTTPS_PORT: String(web.httpsPort),

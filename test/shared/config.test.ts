@@ -47,6 +47,8 @@ describe("loadConfig", () => {
       testClock: false,
       dnsResolver: null,
       scanAllowPrivate: false,
+      probeAllowPrivate: false,
+      outboundAllowCidrs: [],
       scanHttpPort: 80,
       scanHttpsPort: 443,
       scanCaFile: null,
@@ -76,6 +78,8 @@ describe("loadConfig", () => {
       GATEWAY_TEST_CLOCK: "1",
       DNS_RESOLVER: "127.0.0.1:5353",
       SCAN_ALLOW_PRIVATE: "1",
+      PROBE_ALLOW_PRIVATE: "1",
+      OUTBOUND_ALLOW_CIDRS: "10.20.0.0/16, fd00:1::/64,192.168.7.9",
       SCAN_HTTP_PORT: "8081",
       SCAN_HTTPS_PORT: "8443",
       SCAN_CA_FILE: "/tmp/ca.pem",
@@ -93,6 +97,8 @@ describe("loadConfig", () => {
       testClock: true,
       dnsResolver: { host: "127.0.0.1", port: 5353 },
       scanAllowPrivate: true,
+      probeAllowPrivate: true,
+      outboundAllowCidrs: ["10.20.0.0/16", "fd00:1::/64", "192.168.7.9"],
       scanHttpPort: 8081,
       scanHttpsPort: 8443,
       scanCaFile: "/tmp/ca.pem",
@@ -166,6 +172,9 @@ describe("loadConfig", () => {
     ["GATEWAY_TEST_CLOCK", "maybe"],
     ["GATEWAY_TEST_CLOCK", "yes"],
     ["SCAN_ALLOW_PRIVATE", "2"],
+    ["PROBE_ALLOW_PRIVATE", "yes"],
+    ["OUTBOUND_ALLOW_CIDRS", "10.0.0.0/33"],
+    ["OUTBOUND_ALLOW_CIDRS", "intranet"],
     ["DNS_RESOLVER", "bad"],
     ["DNS_RESOLVER", "127.0.0.1:"],
     ["DNS_RESOLVER", "127.0.0.1:0"],
@@ -181,6 +190,17 @@ describe("loadConfig", () => {
     const error = configError({ [name]: value });
     expect(error.variable).toBe(name);
     expect(error.message.startsWith(`${name}:`)).toBe(true);
+  });
+
+  it("takes SCAN_ALLOW_PRIVATE only outside production or with the test clock (tests)", () => {
+    const error = configError({ SCAN_ALLOW_PRIVATE: "1" });
+    expect(error.variable).toBe("SCAN_ALLOW_PRIVATE");
+    expect(error.message).toContain("tests only");
+    expect(configError({ SCAN_ALLOW_PRIVATE: "1", GATEWAY_ENV: "production", OUTBOUND_ALLOW_CIDRS: "10.0.0.0/8" }).variable).toBe("SCAN_ALLOW_PRIVATE");
+    expect(loadConfig({ SCAN_ALLOW_PRIVATE: "1", GATEWAY_TEST_CLOCK: "1" }).scanAllowPrivate).toBe(true);
+    expect(loadConfig({ SCAN_ALLOW_PRIVATE: "1", GATEWAY_ENV: "test" }).scanAllowPrivate).toBe(true);
+    // The operator's settings for the prober and for customer destinations are production settings.
+    expect(loadConfig({ PROBE_ALLOW_PRIVATE: "1", OUTBOUND_ALLOW_CIDRS: "10.0.0.0/8" })).toMatchObject({ probeAllowPrivate: true, outboundAllowCidrs: ["10.0.0.0/8"] });
   });
 
   it("never echoes a bad secret in the error", () => {

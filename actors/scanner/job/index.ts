@@ -3,6 +3,7 @@ import type { Context } from "../../../shared/context.js";
 import type { Pool } from "../../../shared/db/pool.js";
 import { startActor, type RunningActor } from "../../index.js";
 import { defineActor } from "../../runtime/index.js";
+import { outboundPolicyOf } from "../../../shared/net/address-policy.js";
 import { defaultScanOptions, type ScanOptions } from "../options.js";
 import { recheck, runScan } from "../scan.js";
 import type { RunRecheck } from "./recheck.js";
@@ -13,7 +14,7 @@ import { SCAN_STREAM, scanJobSchema, type ScanJob } from "../../../shared/stream
 export function scanOptionsOf(config: Context["config"]): ScanOptions {
   return defaultScanOptions({
     resolver: config.dnsResolver,
-    allowPrivate: config.scanAllowPrivate,
+    outbound: outboundPolicyOf("scan", config),
     httpPort: config.scanHttpPort,
     httpsPort: config.scanHttpsPort,
     caPem: config.scanCaFile ? readFileSync(config.scanCaFile, "utf8") : null,

@@ -92,7 +92,7 @@ export async function fetchOnce(url: URL, context: HttpContext, init: RequestIni
   if (url.protocol !== "http:" && url.protocol !== "https:") return { ...base, error: `unsupported scheme ${url.protocol}` };
   const host = hostOf(url);
   const { options } = context;
-  const verdict = await resolveGuarded(host, options.allowPrivate, context.resolveHost, context.addressPolicy);
+  const verdict = await resolveGuarded(host, options.outbound, context.resolveHost, context.addressPolicy);
   if (!verdict.ok) {
     const refused = verdict.reason === "unresolvable" ? null : verdict.reason;
     return { ...base, error: refused ? `refused by the SSRF guard: ${verdict.detail}` : verdict.detail, refused };
@@ -203,7 +203,7 @@ export async function followRedirects(start: URL, context: HttpContext, init: Re
  */
 export async function probeLegacyTls(url: URL, context: HttpContext): Promise<boolean | null> {
   const host = hostOf(url);
-  const verdict = await resolveGuarded(host, context.options.allowPrivate, context.resolveHost, context.addressPolicy);
+  const verdict = await resolveGuarded(host, context.options.outbound, context.resolveHost, context.addressPolicy);
   if (!verdict.ok) return null;
   return new Promise((resolve) => {
     const socket = tls.connect({

@@ -1,17 +1,19 @@
 /**
- * The SSRF guard. A scan makes requests to names a customer controls, so a name (or a
- * redirect) must not steer it at the service's own network: loopback, private ranges,
- * link-local and the cloud metadata address, CGNAT, and their IPv4-in-IPv6 forms.
+ * The SSRF guard, for every outbound request: scans, status probes, SIEM pushes and
+ * webhooks. Scans, SIEM destinations and webhooks go to names a customer controls, so a
+ * name (or a redirect) must not steer them at the service's own network: loopback, private
+ * ranges, link-local and the cloud metadata address, CGNAT, and their IPv4-in-IPv6 forms.
+ * What each purpose may reach is its policy (shared/net/address-policy.ts).
  *
- * The name is resolved once, the address checked (shared/net/address-policy.ts, which the
- * admin API also applies to literal addresses), and the connection made to that very
+ * The name is resolved once, the address checked against the policy (the admin API applies
+ * the same check to literal addresses), and the connection made to that very
  * address through a pinned `lookup` (SNI and Host keep the name). Resolving again at
  * connect time would let a short-TTL record answer "public" to the check and "private"
  * to the socket (DNS rebinding).
  */
 import type { LookupAddress, LookupOptions } from "node:dns";
 import net from "node:net";
-import { type AddressPolicy, checkAddress } from "../../../shared/net/address-policy.js";
+import { type AddressPolicy, checkAddress, type OutboundPolicy } from "../../../shared/net/address-policy.js";
 import { createDnsClient, type DnsQuery, type DnsServer } from "./dns-client.js";
 
 export type GuardedAddress =
@@ -43,7 +45,7 @@ export function dnsHostResolver(query: DnsQuery): HostResolver {
  */
 export async function resolveGuarded(
   host: string,
-  allowPrivate: boolean,
+  policy: OutboundPolicy,
   resolve: HostResolver,
   check: AddressPolicy = checkAddress,
 ): Promise<GuardedAddress> {
@@ -55,7 +57,7 @@ export async function resolveGuarded(
   }
   let firstRefusal: { reason: string; address: string } | null = null;
   for (const address of addresses) {
-    const verdict = check(address, allowPrivate);
+    const verdict = check(address, policy);
     if (verdict.ok) return { ok: true, address, family: net.isIPv6(address) ? 6 : 4 };
     firstRefusal ??= { reason: verdict.reason, address };
   }
@@ -75,12 +77,12 @@ export function pinnedLookup(address: string, family: 4 | 6): Lookup {
 
 /**
  * A drop-in `lookup` that resolves through the configured DNS server and refuses what
- * `checkAddress` refuses. The address it returns is the one the socket connects to.
+ * the policy refuses. The address it returns is the one the socket connects to.
  */
-export function guardedLookup(allowPrivate: boolean, resolver: DnsServer | null, timeoutMs = 5_000): Lookup {
+export function guardedLookup(policy: OutboundPolicy, resolver: DnsServer | null, timeoutMs = 5_000): Lookup {
   const resolve = dnsHostResolver(createDnsClient(resolver, timeoutMs));
   return (hostname, options, callback) => {
-    resolveGuarded(hostname, allowPrivate, resolve).then((verdict) => {
+    resolveGuarded(hostname, policy, resolve).then((verdict) => {
       if (!verdict.ok) {
         const error: NodeJS.ErrnoException = Object.assign(new Error(`SSRF guard: ${verdict.detail}`), { code: "EACCES" });
         callback(error, "");

@@ -1,10 +1,11 @@
+import type { OutboundPolicy } from "../../../shared/net/address-policy.js";
 import { createDnsClient } from "../../scanner/retrieve/dns-client.js";
 import { dnsHostResolver, type GuardedAddress, type HostResolver, resolveGuarded } from "../../scanner/retrieve/ssrf.js";
 
 /** What every transport needs besides the destination: built once from the configuration. */
 export interface PushNetwork {
-  /** SCAN_ALLOW_PRIVATE: lets tests (and on-premise collectors) be reached on private addresses. */
-  allowPrivate: boolean;
+  /** The `siem` policy: private space only inside OUTBOUND_ALLOW_CIDRS (on-premise collectors, tests). */
+  outbound: OutboundPolicy;
   resolveHost: HostResolver;
   /** SCAN_CA_FILE contents: trusted next to the system store (collectors with a private CA). */
   caPem: string | null;
@@ -15,14 +16,14 @@ export interface PushNetwork {
 }
 
 export function pushNetwork(options: {
-  allowPrivate: boolean;
+  outbound: OutboundPolicy;
   resolver: { host: string; port: number } | null;
   caPem: string | null;
   timeoutMs: number;
   hostname: string;
 }): PushNetwork {
   return {
-    allowPrivate: options.allowPrivate,
+    outbound: options.outbound,
     resolveHost: dnsHostResolver(createDnsClient(options.resolver, options.timeoutMs)),
     caPem: options.caPem,
     timeoutMs: options.timeoutMs,
@@ -32,12 +33,12 @@ export function pushNetwork(options: {
 
 /**
  * The SSRF guard of the scanner, for every batch: the host is resolved, each address
- * checked (loopback, private, link-local, metadata... refused unless allowPrivate), and
+ * checked (loopback, private, link-local... refused outside OUTBOUND_ALLOW_CIDRS, metadata always), and
  * the socket connects to that checked address (pinned), so a DNS answer that changes
  * between check and connect cannot steer the pusher into the service's own network.
  */
 export async function guardedAddress(host: string, network: PushNetwork): Promise<GuardedAddress & { ok: true }> {
-  const verdict = await resolveGuarded(host, network.allowPrivate, network.resolveHost);
+  const verdict = await resolveGuarded(host, network.outbound, network.resolveHost);
   if (!verdict.ok) throw new Error(`SSRF guard refused ${host}: ${verdict.detail}`);
   return verdict;
 }

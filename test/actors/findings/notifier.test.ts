@@ -6,6 +6,7 @@ import type { RunningActor } from "../../../actors/index.js";
 import { startNotifier } from "../../../actors/notifier/index.js";
 import { DELIVERY_POLICY } from "../../../actors/notifier/deliveries.js";
 import { postJson } from "../../../actors/notifier/post.js";
+import { outboundPolicy } from "../../../shared/net/address-policy.js";
 import { startOutboxRelay } from "../../../actors/outbox/index.js";
 import { publish } from "../../../shared/streams/envelope.js";
 import { EVENTS_STREAM } from "../../../shared/streams/events.js";
@@ -59,7 +60,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
-  gw = await startTestGateway("notifier", { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, SCAN_ALLOW_PRIVATE: "1" });
+  gw = await startTestGateway("notifier", { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8" });
   scanner = await startFakeScanner(gw);
   relay = await startOutboxRelay(gw.ctx);
   notifier = await startNotifier(gw.ctx, { policy: { ...DELIVERY_POLICY, timeoutMs: 3_000 } });
@@ -118,9 +119,14 @@ describe("admin webhooks", () => {
   });
 
   it("the SSRF guard refuses loopback and metadata addresses when private ones are not allowed", async () => {
-    const options = { timeoutMs: 1000, allowPrivate: false, resolver: null, caPem: null };
+    const options = { timeoutMs: 1000, outbound: outboundPolicy("webhook", "none"), resolver: null, caPem: null };
     expect(await postJson(`${receiverUrl}/ok`, "{}", {}, options)).toMatchObject({ refused: true });
     expect(await postJson("http://169.254.169.254/latest", "{}", {}, options)).toMatchObject({ refused: true });
+    // With an allowlist: what it lists, and nothing else (metadata never).
+    const listed = { ...options, outbound: outboundPolicy("webhook", ["127.0.0.0/8", "169.254.0.0/16"]) };
+    expect(await postJson("http://10.1.2.3/hook", "{}", {}, listed)).toMatchObject({ refused: true, error: expect.stringContaining("(private)") });
+    expect(await postJson("http://[::1]:9/hook", "{}", {}, listed)).toMatchObject({ refused: true, error: expect.stringContaining("(loopback)") });
+    expect(await postJson("http://169.254.169.254/latest", "{}", {}, listed)).toMatchObject({ refused: true, error: expect.stringContaining("(metadata)") });
     expect(received.filter((r) => r.headers["x-event-type"] === undefined)).toHaveLength(0);
   });
 });

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeUrl, type ProberDeps } from "../../../actors/prober/handler.js";
 import { proberDeps, startProberWith } from "../../../actors/prober/index.js";
 import { defaultScanOptions } from "../../../actors/scanner/options.js";
+import { scanOptionsOf } from "../../../actors/scanner/job/index.js";
+import { outboundPolicy } from "../../../shared/net/address-policy.js";
 import { buildSnapshot } from "../../../shared/status/document.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
 import { startTargets, type Targets } from "./targets.js";
@@ -18,7 +20,7 @@ const probers: { stop(): Promise<void> }[] = [];
 beforeAll(async () => {
   targets = await startTargets(SLOW_MS + 500);
   gw = await startTestGateway("prober", {
-    SCAN_ALLOW_PRIVATE: "1",
+    PROBE_ALLOW_PRIVATE: "1",
     STATUS_SLOW_MS: String(SLOW_MS),
     STATUS_PROBE_TIMEOUT_MS: String(TIMEOUT_MS),
   });
@@ -93,16 +95,19 @@ describe("status prober", () => {
     expect((await components()).api).toBe("not_configured");
   });
 
-  it("checks go through the SSRF guard unless private addresses are allowed", async () => {
-    const guarded = await probeUrl(`${targets.base}/up`, defaultScanOptions({ allowPrivate: false, timeoutMs: TIMEOUT_MS }));
+  it("checks go through the SSRF guard unless PROBE_ALLOW_PRIVATE opens private space to them", async () => {
+    const guarded = await probeUrl(`${targets.base}/up`, defaultScanOptions({ outbound: outboundPolicy("probe", "none"), timeoutMs: TIMEOUT_MS }));
     expect(guarded.ok).toBe(false);
     expect(guarded.error).toMatch(/SSRF guard/);
-    const allowed = await probeUrl(`${targets.base}/redirect`, defaultScanOptions({ allowPrivate: true, timeoutMs: TIMEOUT_MS }));
+    expect(deps.options.outbound).toMatchObject({ purpose: "probe", reach: "all" });
+    const allowed = await probeUrl(`${targets.base}/redirect`, deps.options);
     expect(allowed).toMatchObject({ ok: true, statusCode: 200, error: null });
+    // The prober's setting is the prober's: scans of the same gateway still stay out.
+    expect(scanOptionsOf(gw.ctx.config).outbound).toMatchObject({ purpose: "scan", reach: "none" });
   });
 
   it("a target slower than the time-out is down", async () => {
-    const late = await probeUrl(`${targets.base}/slow`, defaultScanOptions({ allowPrivate: true, timeoutMs: SLOW_MS }));
+    const late = await probeUrl(`${targets.base}/slow`, { ...deps.options, timeoutMs: SLOW_MS });
     expect(late).toMatchObject({ ok: false, statusCode: null, latencyMs: null });
     expect(late.error).toMatch(/no answer within/);
   });

@@ -9,6 +9,7 @@ import { dnssec } from "../../../actors/scanner/checks/dnssec.js";
 import { ns } from "../../../actors/scanner/checks/ns.js";
 import { evaluate } from "../../../actors/scanner/finding.js";
 import { defaultScanOptions } from "../../../actors/scanner/options.js";
+import { outboundPolicy } from "../../../shared/net/address-policy.js";
 import { retrieveDns } from "../../../actors/scanner/retrieve/dns-evidence.js";
 import type { DnsEvidence } from "../../../actors/scanner/retrieve/evidence.js";
 import { LAB_TOOLS, labToolsPresent, startDnssecLab, type DnssecLab } from "../../fixtures/scanner/dnssec-lab.js";
@@ -23,7 +24,7 @@ beforeAll(async () => {
 afterAll(async () => lab?.stop());
 
 function retrieve(domain: string): Promise<DnsEvidence> {
-  const options = defaultScanOptions({ resolver: lab.resolver, allowPrivate: true, httpsPort: 9, timeoutMs: 2000 });
+  const options = defaultScanOptions({ resolver: lab.resolver, outbound: outboundPolicy("scan", "all"), httpsPort: 9, timeoutMs: 2000 });
   return retrieveDns(domain, options, Date.now());
 }
 

@@ -13,6 +13,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { GRADES } from "../../../actors/scanner/grading.js";
 import { defaultScanOptions } from "../../../actors/scanner/options.js";
+import { outboundPolicy } from "../../../shared/net/address-policy.js";
 import type { DnsQuery } from "../../../actors/scanner/retrieve/dns-client.js";
 import { noData } from "../../../actors/scanner/retrieve/evidence.js";
 import { retrieveWeb } from "../../../actors/scanner/retrieve/web-evidence.js";
@@ -50,7 +51,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, "ca.pem"), sites.caPem);
   const runner = join(process.cwd(), "test/fixtures/scanner/observatory-runner.mjs");
   const input = JSON.stringify({ hosts: sites.hosts, httpPort: sites.httpPort, httpsPort: sites.httpsPort });
-  const options = defaultScanOptions({ allowPrivate: true, httpPort: sites.httpPort, httpsPort: sites.httpsPort, caPem: sites.caPem, timeoutMs: 5000 });
+  const options = defaultScanOptions({ outbound: outboundPolicy("scan", "all"), httpPort: sites.httpPort, httpsPort: sites.httpsPort, caPem: sites.caPem, timeoutMs: 5000 });
   // A few scans at a time: two shared cores, and a time-out would be scored as a broken site.
   const ours = new Array<ReturnType<typeof evaluateWeb>>(sites.hosts.length);
   let next = 0;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { GRADES } from "../../../actors/scanner/grading.js";
 import type { Finding, Section } from "../../../actors/scanner/finding.js";
 import { defaultScanOptions, type ScanOptions } from "../../../actors/scanner/options.js";
+import { outboundPolicy } from "../../../shared/net/address-policy.js";
 import { parseDomain, recheck, runScan, type ScanResult } from "../../../actors/scanner/scan.js";
 import { type FixtureDns, startDnsServer } from "../../fixtures/scanner/dns-server.js";
 import { type FixtureWeb, startWebServers } from "../../fixtures/scanner/web-servers.js";
@@ -11,7 +12,7 @@ let web: FixtureWeb;
 const results = new Map<string, { result: ScanResult; wallMs: number }>();
 
 function options(overrides: Partial<ScanOptions> = {}): ScanOptions {
-  return defaultScanOptions({ resolver: { host: dns.host, port: dns.port }, allowPrivate: true, httpPort: web.httpPort, httpsPort: web.httpsPort, caPem: web.caPem, timeoutMs: 10_000, ...overrides });
+  return defaultScanOptions({ resolver: { host: dns.host, port: dns.port }, outbound: outboundPolicy("scan", "all"), httpPort: web.httpPort, httpsPort: web.httpsPort, caPem: web.caPem, timeoutMs: 10_000, ...overrides });
 }
 
 async function scan(domain: string): Promise<ScanResult> {
@@ -93,8 +94,8 @@ describe("runScan end to end (fixture DNS and web servers)", () => {
     for (const [domain, { result }] of results) expect(result.durationMs, domain).toBeGreaterThan(0);
   });
 
-  test("without allowPrivate the web scan is refused by the SSRF guard, as evidence", async () => {
-    const result = await runScan("metadata.test", options({ allowPrivate: false }), Date.now());
+  test("under the scan policy without private reach the web scan is refused by the SSRF guard, as evidence", async () => {
+    const result = await runScan("metadata.test", options({ outbound: outboundPolicy("scan", "none") }), Date.now());
     const cert = finding(result.web, "tls:certificate");
     expect(cert?.result).toBe("cert-no-https");
     expect(cert?.detail).toContain("refused by the SSRF guard");

@@ -21,7 +21,7 @@ let output = "";
 
 beforeAll(async () => {
   collector = await startFakeHttp();
-  gw = await startTestGateway("siemkill", { SCAN_ALLOW_PRIVATE: "1" });
+  gw = await startTestGateway("siemkill", { OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8" });
   relay = await startOutboxRelay(gw.ctx);
 });
 afterAll(async () => {

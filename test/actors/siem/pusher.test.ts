@@ -4,6 +4,7 @@ import { startOutboxRelay } from "../../../actors/outbox/index.js";
 import type { RunningActor } from "../../../actors/index.js";
 import { startSiemPusher, type SiemPusher } from "../../../actors/siem/index.js";
 import { pushNetwork } from "../../../actors/siem/transport/guard.js";
+import { outboundPolicy } from "../../../shared/net/address-policy.js";
 import { type CliIo, runCli } from "../../../ops/cli.js";
 import { collectStreams } from "../../../ops/cli/streams.js";
 import { SYSLOG_PEN } from "../../../shared/events/syslog.js";
@@ -43,7 +44,7 @@ beforeAll(async () => {
   [hec, bulk, syslog, syslogTls, receiver] = await Promise.all([
     startFakeHec(TOKEN), startFakeBulk(), startSyslogListener(), startSyslogListener({ key: certificate.key, cert: certificate.cert }), startFakeHttp(),
   ]);
-  gw = await startTestGateway("siempush", { SCAN_ALLOW_PRIVATE: "1" });
+  gw = await startTestGateway("siempush", { OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8" });
   relay = await startOutboxRelay(gw.ctx);
   pusher = await startSiemPusher(gw.ctx, {
     batchSize: 40,
@@ -52,7 +53,7 @@ beforeAll(async () => {
     claimIdleMs: 2_000,
     claimIntervalMs: 500,
     timeoutMs: 10_000,
-    network: pushNetwork({ allowPrivate: true, resolver: null, caPem, timeoutMs: 10_000, hostname: "gateway.test" }),
+    network: pushNetwork({ outbound: outboundPolicy("siem", ["127.0.0.0/8"]), resolver: null, caPem, timeoutMs: 10_000, hostname: "gateway.test" }),
   });
 });
 

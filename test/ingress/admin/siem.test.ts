@@ -3,10 +3,11 @@ import { loadDestination } from "../../../actors/siem/index.js";
 import { pushNetwork } from "../../../actors/siem/transport/guard.js";
 import { sendBatch } from "../../../actors/siem/transport/index.js";
 import { destinationById } from "../../../shared/db/siem.js";
+import { outboundPolicy } from "../../../shared/net/address-policy.js";
 import { startFakeHttp, type FakeHttp } from "../../fixtures/siem/collectors.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 
-/** The admin SIEM calls without SCAN_ALLOW_PRIVATE: the SSRF guard is on, as in production. */
+/** The admin SIEM calls without OUTBOUND_ALLOW_CIDRS: the SSRF guard is on, as in production. */
 let gw: TestGateway;
 let orgId: number;
 let otherOrg: number;
@@ -75,7 +76,7 @@ describe("admin SIEM destinations", () => {
   });
 
   it("the pusher's guard refuses a private address at connect time too (after DNS, not only at creation)", async () => {
-    const network = pushNetwork({ allowPrivate: false, resolver: null, caPem: null, timeoutMs: 2_000, hostname: "gw" });
+    const network = pushNetwork({ outbound: outboundPolicy("siem", "none"), resolver: null, caPem: null, timeoutMs: 2_000, hostname: "gw" });
     const destination = {
       id: 1, orgId, kind: "http" as const, url: receiver.url, token: null, index: null,
       target: { protocol: "http" as const, host: "127.0.0.1", port: receiver.port, path: "/" },
@@ -83,7 +84,7 @@ describe("admin SIEM destinations", () => {
     const event = { id: 1, type: "scan.completed", time: new Date().toISOString(), domain: "x.example" };
     await expect(sendBatch(destination, [event], network)).rejects.toThrow(/SSRF guard refused 127\.0\.0\.1: .*loopback/);
     expect(receiver.requests).toBe(0);
-    const allowed = pushNetwork({ allowPrivate: true, resolver: null, caPem: null, timeoutMs: 2_000, hostname: "gw" });
+    const allowed = pushNetwork({ outbound: outboundPolicy("siem", ["127.0.0.0/8"]), resolver: null, caPem: null, timeoutMs: 2_000, hostname: "gw" });
     await sendBatch(destination, [event], allowed);
     expect(receiver.stored.get(1)).toBe(1);
   });

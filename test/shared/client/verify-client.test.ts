@@ -1,3 +1,4 @@
+import { createHash, createHmac, generateKeyPairSync, sign as cryptoSign } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { connect, createServer, type AddressInfo, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -143,6 +144,62 @@ describe("verify client", () => {
     s.state.mode = { rewrite: (b) => ({ ...b, expires_in: 86_400 }) };
     expect(await createVerifyClient({ baseUrl: base, key: made.key, install: "site-1", now: () => Date.now() + 180_000, fetch: s.fetch }).verify({ domain: "example.com" }))
       .toMatchObject({ authorized: false, reason: "stale_answer" });
+  });
+
+  it("never reads a success as authorized when its entitlement does not check (a client key's HMAC is public)", async () => {
+    const own = await clientSetup(gw);
+    const store = memoryStore();
+    const t = transport();
+    const client = createVerifyClient({ baseUrl: base, key: own.key, install: "site-5", store, fetch: t.fetch });
+    expectAuthorized(await client.verify({ domain: "example.com" }), "service");
+    const kid = (await client.keys())?.keys[0].kid;
+    // Anyone holding the client key (it is in the page source) computes a valid HMAC; only
+    // the Ed25519 tokens are out of reach. An impostor's own Ed25519 key, under the real kid:
+    const impostor = generateKeyPairSync("ed25519");
+    const jws = (claims: Record<string, unknown>) => {
+      const head = Buffer.from(JSON.stringify({ alg: "EdDSA", typ: "JWT", kid })).toString("base64url");
+      const body = Buffer.from(JSON.stringify(claims)).toString("base64url");
+      return `${head}.${body}.${cryptoSign(null, Buffer.from(`${head}.${body}`), impostor.privateKey).toString("base64url")}`;
+    };
+    const nowS = Math.floor(Date.now() / 1000);
+    const forgedEntitlement = { typ: "entitlement", iss: base, key: own.id, org: 1, dom: "example.com", scp: "full_access", env: "production", trial: false, iat: nowS, exp: nowS + 86_400, jti: "forged" };
+    const forgedLifeline = { typ: "lifeline", iss: base, key: own.id, dom: "example.com", ins: createHash("sha256").update("site-5").digest("hex"), ent: "forged", iat: nowS, exp: nowS + 86_400 };
+    // A character early in the signature part (the last one only carries padding bits).
+    const flip = (token: unknown) => String(token).replace(/\.(.)([^.]*)$/, (_, c: string, rest: string) => `.${c === "A" ? "B" : "A"}${rest}`);
+    const rewrites: [string, (b: Record<string, unknown>) => Record<string, unknown>][] = [
+      ["entitlement not a token", (b) => ({ ...b, entitlement: "x.y.z" })],
+      ["entitlement signature", (b) => ({ ...b, entitlement: flip(b.entitlement) })],
+      ["lifeline signature", (b) => ({ ...b, lifeline: flip(b.lifeline) })],
+      ["no tokens", (b) => ({ ...b, entitlement: undefined, lifeline: undefined })],
+      ["tokens signed by an impostor", (b) => ({ ...b, entitlement: jws(forgedEntitlement), lifeline: jws(forgedLifeline) })],
+    ];
+    for (const [what, rewrite] of rewrites) {
+      t.state.mode = { rewrite };
+      expect(await client.verify({ domain: "example.com" }), what).toMatchObject({ authorized: false, source: "client", reason: "bad_entitlement" });
+    }
+    // A whole answer made up by whoever sits on the transport, HMAC and all.
+    const forger = (async (input: string | URL | Request, init?: RequestInit) => {
+      if (!String(input).endsWith("/verify.php")) return t.fetch(input, init);
+      const asked = JSON.parse(String(init?.body)) as { domain: string; nonce: string };
+      const ts = Math.floor(Date.now() / 1000);
+      const signature = createHmac("sha256", own.key).update(`${ts}.${own.id}.1.${asked.domain}.${asked.nonce}`).digest("hex");
+      const answer = {
+        authorized: true, reason: "ok", domain: asked.domain, nonce: asked.nonce, ts, expires_in: 120, signature, latency_ms: 1,
+        key: { id: own.id, name: "x", prefix: "ak_live_", environment: "production", industry: "", scopes: "full_access", domain: "example.com", is_trial: false, expires_at: "" },
+        entitlement: jws(forgedEntitlement), entitlement_expires: nowS + 86_400, lifeline: jws(forgedLifeline),
+      };
+      return new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } });
+    }) as typeof fetch;
+    const fooled = createVerifyClient({ baseUrl: base, key: own.key, install: "site-5", store, fetch: forger });
+    expect(await fooled.verify({ domain: "example.com" })).toMatchObject({ authorized: false, source: "client", reason: "bad_entitlement" });
+    // keys.json out of reach and none cached: nothing to check the tokens with, so no.
+    const noKeys = (async (input: string | URL | Request, init?: RequestInit) =>
+      String(input).endsWith("/keys.json") ? new Response("{}", { status: 503 }) : freshFetch(String(input), init)) as typeof fetch;
+    expect(await createVerifyClient({ baseUrl: base, key: own.key, install: "site-5", fetch: noKeys }).verify({ domain: "example.com" }))
+      .toMatchObject({ authorized: false, source: "client", reason: "bad_entitlement", message: expect.stringContaining("keys.json unavailable") });
+    // As for a tampered answer, the cache checked earlier stays: the service did not refuse.
+    t.state.mode = "down";
+    expectAuthorized(await client.verify({ domain: "example.com" }), "entitlement");
   });
 
   it("serves on the cached entitlement while the service answers 5xx, until it expires", async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { defaultScanOptions, type ScanOptions } from "../../../../actors/scanner/options.js";
 import { createDnsClient } from "../../../../actors/scanner/retrieve/dns-client.js";
 import { BODY_LIMIT, fetchOnce, followRedirects, type HttpContext, probeLegacyTls } from "../../../../actors/scanner/retrieve/http-client.js";
-import { checkAddress } from "../../../../shared/net/address-policy.js";
+import { checkAddress, outboundPolicy, type OutboundPolicy } from "../../../../shared/net/address-policy.js";
 import { dnsHostResolver, type HostResolver } from "../../../../actors/scanner/retrieve/ssrf.js";
 import { type FixtureDns, startDnsServer } from "../../../fixtures/scanner/dns-server.js";
 import { type FixtureWeb, startWebServers } from "../../../fixtures/scanner/web-servers.js";
@@ -18,7 +18,7 @@ describe("http client against the fixture servers", () => {
   });
 
   const options = (overrides: Partial<ScanOptions> = {}): ScanOptions =>
-    defaultScanOptions({ resolver: { host: dns.host, port: dns.port }, allowPrivate: true, httpPort: web.httpPort, httpsPort: web.httpsPort, caPem: web.caPem, timeoutMs: 10_000, ...overrides });
+    defaultScanOptions({ resolver: { host: dns.host, port: dns.port }, outbound: outboundPolicy("scan", "all"), httpPort: web.httpPort, httpsPort: web.httpsPort, caPem: web.caPem, timeoutMs: 10_000, ...overrides });
   const context = (overrides: Partial<ScanOptions> = {}, extra: Partial<HttpContext> = {}): HttpContext => {
     const o = options(overrides);
     return { options: o, resolveHost: dnsHostResolver(createDnsClient(o.resolver, o.timeoutMs)), ...extra };
@@ -73,8 +73,8 @@ describe("http client against the fixture servers", () => {
 
   test("every redirect hop passes the SSRF guard", async () => {
     // Only loopback is allowed, so the fixture answers and the hop to private.test (10.0.0.1) is refused.
-    const loopbackOnly = (ip: string, allowPrivate: boolean) => (ip === "127.0.0.1" ? { ok: true as const } : checkAddress(ip, allowPrivate));
-    const chain = await followRedirects(new URL("http://redirect-private.test/"), context({ allowPrivate: false }, { addressPolicy: loopbackOnly }));
+    const loopbackOnly = (ip: string, policy: OutboundPolicy) => (ip === "127.0.0.1" ? { ok: true as const } : checkAddress(ip, policy));
+    const chain = await followRedirects(new URL("http://redirect-private.test/"), context({ outbound: outboundPolicy("scan", "none") }, { addressPolicy: loopbackOnly }));
     expect(chain.outcome).toBe("error");
     expect(chain.hops[0].status).toBe(302);
     expect(chain.hops[1]).toMatchObject({ url: "http://private.test/", status: null, refused: "private", address: null });
@@ -84,14 +84,14 @@ describe("http client against the fixture servers", () => {
     const answers = [["127.0.0.1"], ["10.0.0.1"]];
     let calls = 0;
     const rebinding: HostResolver = async () => answers[Math.min(calls++, 1)];
-    const loopbackOnly = (ip: string) => (ip === "127.0.0.1" ? { ok: true as const } : checkAddress(ip, false));
-    const exchange = await fetchOnce(new URL("http://bad.test/"), { options: options({ allowPrivate: false }), resolveHost: rebinding, addressPolicy: loopbackOnly });
+    const loopbackOnly = (ip: string, policy: OutboundPolicy) => (ip === "127.0.0.1" ? { ok: true as const } : checkAddress(ip, policy));
+    const exchange = await fetchOnce(new URL("http://bad.test/"), { options: options({ outbound: outboundPolicy("scan", "none") }), resolveHost: rebinding, addressPolicy: loopbackOnly });
     expect(calls).toBe(1);
     expect(exchange).toMatchObject({ status: 200, address: "127.0.0.1" });
   });
 
   test("a refused name is never requested", async () => {
-    const exchange = await fetchOnce(new URL("http://metadata.test/latest/meta-data/"), context({ allowPrivate: false }));
+    const exchange = await fetchOnce(new URL("http://metadata.test/latest/meta-data/"), context({ outbound: outboundPolicy("scan", "none") }));
     expect(exchange).toMatchObject({ status: null, refused: "metadata" });
   });
 
