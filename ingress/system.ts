@@ -1,10 +1,9 @@
 import { ping } from "../shared/db/pool.js";
 import { deploymentMetrics } from "../shared/metrics/actors.js";
 import type { IngressDeps } from "./deps.js";
-import { readJson } from "./params.js";
 import { ok, refuse, refuseField } from "./reply.js";
 import type { HttpReply, HttpRequest } from "./types.js";
-import { admin } from "./admin/common.js";
+import type { AdminHandler } from "./admin/common.js";
 
 /** /healthz: Redis and PostgreSQL answer and snapshots are loaded. */
 export async function healthz(_request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
@@ -32,21 +31,17 @@ export async function metrics(_request: HttpRequest, deps: IngressDeps): Promise
   };
 }
 
-/** The test clock (operator-api.md section 4): 404 unless GATEWAY_TEST_CLOCK=1. */
-export const getClock = (request: HttpRequest, deps: IngressDeps) => {
-  if (!deps.testClock) return refuse("unknown_endpoint");
-  return admin(() => ok({ now: deps.clock.nowSeconds() }))(request, deps, {});
-};
+/** The test clock (operator-api.md section 4): routes present only with GATEWAY_TEST_CLOCK=1 (admin/routes.ts). */
+export const hasTestClock = (deps: IngressDeps): boolean => deps.testClock !== null;
 
-export const moveClock = (request: HttpRequest, deps: IngressDeps) => {
+export const getClock: AdminHandler = (_request, deps) => ok({ now: deps.clock.nowSeconds() });
+
+export const moveClock: AdminHandler = async (_request, deps, _params, body) => {
   const control = deps.testClock;
   if (!control) return refuse("unknown_endpoint");
-  return admin(async () => {
-    const body = readJson(request);
-    const advance = body?.advance_s;
-    if (typeof advance !== "number" || !Number.isFinite(advance) || advance < 0 || advance > 10 * 365 * 86400) {
-      return refuseField("bad_advance_s", "advance_s must be a number of seconds >= 0");
-    }
-    return ok({ now: await control.advance(advance) });
-  })(request, deps, {});
+  const advance = body.advance_s;
+  if (typeof advance !== "number" || !Number.isFinite(advance) || advance < 0 || advance > 10 * 365 * 86400) {
+    return refuseField("bad_advance_s", "advance_s must be a number of seconds >= 0");
+  }
+  return ok({ now: await control.advance(advance) });
 };

@@ -13,7 +13,7 @@ export const REASONS = {
   ip_not_allowed: { status: 403, counts: true, message: "The caller's address is not in the key's allowlist." },
   geo_blocked: { status: 403, counts: true, message: "Calls from this country are blocked for the key." },
   geo_not_allowed: { status: 403, counts: true, message: "Calls from this country are not allowed for the key." },
-  insufficient_scope: { status: 403, counts: true, message: "The key lacks the requested scope." },
+  insufficient_scope: { status: 403, counts: true, message: "The key (or the organization token) lacks the requested scope." },
   domain_mismatch: { status: 403, counts: true, message: "The key is not bound to this domain." },
   domain_not_verified: { status: 403, counts: true, message: "Ownership of the key's domain was never proved." },
   usage_limit_exceeded: { status: 429, counts: false, message: "The plan's allowance for this cycle is spent." },
@@ -69,10 +69,12 @@ export const REASONS = {
   method_not_allowed: { status: 405, counts: false, message: "Method not allowed." },
   unknown_endpoint: { status: 404, counts: false, message: "No such endpoint." },
   // Operator contract (operator-api.md section 2).
-  unauthorized: { status: 401, counts: false, message: "Wrong or missing admin token." },
+  unauthorized: { status: 401, counts: false, message: "Wrong, missing, expired or revoked admin credentials." },
   admin_disabled: { status: 503, counts: false, message: "ADMIN_TOKEN is not set." },
   conflict: { status: 409, counts: false, message: "Conflict." },
   key_limit_reached: { status: 409, counts: false, message: "The plan's number of keys is reached." },
+  // Accounts (operator-api.md section 5). A read-only token's write is `insufficient_scope` above.
+  forbidden: { status: 403, counts: false, message: "The caller may not make this call (role too low, operator only, or a token minting tokens or members)." },
   internal_error: { status: 500, counts: false, message: "The service failed; treat it as unreachable." },
   unavailable: { status: 503, counts: false, message: "The service is starting or a dependency is down." },
   scan_failed: { status: 502, counts: false, message: "The scan could not run; try again." },

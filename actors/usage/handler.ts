@@ -1,6 +1,8 @@
 import type { Pool } from "../../shared/db/pool.js";
 import { transaction } from "../../shared/db/pool.js";
-import { markApplied, writeCycles, writeDaily, writeInstallations, type DailyRow, type InstallationRow } from "../../shared/db/usage.js";
+import {
+  markApplied, writeCycles, writeDaily, writeInstallations, writeLastUsed, type DailyRow, type InstallationRow,
+} from "../../shared/db/usage.js";
 import type { UsageBatch } from "../../shared/streams/usage.js";
 
 /**
@@ -13,7 +15,8 @@ import type { UsageBatch } from "../../shared/streams/usage.js";
  * its row and adds nothing, so redelivery never counts twice.
  *
  * Rows are written in a fixed order (sorted keys; daily, then cycles, then
- * installations) so concurrent consumers touching the same rows cannot deadlock.
+ * installations, then each key's last use) so concurrent consumers touching the same rows
+ * cannot deadlock.
  */
 
 /** One stream message to apply. */
@@ -36,6 +39,7 @@ export function aggregate(batches: readonly UsageBatch[]) {
   const daily = new Map<string, DailyRow>();
   const cycles = new Map<string, { org: number; cycle: number; used: number }>();
   const installs = new Map<string, InstallationRow>();
+  const lastUsed = new Map<number, number>();
   const rowOf = (day: string, key: number, org: number, endpoint: string, reason: string): DailyRow => {
     const dayKey = `${day}\u0000${key}\u0000${endpoint}\u0000${reason}`;
     let found = daily.get(dayKey);
@@ -65,6 +69,7 @@ export function aggregate(batches: readonly UsageBatch[]) {
         continue;
       }
       const row = rowOf(day, e.key, e.org, e.endpoint, e.reason);
+      lastUsed.set(e.key, Math.max(lastUsed.get(e.key) ?? 0, at));
       row.calls += e.n;
       row.counted += e.counted * e.n;
       if (e.reason !== "ok") row.refused += e.n;
@@ -88,6 +93,7 @@ export function aggregate(batches: readonly UsageBatch[]) {
     ),
     cycles: [...cycles.values()].sort((a, b) => a.org - b.org || a.cycle - b.cycle),
     installs: [...installs].sort(([a], [b]) => compareText(a, b)).map(([, row]) => row),
+    lastUsed: [...lastUsed].sort(([a], [b]) => a - b).map(([key, atMs]) => ({ key, atMs })),
   };
 }
 
@@ -108,10 +114,11 @@ export async function applyUsageMessages(db: Pool, messages: readonly UsageMessa
   return transaction(db, async (tx) => {
     const marked = await markApplied(tx, distinct.map((i) => ({ stream: messages[i].stream, messageId: messages[i].messageId, atMs: messages[i].batch.at })));
     const fresh = distinct.filter((_, position) => marked.has(position));
-    const { daily, cycles, installs } = aggregate(fresh.map((i) => messages[i].batch));
+    const { daily, cycles, installs, lastUsed } = aggregate(fresh.map((i) => messages[i].batch));
     await writeDaily(tx, daily);
     await writeCycles(tx, cycles);
     await writeInstallations(tx, installs);
+    await writeLastUsed(tx, lastUsed);
     const applied = messages.map(() => false);
     for (const i of fresh) applied[i] = true;
     return applied;

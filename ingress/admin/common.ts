@@ -1,42 +1,69 @@
-import { safeEqual } from "../../shared/crypto/hash.js";
+import type { Principal } from "../../shared/accounts/principal.js";
 import { isStorableText, unstorableField, validator, type Validated } from "../../shared/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { readJson, type Params } from "../params.js";
 import { refuse, refuseField } from "../reply.js";
 import type { HttpReply, HttpRequest, RouteParams } from "../types.js";
+import { resolvePrincipal, whoOf } from "./principal.js";
+import { authorize, type Reach } from "./reach.js";
+
+/** Who made the call: the principal, and how the activity record names it. */
+export interface Caller {
+  principal: Principal;
+  /** `operator`, `token:<name>` or `Name <email>` (principal.ts whoOf): never an address. */
+  who: string;
+}
 
 export type AdminHandler = (
   request: HttpRequest,
   deps: IngressDeps,
   params: RouteParams,
   body: Params,
+  caller: Caller,
 ) => Promise<HttpReply> | HttpReply;
 
-/** Who the activity record names for changes made through the admin API. */
-export const ADMIN_ACTOR = "operator";
+export type AdminMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-/** Bearer-token gate (constant-time) and JSON body parse, shared by every admin call. */
-export function admin(handler: AdminHandler) {
-  return (request: HttpRequest, deps: IngressDeps, params: RouteParams): Promise<HttpReply> | HttpReply => {
-    const expected = deps.config.adminToken;
-    if (!expected) return refuse("admin_disabled");
-    const header = request.headers.authorization ?? "";
-    const match = /^Bearer\s+(.+)$/i.exec(header);
-    if (!match || !safeEqual(match[1].trim(), expected)) return refuse("unauthorized");
+/**
+ * One admin route. `reach` is required: a route cannot be registered without saying who
+ * may call it (reach.ts), and handlers are only ever reached through `guarded`.
+ */
+export interface AdminRoute {
+  readonly method: AdminMethod;
+  /** Under /admin/v1, with `:name` captures. */
+  readonly path: string;
+  readonly reach: Reach;
+  readonly handler: AdminHandler;
+  /** When present and false, the route answers 404 `unknown_endpoint` to everyone (the test clock without GATEWAY_TEST_CLOCK). */
+  readonly available?: (deps: IngressDeps) => boolean;
+}
+
+export const ADMIN_BASE = "/admin/v1";
+
+/**
+ * The one wrapper of every admin route: the principal is resolved once, the route's reach
+ * checked, the JSON body parsed (and refused when it cannot be stored), then the handler
+ * runs with the caller.
+ */
+export function guarded(route: AdminRoute) {
+  return async (request: HttpRequest, deps: IngressDeps, params: RouteParams): Promise<HttpReply> => {
+    if (route.available && !route.available(deps)) return refuse("unknown_endpoint");
+    const resolved = await resolvePrincipal(request, deps);
+    if ("refusal" in resolved) return resolved.refusal;
+    const { principal } = resolved;
+    const refused = await authorize(route.reach, principal, request.method, params, deps);
+    if (refused !== null) return refuse(refused);
     const body = readJson(request);
     if (body === null) return refuseField("bad_json", "the body is not a JSON object");
     const unstorable = unstorableField(body);
     if (unstorable !== null) {
       return refuseField(`bad_${isStorableText(unstorable) ? unstorable : "json"}`, "NUL, a lone surrogate or too deep nesting");
     }
-    return handler(request, deps, params, body);
+    return route.handler(request, deps, params, body, { principal, who: whoOf(principal) });
   };
 }
 
-export function idParam(params: RouteParams, name: string): number | null {
-  const raw = params[name];
-  return /^[1-9]\d{0,15}$/.test(raw ?? "") ? Number(raw) : null;
-}
+export { idParam } from "./reach.js";
 
 export function check<T>(validate: (data: unknown) => Validated<T>, body: Params): { value: T } | { reply: HttpReply } {
   const result = validate(body);

@@ -1,10 +1,13 @@
 import { recordActivity } from "../../shared/activity.js";
 import { seal } from "../../shared/crypto/seal.js";
-import { CONTENT_TYPES, deleteContent, deleteSecret, secretAad, upsertContent, upsertSecret, type ContentType } from "../../shared/db/content.js";
+import {
+  CONTENT_TYPES, deleteContent, deleteSecret, listContent, listSecretNames, secretAad, upsertContent, upsertSecret, type ContentType,
+} from "../../shared/db/content.js";
 import { findOrg } from "../../shared/db/orgs.js";
 import { transaction } from "../../shared/db/pool.js";
+import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { ADMIN_ACTOR, admin, check, idParam, iso, validator } from "./common.js";
+import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
 
 const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 const MAX_VALUE_BYTES = 64 * 1024;
@@ -38,7 +41,7 @@ function typedValue(type: ContentType, value: unknown): { ok: true; value: unkno
   }
 }
 
-export const putContent = admin(async (_request, deps, params, body) => {
+export const putContent: AdminHandler = async (_request, deps, params, body, caller) => {
   const orgId = idParam(params, "org");
   if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
   const contentKey = params.content_key ?? "";
@@ -52,16 +55,16 @@ export const putContent = admin(async (_request, deps, params, body) => {
   const row = await transaction(deps.db, async (tx) => {
     const saved = await upsertContent(tx, { orgId, contentKey, type: input.value.type, value: typed.value, nowMs: now });
     await recordActivity(tx, {
-      orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "settings",
+      orgId, atMs: now, who: caller.who, via: "admin", group: "settings",
       action: `Content "${contentKey}" published`, actionCode: "content.updated", detail: { content_key: contentKey, type: saved.type },
     });
     return saved;
   });
   await deps.projector.contentChanged(orgId);
   return ok({ content: { [contentKey]: { type: row.type, value: row.value, updated_at: iso(row.updated_at) } } });
-});
+};
 
-export const removeContent = admin(async (_request, deps, params) => {
+export const removeContent: AdminHandler = async (_request, deps, params, _body, caller) => {
   const orgId = idParam(params, "org");
   const contentKey = params.content_key ?? "";
   if (orgId === null || !NAME.test(contentKey)) return refuse("not_found");
@@ -70,7 +73,7 @@ export const removeContent = admin(async (_request, deps, params) => {
     const done = await deleteContent(tx, orgId, contentKey);
     if (done) {
       await recordActivity(tx, {
-        orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "settings",
+        orgId, atMs: now, who: caller.who, via: "admin", group: "settings",
         action: `Content "${contentKey}" removed`, actionCode: "content.deleted", detail: { content_key: contentKey },
       });
     }
@@ -80,9 +83,9 @@ export const removeContent = admin(async (_request, deps, params) => {
   await deps.projector.contentChanged(orgId);
   if (!removed) return refuse("not_found");
   return ok({ deleted: contentKey });
-});
+};
 
-export const putSecret = admin(async (_request, deps, params, body) => {
+export const putSecret: AdminHandler = async (_request, deps, params, body, caller) => {
   const orgId = idParam(params, "org");
   if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
   const name = params.name ?? "";
@@ -93,16 +96,16 @@ export const putSecret = admin(async (_request, deps, params, body) => {
   const row = await transaction(deps.db, async (tx) => {
     const saved = await upsertSecret(tx, { orgId, name, sealed: seal(deps.masterSecret, input.value.value, secretAad(orgId, name)), nowMs: now });
     await recordActivity(tx, {
-      orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",
+      orgId, atMs: now, who: caller.who, via: "admin", group: "team_security",
       action: `Secret "${name}" set`, actionCode: "secret.updated", detail: { name },
     });
     return saved;
   });
   await deps.projector.contentChanged(orgId);
   return ok({ secret: { name: row.name, updated_at: iso(row.updated_at) } });
-});
+};
 
-export const removeSecret = admin(async (_request, deps, params) => {
+export const removeSecret: AdminHandler = async (_request, deps, params, _body, caller) => {
   const orgId = idParam(params, "org");
   const name = params.name ?? "";
   if (orgId === null || !NAME.test(name)) return refuse("not_found");
@@ -111,7 +114,7 @@ export const removeSecret = admin(async (_request, deps, params) => {
     const done = await deleteSecret(tx, orgId, name);
     if (done) {
       await recordActivity(tx, {
-        orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",
+        orgId, atMs: now, who: caller.who, via: "admin", group: "team_security",
         action: `Secret "${name}" deleted`, actionCode: "secret.deleted", detail: { name },
       });
     }
@@ -121,4 +124,27 @@ export const removeSecret = admin(async (_request, deps, params) => {
   await deps.projector.contentChanged(orgId);
   if (!removed) return refuse("not_found");
   return ok({ deleted: name });
-});
+};
+
+/** GET /orgs/:org/content: the items of interface.md 2.3 as an array, most recently changed first. */
+export const listContentRoute: AdminHandler = async (request, deps, params) => {
+  const orgId = idParam(params, "org");
+  if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
+  const paging = queryPaging(request.query);
+  if ("refused" in paging) return refuse(paging.refused);
+  const { total, rows } = await listContent(deps.db, orgId, paging);
+  return ok({
+    content: rows.map((row) => ({ content_key: row.content_key, type: row.type, value: row.value, updated_at: iso(row.updated_at) })),
+    ...pageFields(paging, total),
+  });
+};
+
+/** GET /orgs/:org/secrets: names and update times, never a value. */
+export const listSecretsRoute: AdminHandler = async (request, deps, params) => {
+  const orgId = idParam(params, "org");
+  if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
+  const paging = queryPaging(request.query);
+  if ("refused" in paging) return refuse(paging.refused);
+  const { total, rows } = await listSecretNames(deps.db, orgId, paging);
+  return ok({ secrets: rows.map((row) => ({ name: row.name, updated_at: iso(row.updated_at) })), ...pageFields(paging, total) });
+};

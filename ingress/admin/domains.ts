@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { recordActivity } from "../../shared/activity.js";
-import { findDomain, insertDomain, markVerified, txtRecord, type DomainRow } from "../../shared/db/domains.js";
+import { findDomain, insertDomain, listDomains, markVerified, txtRecord, type DomainRow } from "../../shared/db/domains.js";
 import { findOrg } from "../../shared/db/orgs.js";
 import { transaction } from "../../shared/db/pool.js";
 import { lookupTxt } from "../../shared/dns/txt.js";
 import { normalizeDomain } from "../../shared/validation.js";
+import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { ADMIN_ACTOR, admin, check, idParam, iso, validator } from "./common.js";
+import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
 
 const domainBody = validator<{ domain: string; verified?: boolean }>({
   type: "object",
@@ -17,15 +18,27 @@ const domainBody = validator<{ domain: string; verified?: boolean }>({
 
 function domainView(row: DomainRow) {
   return {
+    id: row.id,
     name: row.name,
     verified: row.verified,
     verified_at: iso(row.verified_at),
     verification_token: row.verification_token,
     txt_record: txtRecord(row),
+    created_at: iso(row.created_at),
   };
 }
 
-export const addDomain = admin(async (_request, deps, params, body) => {
+/** GET /orgs/:org/domains: each domain with `verified` and the TXT record to publish, newest first. */
+export const listDomainsRoute: AdminHandler = async (request, deps, params) => {
+  const orgId = idParam(params, "org");
+  if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
+  const paging = queryPaging(request.query);
+  if ("refused" in paging) return refuse(paging.refused);
+  const { total, rows } = await listDomains(deps.db, orgId, paging);
+  return ok({ domains: rows.map(domainView), ...pageFields(paging, total) });
+};
+
+export const addDomain: AdminHandler = async (_request, deps, params, body, caller) => {
   const orgId = idParam(params, "org");
   if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
   const input = check(domainBody, body);
@@ -39,7 +52,7 @@ export const addDomain = admin(async (_request, deps, params, body) => {
     });
     if (inserted) {
       await recordActivity(tx, {
-        orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "trust", domain: name,
+        orgId, atMs: now, who: caller.who, via: "admin", group: "trust", domain: name,
         action: inserted.verified ? `Domain ${name} added and verified by an operator` : `Domain ${name} added`,
         actionCode: inserted.verified ? "domain.verified" : "domain.added", detail: { manual: inserted.verified },
       });
@@ -49,9 +62,9 @@ export const addDomain = admin(async (_request, deps, params, body) => {
   if (!row) return refuse("conflict", { detail: "the organization already has this domain" });
   if (row.verified) await deps.projector.orgChanged(orgId);
   return ok({ domain: domainView(row) }, 201);
-});
+};
 
-export const verifyDomain = admin(async (_request, deps, params) => {
+export const verifyDomain: AdminHandler = async (_request, deps, params, _body, caller) => {
   const orgId = idParam(params, "org");
   const name = normalizeDomain(params.domain ?? "");
   const row = orgId === null || !name ? null : await findDomain(deps.db, orgId, name);
@@ -72,12 +85,12 @@ export const verifyDomain = admin(async (_request, deps, params) => {
   const verified = await transaction(deps.db, async (tx) => {
     const updated = await markVerified(tx, row.id, "dns", now);
     await recordActivity(tx, {
-      orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "trust", domain: row.name,
+      orgId, atMs: now, who: caller.who, via: "admin", group: "trust", domain: row.name,
       action: `Domain ${row.name} verified by DNS TXT record`, actionCode: "domain.verified", detail: { method: "dns_txt" },
     });
     return updated;
   });
   await deps.projector.orgChanged(orgId);
   return ok({ domain: domainView(verified) });
-});
+};
 

@@ -3,13 +3,13 @@ import { findKey, installationsOf, setInstallationStatus, type InstallationRow }
 import { transaction } from "../../shared/db/pool.js";
 import { isStorableText } from "../../shared/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { ADMIN_ACTOR, admin, idParam, iso } from "./common.js";
+import { idParam, iso, type AdminHandler } from "./common.js";
 
 function view(row: InstallationRow) {
   return { install: row.install, status: row.status, first_seen_at: iso(row.first_seen_at), last_seen_at: iso(row.last_seen_at) };
 }
 
-export const listInstallations = admin(async (_request, deps, params) => {
+export const listInstallations: AdminHandler = async (_request, deps, params) => {
   const id = idParam(params, "id");
   const key = id === null ? null : await findKey(deps.db, id);
   if (!key) return refuse("not_found");
@@ -23,10 +23,10 @@ export const listInstallations = admin(async (_request, deps, params) => {
     .map(([install, status]) => view({ key_id: key.id, install, status: status as InstallationRow["status"], first_seen_at: now, last_seen_at: now }));
   const merged = rows.map((r) => view({ ...r, status: (live[r.install] as InstallationRow["status"] | undefined) ?? r.status }));
   return ok({ installations: [...merged, ...pending] });
-});
+};
 
-export function decideInstallation(decision: "approved" | "blocked") {
-  return admin(async (_request, deps, params) => {
+export function decideInstallation(decision: "approved" | "blocked"): AdminHandler {
+  return async (_request, deps, params, _body, caller) => {
     const id = idParam(params, "id");
     const key = id === null ? null : await findKey(deps.db, id);
     if (!key || key.status === "revoked") return refuse("not_found");
@@ -36,7 +36,7 @@ export function decideInstallation(decision: "approved" | "blocked") {
     const row = await transaction(deps.db, async (tx) => {
       const updated = await setInstallationStatus(tx, key.id, install, decision, now);
       await recordActivity(tx, {
-        orgId: key.org_id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "trust", domain: key.domain,
+        orgId: key.org_id, atMs: now, who: caller.who, via: "admin", group: "trust", domain: key.domain,
         action: `Installation ${install} of key "${key.name}" ${decision}`,
         actionCode: decision === "approved" ? "installation.approved" : "installation.blocked",
         detail: { key_id: key.id, install },
@@ -45,5 +45,5 @@ export function decideInstallation(decision: "approved" | "blocked") {
     });
     await deps.projector.installationChanged(key.org_id, key.id, install, decision);
     return ok({ installation: view(row) });
-  });
+  };
 }

@@ -1,16 +1,17 @@
 import { recordActivity } from "../../shared/activity.js";
 import { randomToken, sha256 } from "../../shared/crypto/hash.js";
 import {
-  countLiveKeys, findKey, insertKey, setKeyStatus, updateKeySettings, type KeyRow, type KeySettings,
+  countLiveKeys, findKey, insertKey, listKeysOfOrg, setKeyStatus, updateKeySettings, type KeyRow, type KeySettings,
   copyInstallations,
 } from "../../shared/db/keys.js";
 import { findOrg, lockOrg } from "../../shared/db/orgs.js";
 import { transaction } from "../../shared/db/pool.js";
-import { PLANS } from "../../shared/plans.js";
+import { PLANS, windowEnd } from "../../shared/plans.js";
 import { normalizeDomain } from "../../shared/validation.js";
 import type { IngressDeps } from "../deps.js";
+import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { ADMIN_ACTOR, admin, check, idParam, parseTime, validator } from "./common.js";
+import { check, idParam, iso, parseTime, validator, type AdminHandler } from "./common.js";
 import { keyDetails } from "./key-view.js";
 
 const stringList = (format?: string, maxItems = 256) => ({
@@ -94,7 +95,7 @@ async function details(deps: IngressDeps, key: KeyRow) {
   return keyDetails(key, org, deps.clock.now());
 }
 
-export const createKey = admin(async (_request, deps, params, body) => {
+export const createKey: AdminHandler = async (_request, deps, params, body, caller) => {
   const orgId = idParam(params, "org");
   if (orgId === null) return refuse("not_found");
   const input = check(createBody, body);
@@ -116,7 +117,7 @@ export const createKey = admin(async (_request, deps, params, body) => {
     if (limit !== null && (await countLiveKeys(tx, orgId)) >= limit) return "key_limit_reached" as const;
     const row = await insertKey(tx, { orgId, hash: sha256(fresh.key), prefix: fresh.prefix, kind: v.kind, settings, nowMs: now });
     await recordActivity(tx, {
-      orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",
+      orgId, atMs: now, who: caller.who, via: "admin", group: "team_security",
       action: `${v.kind === "client" ? "Client" : "Server"} key "${row.name}" created`, actionCode: "key.created",
       domain: row.domain, detail: { key_id: row.id, prefix: row.prefix },
     });
@@ -125,16 +126,38 @@ export const createKey = admin(async (_request, deps, params, body) => {
   if (typeof result === "string") return refuse(result);
   await deps.projector.keyChanged(result.id);
   return ok({ key: fresh.key, details: await details(deps, result) }, 201);
-});
+};
 
-export const getKey = admin(async (_request, deps, params) => {
+export const getKey: AdminHandler = async (_request, deps, params) => {
   const id = idParam(params, "id");
   const key = id === null ? null : await findKey(deps.db, id);
   if (!key) return refuse("not_found");
   return ok({ details: await details(deps, key) });
-});
+};
 
-export const patchKey = admin(async (_request, deps, params, body) => {
+const KEY_STATUSES = ["active", "suspended", "revoked", "expired"] as const;
+
+/** GET /orgs/:org/keys: the details of each key (never the key), with last_used_at; filters status and kind. */
+export const listKeys: AdminHandler = async (request, deps, params) => {
+  const orgId = idParam(params, "org");
+  const org = orgId === null ? null : await findOrg(deps.db, orgId);
+  if (!org) return refuse("not_found");
+  const paging = queryPaging(request.query);
+  if ("refused" in paging) return refuse(paging.refused);
+  const query = new URLSearchParams(request.query);
+  const status = query.get("status") || undefined;
+  if (status !== undefined && !(KEY_STATUSES as readonly string[]).includes(status)) return refuseField("bad_status", `status must be one of ${KEY_STATUSES.join(", ")}`);
+  const kind = query.get("kind") || undefined;
+  if (kind !== undefined && kind !== "client" && kind !== "server") return refuseField("bad_kind", "kind must be client or server");
+  const now = deps.clock.now();
+  const windowEndMs = windowEnd({ cycleAnchorMs: org.cycle_anchor.getTime(), lapsedAtMs: org.lapsed_at?.getTime() ?? null }, now);
+  const { total, rows } = await listKeysOfOrg(deps.db, org.id, {
+    ...paging, status: status as (typeof KEY_STATUSES)[number] | undefined, kind, nowMs: now, windowEndMs,
+  });
+  return ok({ keys: rows.map((row) => ({ ...keyDetails(row, org, now), last_used_at: iso(row.last_used_at) })), ...pageFields(paging, total) });
+};
+
+export const patchKey: AdminHandler = async (_request, deps, params, body, caller) => {
   const id = idParam(params, "id");
   const current = id === null ? null : await findKey(deps.db, id);
   if (!current || current.status === "revoked") return refuse("not_found");
@@ -148,7 +171,7 @@ export const patchKey = admin(async (_request, deps, params, body) => {
     const updated = await updateKeySettings(tx, current.id, settingsOf(input.value, current), now);
     if (updated) {
       await recordActivity(tx, {
-        orgId: updated.org_id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",
+        orgId: updated.org_id, atMs: now, who: caller.who, via: "admin", group: "team_security",
         action: `Key "${updated.name}" settings changed`, actionCode: "key.updated", domain: updated.domain,
         detail: { key_id: updated.id, fields: Object.keys(input.value) },
       });
@@ -158,7 +181,7 @@ export const patchKey = admin(async (_request, deps, params, body) => {
   if (!row) return refuse("not_found");
   await deps.projector.keyChanged(row.id);
   return ok({ details: await details(deps, row) });
-});
+};
 
 const TRANSITIONS = {
   suspend: { status: "suspended", code: "key.suspended", words: "suspended" },
@@ -166,9 +189,9 @@ const TRANSITIONS = {
   revoke: { status: "revoked", code: "key.revoked", words: "revoked" },
 } as const;
 
-export function keyTransition(action: keyof typeof TRANSITIONS) {
+export function keyTransition(action: keyof typeof TRANSITIONS): AdminHandler {
   const t = TRANSITIONS[action];
-  return admin(async (_request, deps, params) => {
+  return async (_request, deps, params, _body, caller) => {
     const id = idParam(params, "id");
     const current = id === null ? null : await findKey(deps.db, id);
     if (current?.status === "revoked") {
@@ -179,10 +202,10 @@ export function keyTransition(action: keyof typeof TRANSITIONS) {
     if (!current) return refuse("not_found");
     const now = deps.clock.now();
     const row = await transaction(deps.db, async (tx) => {
-      const updated = await setKeyStatus(tx, current.id, t.status, now, ADMIN_ACTOR);
+      const updated = await setKeyStatus(tx, current.id, t.status, now, caller.who);
       if (updated) {
         await recordActivity(tx, {
-          orgId: updated.org_id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",
+          orgId: updated.org_id, atMs: now, who: caller.who, via: "admin", group: "team_security",
           action: `Key "${updated.name}" ${t.words}`, actionCode: t.code, domain: updated.domain, detail: { key_id: updated.id },
         });
       }
@@ -191,10 +214,10 @@ export function keyTransition(action: keyof typeof TRANSITIONS) {
     if (!row) return refuse("not_found");
     await deps.projector.keyChanged(row.id);
     return ok({ details: await details(deps, row) });
-  });
+  };
 }
 
-export const rotateKey = admin(async (_request, deps, params) => {
+export const rotateKey: AdminHandler = async (_request, deps, params, _body, caller) => {
   const id = idParam(params, "id");
   const current = id === null ? null : await findKey(deps.db, id);
   if (!current || current.status === "revoked") return refuse("not_found");
@@ -214,7 +237,7 @@ export const rotateKey = admin(async (_request, deps, params) => {
     // revocation is projected (projector retire, atomic with the counting script).
     await copyInstallations(tx, current.id, created.id);
     await recordActivity(tx, {
-      orgId: created.org_id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",
+      orgId: created.org_id, atMs: now, who: caller.who, via: "admin", group: "team_security",
       action: `Key "${created.name}" rotated`, actionCode: "key.rotated", domain: created.domain,
       detail: { old_key_id: current.id, key_id: created.id, prefix: created.prefix },
     });
@@ -224,4 +247,4 @@ export const rotateKey = admin(async (_request, deps, params) => {
   await deps.projector.keyChanged(current.id);
   await deps.projector.keyChanged(row.id, { installations: true });
   return ok({ key: fresh.key, details: await details(deps, row) }, 201);
-});
+};

@@ -2,13 +2,15 @@ import { recordActivity } from "../../shared/activity.js";
 import { findAssignment, insertNote, notesOf } from "../../shared/db/assignments.js";
 import { transaction } from "../../shared/db/pool.js";
 import { normalizeDomain } from "../../shared/validation.js";
-import { ok, refuse } from "../reply.js";
-import { admin, check, idParam, iso, validator } from "./common.js";
+import { ok, refuse, refuseField } from "../reply.js";
+import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
 import { FINDING_KEY } from "./risks.js";
 
-const noteBody = validator<{ who: string; body: string }>({
+// `who` names the note's author; a signed-in member is its own author, so only the
+// operator and tokens must send it.
+const noteBody = validator<{ who?: string; body: string }>({
   type: "object",
-  required: ["who", "body"],
+  required: ["body"],
   properties: {
     who: { type: "string", minLength: 1, maxLength: 200 },
     body: { type: "string", minLength: 1, maxLength: 10_000 },
@@ -24,32 +26,35 @@ function findingParams(params: Record<string, string>): { orgId: number; domain:
 }
 
 /** GET /orgs/:org/assignments/:domain/:finding_key/notes: the notes of an assigned finding, oldest first (404 otherwise). */
-export const listNotes = admin(async (_request, deps, params) => {
+export const listNotes: AdminHandler = async (_request, deps, params) => {
   const target = findingParams(params);
   const row = target && (await findAssignment(deps.db, target.orgId, target.domain, target.findingKey));
   if (!target || !row) return refuse("not_found");
   const notes = await notesOf(deps.db, row.id);
   return ok({ notes: notes.map((n) => ({ id: n.id, domain: target.domain, finding_key: target.findingKey, time: iso(n.at), who: n.who, body: n.body })) });
-});
+};
 
 /** POST /orgs/:org/assignments/:domain/:finding_key/notes: a note on an assigned finding (404 otherwise). */
-export const addNote = admin(async (_request, deps, params, body) => {
+export const addNote: AdminHandler = async (_request, deps, params, body, caller) => {
   const target = findingParams(params);
   if (!target) return refuse("not_found");
   const { orgId, domain, findingKey } = target;
   const input = check(noteBody, body);
   if ("reply" in input) return input.reply;
+  const author = caller.principal.kind === "member" ? caller.who : input.value.who;
+  if (author === undefined) return refuseField("missing_who", "who (the note's author) is required");
   const now = deps.clock.now();
   const note = await transaction(deps.db, async (tx) => {
     const row = await findAssignment(tx, orgId, domain, findingKey, true);
     if (!row) return null;
-    const created = await insertNote(tx, { assignmentId: row.id, atMs: now, who: input.value.who, body: input.value.body });
+    const created = await insertNote(tx, { assignmentId: row.id, atMs: now, who: author, body: input.value.body });
     await recordActivity(tx, {
-      orgId, atMs: now, who: input.value.who, via: "admin", group: "ownership", domain,
-      action: `Note added to ${findingKey} on ${domain}`, actionCode: "finding.note_added", detail: { finding_key: findingKey, note_id: created.id },
+      orgId, atMs: now, who: caller.who, via: "admin", group: "ownership", domain,
+      action: `Note added to ${findingKey} on ${domain}`, actionCode: "finding.note_added",
+      detail: { finding_key: findingKey, note_id: created.id, author },
     });
     return created;
   });
   if (!note) return refuse("not_found");
   return ok({ note: { id: note.id, domain, finding_key: findingKey, time: iso(note.at), who: note.who, body: note.body } }, 201);
-});
+};

@@ -1,12 +1,14 @@
 import { recordActivity } from "../../shared/activity.js";
 import {
-  insertMember, insertOrg, orgCycle, updateOrg, findOrg, allowanceOf, cycleUsed, findMember, findMemberByEmail, lockOrg, type MemberRow, type OrgRow,
+  insertMember, insertOrg, orgCycle, updateOrg, findOrg, allowanceOf, cycleUsed, findMember, findMemberByEmail, listMembers, listOrgs, lockOrg,
+  membersByIds, type MemberRow, type OrgRow,
 } from "../../shared/db/orgs.js";
 import { transaction } from "../../shared/db/pool.js";
 import { PLAN_NAMES, type Plan } from "../../shared/plans.js";
 import type { IngressDeps } from "../deps.js";
+import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { ADMIN_ACTOR, admin, check, idParam, iso, validator } from "./common.js";
+import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
 
 const orgFields = {
   name: { type: "string", minLength: 1, maxLength: 200 },
@@ -53,13 +55,17 @@ async function usedNow(deps: IngressDeps, org: OrgRow): Promise<number> {
   return live === null ? cycleUsed(deps.db, org.id, startMs) : Number(live);
 }
 
-function memberView(member: MemberRow) {
+export function memberView(member: MemberRow) {
   return { id: member.id, name: member.name, email: member.email, role: member.role, created_at: iso(member.created_at) };
 }
 
 export async function orgView(deps: IngressDeps, org: OrgRow) {
-  const { startMs, resetsMs } = orgCycle(org, deps.clock.now());
   const defaultOwner = org.default_owner_id === null ? null : await findMember(deps.db, org.default_owner_id);
+  return orgViewOf(deps, org, defaultOwner, await usedNow(deps, org));
+}
+
+function orgViewOf(deps: IngressDeps, org: OrgRow, defaultOwner: MemberRow | null, used: number) {
+  const { startMs, resetsMs } = orgCycle(org, deps.clock.now());
   return {
     id: org.id,
     name: org.name,
@@ -70,11 +76,11 @@ export async function orgView(deps: IngressDeps, org: OrgRow) {
     cycle_started_at: iso(new Date(startMs)),
     cycle_resets_at: iso(new Date(resetsMs)),
     allowance: allowanceOf(org.plan),
-    used: await usedNow(deps, org),
+    used,
   };
 }
 
-export const createOrg = admin(async (_request, deps, _params, body) => {
+export const createOrg: AdminHandler = async (_request, deps, _params, body, caller) => {
   const input = check(createOrgBody, body);
   if ("reply" in input) return input.reply;
   const now = deps.clock.now();
@@ -87,23 +93,23 @@ export const createOrg = admin(async (_request, deps, _params, body) => {
       nowMs: now,
     });
     await recordActivity(tx, {
-      orgId: row.id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "settings",
+      orgId: row.id, atMs: now, who: caller.who, via: "admin", group: "settings",
       action: "Organization created", actionCode: "org.created", detail: { plan: row.plan },
     });
     return row;
   });
   await deps.projector.orgChanged(org.id);
   return ok({ org: await orgView(deps, org) }, 201);
-});
+};
 
-export const getOrg = admin(async (_request, deps, params) => {
+export const getOrg: AdminHandler = async (_request, deps, params) => {
   const id = idParam(params, "org");
   const org = id === null ? null : await findOrg(deps.db, id);
   if (!org) return refuse("not_found");
   return ok({ org: await orgView(deps, org) });
-});
+};
 
-export const patchOrg = admin(async (_request, deps, params, body) => {
+export const patchOrg: AdminHandler = async (_request, deps, params, body, caller) => {
   const id = idParam(params, "org");
   if (id === null) return refuse("not_found");
   const input = check(patchOrgBody, body);
@@ -126,13 +132,13 @@ export const patchOrg = admin(async (_request, deps, params, body) => {
     );
     if (!row) return null;
     await recordActivity(tx, {
-      orgId: id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "settings",
+      orgId: id, atMs: now, who: caller.who, via: "admin", group: "settings",
       action: "Organization settings changed", actionCode: "org.updated", detail: { fields: Object.keys(v) },
     });
     if (defaultOwner !== undefined && (defaultOwner?.id ?? null) !== before.default_owner_id) {
       const previous = before.default_owner_id === null ? null : await findMember(tx, before.default_owner_id);
       await recordActivity(tx, {
-        orgId: id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "settings",
+        orgId: id, atMs: now, who: caller.who, via: "admin", group: "settings",
         action: defaultOwner ? `New failing findings are assigned to ${defaultOwner.name} <${defaultOwner.email}>` : "New failing findings are no longer assigned automatically",
         actionCode: "org.default_owner_set", detail: { default_owner: defaultOwner?.email ?? null, previous_default_owner: previous?.email ?? null },
       });
@@ -142,9 +148,9 @@ export const patchOrg = admin(async (_request, deps, params, body) => {
   if (!org) return refuse("not_found");
   await deps.projector.orgChanged(org.id);
   return ok({ org: await orgView(deps, org) });
-});
+};
 
-export const addMember = admin(async (_request, deps, params, body) => {
+export const addMember: AdminHandler = async (_request, deps, params, body, caller) => {
   const id = idParam(params, "org");
   if (id === null || !(await findOrg(deps.db, id))) return refuse("not_found");
   const input = check(memberBody, body);
@@ -154,7 +160,7 @@ export const addMember = admin(async (_request, deps, params, body) => {
     const row = await insertMember(tx, { orgId: id, ...input.value, nowMs: now });
     if (row) {
       await recordActivity(tx, {
-        orgId: id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "members",
+        orgId: id, atMs: now, who: caller.who, via: "admin", group: "members",
         action: `Member ${row.email} added as ${row.role}`, actionCode: "member.added", detail: { email: row.email, role: row.role },
       });
     }
@@ -162,4 +168,25 @@ export const addMember = admin(async (_request, deps, params, body) => {
   });
   if (!member) return refuse("conflict", { detail: "a member with this email exists" });
   return ok({ member: memberView(member) }, 201);
-});
+};
+
+/** GET /orgs (operator only): every organization, newest first, paged. */
+export const listOrgsRoute: AdminHandler = async (request, deps) => {
+  const paging = queryPaging(request.query);
+  if ("refused" in paging) return refuse(paging.refused);
+  const { total, rows } = await listOrgs(deps.db, paging);
+  const owners = await membersByIds(deps.db, rows.flatMap((org) => (org.default_owner_id === null ? [] : [org.default_owner_id])));
+  const used = await Promise.all(rows.map((org) => usedNow(deps, org)));
+  const orgs = rows.map((org, i) => orgViewOf(deps, org, org.default_owner_id === null ? null : (owners.get(org.default_owner_id) ?? null), used[i]));
+  return ok({ orgs, ...pageFields(paging, total) });
+};
+
+/** GET /orgs/:org/members: name, e-mail and role of each member, newest first, paged. */
+export const listMembersRoute: AdminHandler = async (request, deps, params) => {
+  const id = idParam(params, "org");
+  if (id === null || !(await findOrg(deps.db, id))) return refuse("not_found");
+  const paging = queryPaging(request.query);
+  if ("refused" in paging) return refuse(paging.refused);
+  const { total, rows } = await listMembers(deps.db, id, paging);
+  return ok({ members: rows.map(memberView), ...pageFields(paging, total) });
+};

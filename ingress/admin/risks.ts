@@ -1,13 +1,15 @@
 import { recordActivity } from "../../shared/activity.js";
-import { insertAcceptance, lockDomainRow, releaseAcceptance } from "../../shared/db/acknowledgements.js";
+import { insertAcceptance, listAcceptances, lockDomainRow, releaseAcceptance } from "../../shared/db/acknowledgements.js";
+import { findOrg } from "../../shared/db/orgs.js";
 import { findDomain } from "../../shared/db/domains.js";
 import { transaction } from "../../shared/db/pool.js";
 import { insertEvent } from "../../shared/db/events.js";
 import type { AckRow } from "../../shared/db/scans.js";
 import { riskFindingFields } from "../../shared/findings/risk.js";
 import { normalizeDomain } from "../../shared/validation.js";
+import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { ADMIN_ACTOR, admin, check, idParam, iso, parseTime, validator } from "./common.js";
+import { check, idParam, iso, parseTime, validator, type AdminHandler } from "./common.js";
 
 export const FINDING_KEY = /^[a-z0-9_-]{1,32}:[a-z0-9_.-]{1,64}$/;
 
@@ -29,7 +31,7 @@ export function acknowledgementView(row: AckRow, nowMs: number) {
 }
 
 /** Accepts a risk until expires_at; an existing acceptance of the same finding is replaced. */
-export const acceptRisk = admin(async (_request, deps, params, body) => {
+export const acceptRisk: AdminHandler = async (_request, deps, params, body, caller) => {
   const orgId = idParam(params, "org");
   if (orgId === null) return refuse("not_found");
   const input = check(riskBody, body);
@@ -46,25 +48,25 @@ export const acceptRisk = admin(async (_request, deps, params, body) => {
     await lockDomainRow(tx, owned.id);
     await releaseAcceptance(tx, orgId, domain, input.value.finding_key, now);
     const accepted = await insertAcceptance(tx, {
-      orgId, domain, findingKey: input.value.finding_key, note: input.value.note ?? "", by: ADMIN_ACTOR, nowMs: now, expiresMs,
+      orgId, domain, findingKey: input.value.finding_key, note: input.value.note ?? "", by: caller.who, nowMs: now, expiresMs,
     });
     const rows = [accepted];
     const { fields } = await riskFindingFields(tx, orgId, domain, input.value.finding_key);
     await insertEvent(tx, {
       orgId, type: "risk.accepted", timeMs: now, domain,
-      payload: { ...fields, note: rows[0].note, acked_at: iso(rows[0].acked_at), expires_at: iso(rows[0].expires_at), by: ADMIN_ACTOR },
+      payload: { ...fields, note: rows[0].note, acked_at: iso(rows[0].acked_at), expires_at: iso(rows[0].expires_at), by: caller.who },
     });
     await recordActivity(tx, {
-      orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "risks", domain,
+      orgId, atMs: now, who: caller.who, via: "admin", group: "risks", domain,
       action: `Risk accepted for ${input.value.finding_key}`, actionCode: "risk.accepted",
       detail: { finding_key: input.value.finding_key, expires_at: iso(rows[0].expires_at) },
     });
     return rows[0];
   });
   return ok({ acknowledgement: { domain, finding_key: row.finding_key, ...acknowledgementView(row, now) } }, 201);
-});
+};
 
-export const releaseRisk = admin(async (_request, deps, params) => {
+export const releaseRisk: AdminHandler = async (_request, deps, params, _body, caller) => {
   const orgId = idParam(params, "org");
   const domain = normalizeDomain(params.domain ?? "");
   const findingKey = params.finding_key ?? "";
@@ -77,14 +79,28 @@ export const releaseRisk = admin(async (_request, deps, params) => {
     const { fields } = await riskFindingFields(tx, orgId, domain, findingKey);
     await insertEvent(tx, {
       orgId, type: "risk.unaccepted", timeMs: now, domain,
-      payload: { ...fields, note: rows[0].note, acked_at: iso(rows[0].acked_at), expires_at: iso(rows[0].expires_at), by: ADMIN_ACTOR },
+      payload: { ...fields, note: rows[0].note, acked_at: iso(rows[0].acked_at), expires_at: iso(rows[0].expires_at), by: caller.who },
     });
     await recordActivity(tx, {
-      orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "risks", domain,
+      orgId, atMs: now, who: caller.who, via: "admin", group: "risks", domain,
       action: `Risk acceptance released for ${findingKey}`, actionCode: "risk.released", detail: { finding_key: findingKey },
     });
     return rows[0];
   });
   if (!released) return refuse("not_found");
   return ok({ released: { domain, finding_key: findingKey, released_at: iso(released.released_at) } });
-});
+};
+
+/** GET /orgs/:org/risks: the current acceptances, newest first, each with `expired`. */
+export const listRisks: AdminHandler = async (request, deps, params) => {
+  const orgId = idParam(params, "org");
+  if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
+  const paging = queryPaging(request.query);
+  if ("refused" in paging) return refuse(paging.refused);
+  const { total, rows } = await listAcceptances(deps.db, orgId, paging);
+  const now = deps.clock.now();
+  return ok({
+    risks: rows.map((row) => ({ id: row.id, domain: row.domain, finding_key: row.finding_key, ...acknowledgementView(row, now), acked_by: row.acked_by })),
+    ...pageFields(paging, total),
+  });
+};

@@ -1,75 +1,123 @@
 import type { Handler } from "../router.js";
 import type { IngressDeps } from "../deps.js";
-import { putContent, putSecret, removeContent, removeSecret } from "./content.js";
-import { addDomain, verifyDomain } from "./domains.js";
-import { addMember, createOrg, getOrg, patchOrg } from "./orgs.js";
+import { getClock, hasTestClock, moveClock } from "../system.js";
+import { ADMIN_BASE, guarded, type AdminHandler, type AdminMethod, type AdminRoute } from "./common.js";
+import { listContentRoute, listSecretsRoute, putContent, putSecret, removeContent, removeSecret } from "./content.js";
+import { addDomain, listDomainsRoute, verifyDomain } from "./domains.js";
 import { decideInstallation, listInstallations } from "./installations.js";
-import { createKey, getKey, keyTransition, patchKey, rotateKey } from "./keys.js";
-import { acceptRisk, releaseRisk } from "./risks.js";
+import { createKey, getKey, keyTransition, listKeys, patchKey, rotateKey } from "./keys.js";
+import { getMe } from "./me.js";
+import { addNote, listNotes } from "./notes.js";
+import { addMember, createOrg, getOrg, listMembersRoute, listOrgsRoute, patchOrg } from "./orgs.js";
+import { ANYONE, keyRoute, OPERATOR, orgRoute, type Reach } from "./reach.js";
+import { acceptRisk, listRisks, releaseRisk } from "./risks.js";
+import { runScan, showScan } from "./scans.js";
 import {
   createDestination, getDestination, listDestinationDeadLetters, listOrgDestinations, removeDestination, retryDestinationDeadLetters,
   testDestination,
 } from "./siem.js";
-import { keyUsage } from "./usage.js";
+import {
+  cancelStatusMaintenance, createStatusMaintenance, getStatusMaintenance, listStatusMaintenance, patchStatusMaintenance,
+} from "./status-maintenance.js";
 import {
   addStatusIncidentUpdate, createStatusIncident, getStatusIncident, listStatusActivity, listStatusIncidents, listStatusServices,
   patchStatusIncident, putService,
 } from "./status.js";
-import {
-  cancelStatusMaintenance, createStatusMaintenance, getStatusMaintenance, listStatusMaintenance, patchStatusMaintenance,
-} from "./status-maintenance.js";
-import { addNote, listNotes } from "./notes.js";
+import { createToken, listTokens, removeToken } from "./tokens.js";
+import { keyUsage } from "./usage.js";
 import { createWebhook, listOrgWebhooks, removeWebhook, webhookDeliveries } from "./webhooks.js";
 
-/** The admin API (operator-api.md section 2); the test clock is registered with the system routes. */
-export function registerAdminRoutes(add: (method: string, path: string, handler: Handler<IngressDeps>) => void): void {
-  add("POST", "/admin/v1/orgs", createOrg);
-  add("GET", "/admin/v1/orgs/:org", getOrg);
-  add("PATCH", "/admin/v1/orgs/:org", patchOrg);
-  add("POST", "/admin/v1/orgs/:org/members", addMember);
-  add("POST", "/admin/v1/orgs/:org/domains", addDomain);
-  add("POST", "/admin/v1/orgs/:org/domains/:domain/verify", verifyDomain);
-  add("POST", "/admin/v1/orgs/:org/keys", createKey);
-  add("GET", "/admin/v1/keys/:id", getKey);
-  add("PATCH", "/admin/v1/keys/:id", patchKey);
-  add("POST", "/admin/v1/keys/:id/suspend", keyTransition("suspend"));
-  add("POST", "/admin/v1/keys/:id/resume", keyTransition("resume"));
-  add("POST", "/admin/v1/keys/:id/revoke", keyTransition("revoke"));
-  add("POST", "/admin/v1/keys/:id/rotate", rotateKey);
-  add("GET", "/admin/v1/keys/:id/installations", listInstallations);
-  add("POST", "/admin/v1/keys/:id/installations/:install/approve", decideInstallation("approved"));
-  add("POST", "/admin/v1/keys/:id/installations/:install/block", decideInstallation("blocked"));
-  add("GET", "/admin/v1/keys/:id/usage", keyUsage);
-  add("PUT", "/admin/v1/orgs/:org/content/:content_key", putContent);
-  add("DELETE", "/admin/v1/orgs/:org/content/:content_key", removeContent);
-  add("PUT", "/admin/v1/orgs/:org/secrets/:name", putSecret);
-  add("DELETE", "/admin/v1/orgs/:org/secrets/:name", removeSecret);
-  add("POST", "/admin/v1/orgs/:org/risks", acceptRisk);
-  add("DELETE", "/admin/v1/orgs/:org/risks/:domain/:finding_key", releaseRisk);
-  add("GET", "/admin/v1/status/services", listStatusServices);
-  add("PUT", "/admin/v1/status/services/:service", putService);
-  add("GET", "/admin/v1/status/incidents", listStatusIncidents);
-  add("POST", "/admin/v1/status/incidents", createStatusIncident);
-  add("GET", "/admin/v1/status/incidents/:id", getStatusIncident);
-  add("PATCH", "/admin/v1/status/incidents/:id", patchStatusIncident);
-  add("POST", "/admin/v1/status/incidents/:id/updates", addStatusIncidentUpdate);
-  add("GET", "/admin/v1/status/maintenance", listStatusMaintenance);
-  add("POST", "/admin/v1/status/maintenance", createStatusMaintenance);
-  add("GET", "/admin/v1/status/maintenance/:id", getStatusMaintenance);
-  add("PATCH", "/admin/v1/status/maintenance/:id", patchStatusMaintenance);
-  add("POST", "/admin/v1/status/maintenance/:id/cancel", cancelStatusMaintenance);
-  add("GET", "/admin/v1/status/activity", listStatusActivity);
-  add("POST", "/admin/v1/orgs/:org/webhooks", createWebhook);
-  add("GET", "/admin/v1/orgs/:org/webhooks", listOrgWebhooks);
-  add("DELETE", "/admin/v1/orgs/:org/webhooks/:id", removeWebhook);
-  add("GET", "/admin/v1/orgs/:org/webhooks/:id/deliveries", webhookDeliveries);
-  add("POST", "/admin/v1/orgs/:org/assignments/:domain/:finding_key/notes", addNote);
-  add("GET", "/admin/v1/orgs/:org/assignments/:domain/:finding_key/notes", listNotes);
-  add("POST", "/admin/v1/orgs/:org/siem", createDestination);
-  add("GET", "/admin/v1/orgs/:org/siem", listOrgDestinations);
-  add("GET", "/admin/v1/orgs/:org/siem/:id", getDestination);
-  add("DELETE", "/admin/v1/orgs/:org/siem/:id", removeDestination);
-  add("POST", "/admin/v1/orgs/:org/siem/:id/test", testDestination);
-  add("GET", "/admin/v1/orgs/:org/siem/:id/dead-letters", listDestinationDeadLetters);
-  add("POST", "/admin/v1/orgs/:org/siem/:id/dead-letters/retry", retryDestinationDeadLetters);
+const route = (method: AdminMethod, path: string, reach: Reach, handler: AdminHandler, extra: Pick<AdminRoute, "available"> = {}): AdminRoute => ({
+  method, path, reach, handler, ...extra,
+});
+
+// Who may do what (operator-api.md section 5): a `member` reads everything of its
+// organization and changes assignments and notes; an `admin` also manages keys, domains,
+// content, secrets, risks, SIEM destinations and webhooks; an `owner` also manages members,
+// tokens and the organization's settings. Every read is `member`.
+const READ = "member";
+const ASSIGNMENTS = "member";
+const MANAGE = "admin";
+const OWN = "owner";
+
+/**
+ * The admin API (operator-api.md sections 2, 4 and 5), every route with its reach. Paths
+ * are under /admin/v1. Nothing else registers an admin route (app.ts refuses to).
+ */
+export const ADMIN_ROUTES: readonly AdminRoute[] = [
+  route("GET", "/me", ANYONE, getMe),
+  route("GET", "/clock", OPERATOR, getClock, { available: hasTestClock }),
+  route("POST", "/clock", OPERATOR, moveClock, { available: hasTestClock }),
+
+  route("POST", "/orgs", OPERATOR, createOrg),
+  route("GET", "/orgs", OPERATOR, listOrgsRoute),
+  route("GET", "/orgs/:org", orgRoute(READ), getOrg),
+  route("PATCH", "/orgs/:org", orgRoute(OWN), patchOrg),
+  route("POST", "/orgs/:org/members", orgRoute(OWN, { mints: true }), addMember),
+  route("GET", "/orgs/:org/members", orgRoute(READ), listMembersRoute),
+  route("POST", "/orgs/:org/tokens", orgRoute(OWN, { mints: true }), createToken),
+  route("GET", "/orgs/:org/tokens", orgRoute(READ), listTokens),
+  route("DELETE", "/orgs/:org/tokens/:id", orgRoute(OWN, { owned: "token" }), removeToken),
+
+  route("POST", "/orgs/:org/domains", orgRoute(MANAGE), addDomain),
+  route("GET", "/orgs/:org/domains", orgRoute(READ), listDomainsRoute),
+  route("POST", "/orgs/:org/domains/:domain/verify", orgRoute(MANAGE), verifyDomain),
+
+  route("POST", "/orgs/:org/keys", orgRoute(MANAGE), createKey),
+  route("GET", "/orgs/:org/keys", orgRoute(READ), listKeys),
+  route("GET", "/keys/:id", keyRoute(READ), getKey),
+  route("PATCH", "/keys/:id", keyRoute(MANAGE), patchKey),
+  route("POST", "/keys/:id/suspend", keyRoute(MANAGE), keyTransition("suspend")),
+  route("POST", "/keys/:id/resume", keyRoute(MANAGE), keyTransition("resume")),
+  route("POST", "/keys/:id/revoke", keyRoute(MANAGE), keyTransition("revoke")),
+  route("POST", "/keys/:id/rotate", keyRoute(MANAGE), rotateKey),
+  route("GET", "/keys/:id/installations", keyRoute(READ), listInstallations),
+  route("POST", "/keys/:id/installations/:install/approve", keyRoute(MANAGE), decideInstallation("approved")),
+  route("POST", "/keys/:id/installations/:install/block", keyRoute(MANAGE), decideInstallation("blocked")),
+  route("GET", "/keys/:id/usage", keyRoute(READ), keyUsage),
+
+  route("GET", "/orgs/:org/content", orgRoute(READ), listContentRoute),
+  route("PUT", "/orgs/:org/content/:content_key", orgRoute(MANAGE), putContent),
+  route("DELETE", "/orgs/:org/content/:content_key", orgRoute(MANAGE), removeContent),
+  route("GET", "/orgs/:org/secrets", orgRoute(READ), listSecretsRoute),
+  route("PUT", "/orgs/:org/secrets/:name", orgRoute(MANAGE), putSecret),
+  route("DELETE", "/orgs/:org/secrets/:name", orgRoute(MANAGE), removeSecret),
+  route("GET", "/orgs/:org/risks", orgRoute(READ), listRisks),
+  route("POST", "/orgs/:org/risks", orgRoute(MANAGE), acceptRisk),
+  route("DELETE", "/orgs/:org/risks/:domain/:finding_key", orgRoute(MANAGE), releaseRisk),
+  route("POST", "/orgs/:org/scans", orgRoute(MANAGE), runScan),
+  route("GET", "/orgs/:org/scans/:domain", orgRoute(READ), showScan),
+
+  route("POST", "/orgs/:org/webhooks", orgRoute(MANAGE), createWebhook),
+  route("GET", "/orgs/:org/webhooks", orgRoute(READ), listOrgWebhooks),
+  route("DELETE", "/orgs/:org/webhooks/:id", orgRoute(MANAGE, { owned: "webhook" }), removeWebhook),
+  route("GET", "/orgs/:org/webhooks/:id/deliveries", orgRoute(READ, { owned: "webhook" }), webhookDeliveries),
+  route("POST", "/orgs/:org/assignments/:domain/:finding_key/notes", orgRoute(ASSIGNMENTS), addNote),
+  route("GET", "/orgs/:org/assignments/:domain/:finding_key/notes", orgRoute(READ), listNotes),
+  route("POST", "/orgs/:org/siem", orgRoute(MANAGE), createDestination),
+  route("GET", "/orgs/:org/siem", orgRoute(READ), listOrgDestinations),
+  route("GET", "/orgs/:org/siem/:id", orgRoute(READ, { owned: "siem" }), getDestination),
+  route("DELETE", "/orgs/:org/siem/:id", orgRoute(MANAGE, { owned: "siem" }), removeDestination),
+  route("POST", "/orgs/:org/siem/:id/test", orgRoute(MANAGE, { owned: "siem" }), testDestination),
+  route("GET", "/orgs/:org/siem/:id/dead-letters", orgRoute(READ, { owned: "siem" }), listDestinationDeadLetters),
+  route("POST", "/orgs/:org/siem/:id/dead-letters/retry", orgRoute(MANAGE, { owned: "siem" }), retryDestinationDeadLetters),
+
+  route("GET", "/status/services", OPERATOR, listStatusServices),
+  route("PUT", "/status/services/:service", OPERATOR, putService),
+  route("GET", "/status/incidents", OPERATOR, listStatusIncidents),
+  route("POST", "/status/incidents", OPERATOR, createStatusIncident),
+  route("GET", "/status/incidents/:id", OPERATOR, getStatusIncident),
+  route("PATCH", "/status/incidents/:id", OPERATOR, patchStatusIncident),
+  route("POST", "/status/incidents/:id/updates", OPERATOR, addStatusIncidentUpdate),
+  route("GET", "/status/maintenance", OPERATOR, listStatusMaintenance),
+  route("POST", "/status/maintenance", OPERATOR, createStatusMaintenance),
+  route("GET", "/status/maintenance/:id", OPERATOR, getStatusMaintenance),
+  route("PATCH", "/status/maintenance/:id", OPERATOR, patchStatusMaintenance),
+  route("POST", "/status/maintenance/:id/cancel", OPERATOR, cancelStatusMaintenance),
+  route("GET", "/status/activity", OPERATOR, listStatusActivity),
+];
+
+/** Registers every admin route behind the one wrapper (common.ts `guarded`). */
+export function registerAdminRoutes(add: (method: string, path: string, handler: Handler<IngressDeps>) => void, routes: readonly AdminRoute[] = ADMIN_ROUTES): void {
+  for (const r of routes) add(r.method, `${ADMIN_BASE}${r.path}`, guarded(r));
 }

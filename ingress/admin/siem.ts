@@ -14,7 +14,7 @@ import {
 import { parseTarget } from "../../shared/siem/target.js";
 import type { IngressDeps } from "../deps.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { ADMIN_ACTOR, admin, check, idParam, iso, validator } from "./common.js";
+import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
 
 /** How long "send test event" waits for a pusher to try the destination. */
 export const TEST_TIMEOUT_MS = 20_000;
@@ -74,7 +74,7 @@ async function owned(deps: IngressDeps, params: Record<string, string>): Promise
   return findDestination(deps.db, orgId, id);
 }
 
-export const createDestination = admin(async (_request, deps, params, body) => {
+export const createDestination: AdminHandler = async (_request, deps, params, body, caller) => {
   const orgId = idParam(params, "org");
   if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
   const input = check(destinationBody, body);
@@ -92,36 +92,36 @@ export const createDestination = admin(async (_request, deps, params, body) => {
       sealToken: token ? (id) => seal(deps.masterSecret, token, tokenAad(orgId, id)) : null,
     });
     await recordActivity(tx, {
-      orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "siem",
+      orgId, atMs: now, who: caller.who, via: "admin", group: "siem",
       action: `SIEM destination ${saved.id} (${kind}) added`, actionCode: "siem.destination_added", detail: { id: saved.id, kind, url },
     });
     return saved;
   });
   await announce(deps);
   return ok({ destination: destinationView(row) }, 201);
-});
+};
 
-export const listOrgDestinations = admin(async (_request, deps, params) => {
+export const listOrgDestinations: AdminHandler = async (_request, deps, params) => {
   const orgId = idParam(params, "org");
   if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
   const rows = await listDestinations(deps.db, orgId);
   return ok({ destinations: await Promise.all(rows.map((row) => stateView(deps, row))) });
-});
+};
 
-export const getDestination = admin(async (_request, deps, params) => {
+export const getDestination: AdminHandler = async (_request, deps, params) => {
   const row = await owned(deps, params);
   if (!row) return refuse("not_found");
   return ok({ destination: await stateView(deps, row) });
-});
+};
 
-export const removeDestination = admin(async (_request, deps, params) => {
+export const removeDestination: AdminHandler = async (_request, deps, params, _body, caller) => {
   const row = await owned(deps, params);
   if (!row) return refuse("not_found");
   const now = deps.clock.now();
   const removed = await transaction(deps.db, async (tx) => {
     if (!(await deleteDestination(tx, row.org_id, row.id))) return false;
     await recordActivity(tx, {
-      orgId: row.org_id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "siem",
+      orgId: row.org_id, atMs: now, who: caller.who, via: "admin", group: "siem",
       action: `SIEM destination ${row.id} (${row.kind}) removed`, actionCode: "siem.destination_removed", detail: { id: row.id, kind: row.kind },
     });
     return true;
@@ -129,9 +129,9 @@ export const removeDestination = admin(async (_request, deps, params) => {
   if (!removed) return refuse("not_found");
   await announce(deps);
   return ok({ deleted: { id: row.id } });
-});
+};
 
-export const testDestination = admin(async (_request, deps, params) => {
+export const testDestination: AdminHandler = async (_request, deps, params) => {
   const row = await owned(deps, params);
   if (!row) return refuse("not_found");
   let reply: SiemTestReply;
@@ -143,9 +143,9 @@ export const testDestination = admin(async (_request, deps, params) => {
   }
   if (!reply.ok) return refuse("delivery_failed", { error: reply.error });
   return ok({ test: { delivered: true, event_id: reply.event_id } });
-});
+};
 
-export const listDestinationDeadLetters = admin(async (request, deps, params) => {
+export const listDestinationDeadLetters: AdminHandler = async (request, deps, params) => {
   const row = await owned(deps, params);
   if (!row) return refuse("not_found");
   const after = new URLSearchParams(request.query).get("after") ?? undefined;
@@ -157,10 +157,10 @@ export const listDestinationDeadLetters = admin(async (request, deps, params) =>
       event: JSON.parse(l.data) as unknown,
     })),
   });
-});
+};
 
 /** Body `{ids: [dead ids]}` retries those; no ids retries every dead letter of the destination. */
-export const retryDestinationDeadLetters = admin(async (_request, deps, params, body) => {
+export const retryDestinationDeadLetters: AdminHandler = async (_request, deps, params, body) => {
   const row = await owned(deps, params);
   if (!row) return refuse("not_found");
   const input = check(retryBody, body);
@@ -169,4 +169,4 @@ export const retryDestinationDeadLetters = admin(async (_request, deps, params, 
   const ids = input.value.ids;
   const retried = ids === undefined ? await retryAllDeadLetters(deps.redis, deps.keys, stream) : await retryDeadLetters(deps.redis, deps.keys, stream, ids);
   return ok({ retried: retried.length, not_found: (ids ?? []).filter((id) => !retried.some((r) => r.deadId === id)) });
-});
+};

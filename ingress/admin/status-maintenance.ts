@@ -5,7 +5,7 @@ import { transaction } from "../../shared/db/pool.js";
 import type { ServiceKey } from "../../shared/db/status.js";
 import { maintenanceRecord } from "../../shared/status/document.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { admin, check, idParam, parseTime, validator } from "./common.js";
+import { check, idParam, parseTime, validator, type AdminHandler } from "./common.js";
 import { AFFECTS_SCHEMA, invalidateStatus, limitOf, recordStatusActivity } from "./status.js";
 
 /**
@@ -39,7 +39,7 @@ const createBody = validator<MaintenanceInput>({
 
 const patchBody = validator<Partial<MaintenanceInput>>({ type: "object", minProperties: 1, properties: fields, additionalProperties: false });
 
-export const createStatusMaintenance = admin(async (_request, deps, _params, body) => {
+export const createStatusMaintenance: AdminHandler = async (_request, deps, _params, body) => {
   const input = check(createBody, body);
   if ("reply" in input) return input.reply;
   const startsMs = parseTime(input.value.starts_at);
@@ -54,9 +54,9 @@ export const createStatusMaintenance = admin(async (_request, deps, _params, bod
   });
   await invalidateStatus(deps);
   return ok({ maintenance: maintenanceRecord(row) }, 201);
-});
+};
 
-export const patchStatusMaintenance = admin(async (_request, deps, params, body) => {
+export const patchStatusMaintenance: AdminHandler = async (_request, deps, params, body) => {
   const id = idParam(params, "id");
   if (id === null) return refuse("not_found");
   const input = check(patchBody, body);
@@ -81,9 +81,9 @@ export const patchStatusMaintenance = admin(async (_request, deps, params, body)
   });
   if (result.status === 200) await invalidateStatus(deps);
   return result;
-});
+};
 
-export const cancelStatusMaintenance = admin(async (_request, deps, params) => {
+export const cancelStatusMaintenance: AdminHandler = async (_request, deps, params) => {
   const id = idParam(params, "id");
   if (id === null) return refuse("not_found");
   const now = deps.clock.now();
@@ -98,16 +98,16 @@ export const cancelStatusMaintenance = admin(async (_request, deps, params) => {
   });
   if (result.status === 200) await invalidateStatus(deps);
   return result;
-});
+};
 
-export const getStatusMaintenance = admin(async (_request, deps, params) => {
+export const getStatusMaintenance: AdminHandler = async (_request, deps, params) => {
   const id = idParam(params, "id");
   const row = id === null ? null : await findMaintenance(deps.db, id);
   return row ? ok({ maintenance: maintenanceRecord(row) }) : refuse("not_found");
-});
+};
 
-export const listStatusMaintenance = admin(async (request, deps) => {
+export const listStatusMaintenance: AdminHandler = async (request, deps) => {
   const limit = limitOf(request);
   if (limit === null) return refuseField("bad_limit", "limit is 1 to 500");
   return ok({ maintenance: (await latestMaintenance(deps.db, limit)).map(maintenanceRecord) });
-});
+};

@@ -12,7 +12,7 @@ import { incidentMoveAllowed } from "../../shared/status/rules.js";
 import type { IngressDeps } from "../deps.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import type { HttpRequest } from "../types.js";
-import { ADMIN_ACTOR, admin, check, idParam, validator } from "./common.js";
+import { check, idParam, validator, type AdminHandler } from "./common.js";
 
 /**
  * The status page's admin calls (operator-api.md "Status page"; docs/status.md): services,
@@ -67,8 +67,9 @@ const patchBody = validator<{ title?: string; impact?: Impact; affects?: Service
   additionalProperties: false,
 });
 
+/** Status routes are the operator's only (routes.ts), so the operator made the change. */
 export async function recordStatusActivity(db: Queryable, nowMs: number, action: string, actionCode: string, detail: Record<string, unknown>) {
-  await recordActivity(db, { orgId: null, atMs: nowMs, who: ADMIN_ACTOR, via: "admin", group: "settings", action, actionCode, detail });
+  await recordActivity(db, { orgId: null, atMs: nowMs, who: "operator", via: "admin", group: "settings", action, actionCode, detail });
 }
 
 /** The cached document is rebuilt on the next read; a Redis hiccup here only delays that by up to a minute. */
@@ -86,7 +87,7 @@ function limitOf(request: HttpRequest): number | null {
   return /^\d{1,3}$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 500 ? Number(raw) : null;
 }
 
-export const putService = admin(async (_request, deps, params, body) => {
+export const putService: AdminHandler = async (_request, deps, params, body) => {
   const key = params.service as ServiceKey;
   if (!(SERVICE_KEYS as readonly string[]).includes(key)) return refuse("not_found", { detail: "service is website, api or dashboard" });
   const input = check(serviceBody, body);
@@ -99,14 +100,14 @@ export const putService = admin(async (_request, deps, params, body) => {
   });
   await invalidateStatus(deps);
   return ok({ service: serviceView(key, row) });
-});
+};
 
-export const listStatusServices = admin(async (_request, deps) => {
+export const listStatusServices: AdminHandler = async (_request, deps) => {
   const rows = new Map((await listServices(deps.db)).map((r) => [r.key, r]));
   return ok({ services: SERVICE_KEYS.map((key) => serviceView(key, rows.get(key))) });
-});
+};
 
-export const createStatusIncident = admin(async (_request, deps, _params, body) => {
+export const createStatusIncident: AdminHandler = async (_request, deps, _params, body) => {
   const input = check(incidentBody, body);
   if ("reply" in input) return input.reply;
   const now = deps.clock.now();
@@ -119,9 +120,9 @@ export const createStatusIncident = admin(async (_request, deps, _params, body) 
   });
   await invalidateStatus(deps);
   return ok({ incident: incidentView(incident) }, 201);
-});
+};
 
-export const addStatusIncidentUpdate = admin(async (_request, deps, params, body) => {
+export const addStatusIncidentUpdate: AdminHandler = async (_request, deps, params, body) => {
   const id = idParam(params, "id");
   if (id === null) return refuse("not_found");
   const input = check(updateBody, body);
@@ -141,9 +142,9 @@ export const addStatusIncidentUpdate = admin(async (_request, deps, params, body
   if (result === "resolved") return refuse("conflict", { detail: "the incident is resolved; open a new one for a recurrence" });
   await invalidateStatus(deps);
   return ok({ incident: incidentView(result) }, 201);
-});
+};
 
-export const patchStatusIncident = admin(async (_request, deps, params, body) => {
+export const patchStatusIncident: AdminHandler = async (_request, deps, params, body) => {
   const id = idParam(params, "id");
   if (id === null) return refuse("not_found");
   const input = check(patchBody, body);
@@ -159,25 +160,25 @@ export const patchStatusIncident = admin(async (_request, deps, params, body) =>
   if (!incident) return refuse("not_found");
   await invalidateStatus(deps);
   return ok({ incident: incidentView(incident) });
-});
+};
 
-export const getStatusIncident = admin(async (_request, deps, params) => {
+export const getStatusIncident: AdminHandler = async (_request, deps, params) => {
   const id = idParam(params, "id");
   const incident = id === null ? null : await findIncident(deps.db, id);
   return incident ? ok({ incident: incidentView(incident) }) : refuse("not_found");
-});
+};
 
-export const listStatusIncidents = admin(async (request, deps) => {
+export const listStatusIncidents: AdminHandler = async (request, deps) => {
   const limit = limitOf(request);
   if (limit === null) return refuseField("bad_limit", "limit is 1 to 500");
   return ok({ incidents: (await latestIncidents(deps.db, limit)).map(incidentView) });
-});
+};
 
-export const listStatusActivity = admin(async (request, deps) => {
+export const listStatusActivity: AdminHandler = async (request, deps) => {
   const limit = limitOf(request);
   if (limit === null) return refuseField("bad_limit", "limit is 1 to 500");
   const rows = await statusActivity(deps.db, limit);
   return ok({ activity: rows.map((r) => ({ time: iso(r.at), who: r.who, action: r.action, action_code: r.action_code, detail: r.detail })) });
-});
+};
 
 export { limitOf };

@@ -2,10 +2,10 @@ import { findKey } from "../../shared/db/keys.js";
 import { dailyUsageOfKey } from "../../shared/db/usage.js";
 import { isIsoDate } from "../../shared/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { admin, idParam } from "./common.js";
+import { idParam, type AdminHandler } from "./common.js";
 
 /** Per-day counts of one key: counted, refused, by reason and by endpoint label. */
-export const keyUsage = admin(async (request, deps, params) => {
+export const keyUsage: AdminHandler = async (request, deps, params) => {
   const id = idParam(params, "id");
   const key = id === null ? null : await findKey(deps.db, id);
   if (!key) return refuse("not_found");
@@ -27,4 +27,4 @@ export const keyUsage = admin(async (request, deps, params) => {
     days.set(row.day, entry);
   }
   return ok({ key_id: key.id, from, to, usage: [...days.values()] });
-});
+};

@@ -5,7 +5,7 @@ import { findOrg } from "../../shared/db/orgs.js";
 import { transaction } from "../../shared/db/pool.js";
 import { deleteWebhook, deliveriesOf, findWebhook, insertWebhook, listWebhooks, nextWebhookId, webhookSecretAad } from "../../shared/db/webhooks.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { ADMIN_ACTOR, admin, check, idParam, iso, validator } from "./common.js";
+import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
 
 const webhookBody = validator<{ url: string; secret: string }>({
   type: "object",
@@ -33,7 +33,7 @@ function urlProblem(raw: string, policy: OutboundPolicy): string | null {
   return literalRefusal(url.hostname, policy);
 }
 
-export const createWebhook = admin(async (_request, deps, params, body) => {
+export const createWebhook: AdminHandler = async (_request, deps, params, body, caller) => {
   const orgId = idParam(params, "org");
   if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
   const input = check(webhookBody, body);
@@ -46,15 +46,15 @@ export const createWebhook = admin(async (_request, deps, params, body) => {
     const sealed = seal(deps.masterSecret, input.value.secret, webhookSecretAad(orgId, id));
     const created = await insertWebhook(tx, { id, orgId, url: input.value.url, secretSealed: sealed, nowMs: now });
     await recordActivity(tx, {
-      orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "settings", action: `Webhook ${id} added`,
+      orgId, atMs: now, who: caller.who, via: "admin", group: "settings", action: `Webhook ${id} added`,
       actionCode: "webhook.created", detail: { webhook_id: id, url: input.value.url },
     });
     return created;
   });
   return ok({ webhook: { id: row.id, url: row.url, created_at: iso(row.created_at) } }, 201);
-});
+};
 
-export const listOrgWebhooks = admin(async (_request, deps, params) => {
+export const listOrgWebhooks: AdminHandler = async (_request, deps, params) => {
   const orgId = idParam(params, "org");
   if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
   const rows = await listWebhooks(deps.db, orgId);
@@ -64,9 +64,9 @@ export const listOrgWebhooks = admin(async (_request, deps, params) => {
       last_error: r.last_error, last_delivered_at: iso(r.last_delivered_at),
     })),
   });
-});
+};
 
-export const removeWebhook = admin(async (_request, deps, params) => {
+export const removeWebhook: AdminHandler = async (_request, deps, params, _body, caller) => {
   const orgId = idParam(params, "org");
   const id = idParam(params, "id");
   if (orgId === null || id === null) return refuse("not_found");
@@ -75,17 +75,17 @@ export const removeWebhook = admin(async (_request, deps, params) => {
     const row = await deleteWebhook(tx, orgId, id);
     if (!row) return null;
     await recordActivity(tx, {
-      orgId, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "settings", action: `Webhook ${id} removed`,
+      orgId, atMs: now, who: caller.who, via: "admin", group: "settings", action: `Webhook ${id} removed`,
       actionCode: "webhook.deleted", detail: { webhook_id: id, url: row.url },
     });
     return row;
   });
   if (!removed) return refuse("not_found");
   return ok({ deleted: { id: removed.id, url: removed.url } });
-});
+};
 
 /** The delivery log of one webhook, newest first (at most 200). */
-export const webhookDeliveries = admin(async (_request, deps, params) => {
+export const webhookDeliveries: AdminHandler = async (_request, deps, params) => {
   const orgId = idParam(params, "org");
   const id = idParam(params, "id");
   if (orgId === null || id === null || !(await findWebhook(deps.db, orgId, id))) return refuse("not_found");
@@ -97,4 +97,4 @@ export const webhookDeliveries = admin(async (_request, deps, params) => {
       created_at: iso(r.created_at), delivered_at: iso(r.delivered_at),
     })),
   });
-});
+};

@@ -2,23 +2,12 @@ import { ACTIVITY_GROUPS, type ActivityGroup } from "../../shared/activity.js";
 import { listActivity, type ActivityRow } from "../../shared/db/activity.js";
 import { isIsoDate, normalizeDomain, unstorableField } from "../../shared/validation.js";
 import type { IngressDeps } from "../deps.js";
+import { readPaging } from "../paging.js";
 import { readParams, str } from "../params.js";
 import { ok, refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
 import { passGate } from "./gate.js";
 import { activityParams } from "./schemas.js";
-
-export const ACTIVITY_DEFAULT_LIMIT = 100;
-export const ACTIVITY_MAX_LIMIT = 500;
-/** Pages beyond this are refused (bad_page): OFFSET past millions of rows is a scan, not a page. */
-export const ACTIVITY_MAX_PAGE = 100_000;
-
-function wholeNumber(raw: string | undefined, min: number, max: number, fallback: number): number | null {
-  if (raw === undefined || raw === "") return fallback;
-  if (!/^\d{1,7}$/.test(raw)) return null;
-  const value = Number(raw);
-  return value >= min && value <= max ? value : null;
-}
 
 /** interface.md 2.8: never an address (the table has none). `via` says whether it was made through the API. */
 function entryView(row: ActivityRow) {
@@ -47,15 +36,14 @@ export async function activity(request: HttpRequest, deps: IngressDeps): Promise
   if (to !== "" && !isIsoDate(to)) return refuse("bad_to");
   const group = str(params, "group") ?? "";
   if (group !== "" && !(ACTIVITY_GROUPS as readonly string[]).includes(group)) return refuse("unknown_group");
-  const limit = wholeNumber(str(params, "limit"), 1, ACTIVITY_MAX_LIMIT, ACTIVITY_DEFAULT_LIMIT);
-  if (limit === null) return refuse("bad_limit");
-  const page = wholeNumber(str(params, "page"), 1, ACTIVITY_MAX_PAGE, 1);
-  if (page === null) return refuse("bad_page");
+  const paging = readPaging(str(params, "limit"), str(params, "page"));
+  if ("refused" in paging) return refuse(paging.refused);
+  const { limit, page } = paging;
   const forDomainRaw = str(params, "for_domain") ?? "";
   const forDomain = forDomainRaw === "" ? undefined : (normalizeDomain(forDomainRaw) ?? forDomainRaw.toLowerCase());
   const { total, rows } = await listActivity(deps.readDb, gate.prepared.org.id, {
     from: from || undefined, to: to || undefined, group: (group || undefined) as ActivityGroup | undefined, domain: forDomain,
-    limit, offset: (page - 1) * limit,
+    limit, offset: paging.offset,
   });
   return ok({ total, page, has_more: page * limit < total, activity: rows.map(entryView), ts: deps.clock.nowSeconds() });
 }

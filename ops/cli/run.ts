@@ -12,6 +12,7 @@ import { terminalSafe } from "./format.js";
 import { type CliIo, CliFailure, type Env, EXIT, printError, printJson, UsageError } from "./io.js";
 import { resealCommand } from "./secrets-reseal.js";
 import type { Command, Runtime } from "./command.js";
+import { ACCOUNT_COMMANDS } from "./account-commands.js";
 import { FINDINGS_COMMANDS } from "./findings-commands.js";
 import { SIEM_COMMANDS } from "./siem-commands.js";
 import { STATUS_COMMANDS } from "./status-commands.js";
@@ -20,9 +21,10 @@ import { streamsCommand } from "./streams.js";
 
 /**
  * `gateway <noun> <verb> ...`: the operator's command line (operator-api.md section 3).
- * Admin commands go through the admin API over HTTP (SITE_URL, ADMIN_TOKEN or --url,
- * --token); streams, dead letters and snapshots talk to Redis directly (REDIS_URL,
- * REDIS_PREFIX). The environment is parsed by loadConfig, like every other entry point.
+ * Admin commands go through the admin API over HTTP (SITE_URL or --url; the bearer is
+ * --token, else GATEWAY_TOKEN (an organization token), else ADMIN_TOKEN); streams, dead
+ * letters and snapshots talk to Redis directly (REDIS_URL, REDIS_PREFIX). The environment
+ * is parsed by loadConfig, like every other entry point.
  */
 
 const KEY_OPTIONS: Record<string, OptionKind> = {
@@ -108,6 +110,7 @@ const COMMANDS: Command[] = [
       oldSecret: requiredOption(rt.parsed, "old"), newSecret: requiredOption(rt.parsed, "new"),
     }),
   },
+  ...ACCOUNT_COMMANDS,
   ...FINDINGS_COMMANDS,
   ...SIEM_COMMANDS,
   ...STATUS_COMMANDS,
@@ -126,10 +129,10 @@ export function usage(commands: readonly Command[] = COMMANDS): string {
     "Options for every command:",
     "  --json           machine-readable output (one JSON document per line)",
     "  --url URL        site root of the admin API (default: SITE_URL, else http://HOST:PORT)",
-    "  --token TOKEN    admin token (default: ADMIN_TOKEN)",
+    "  --token TOKEN    admin token or organization token (gwt_...; default: GATEWAY_TOKEN, else ADMIN_TOKEN)",
     "  --help           this text",
     "",
-    "Environment: SITE_URL, ADMIN_TOKEN, REDIS_URL, REDIS_PREFIX, DATABASE_URL (see the README).",
+    "Environment: SITE_URL, GATEWAY_TOKEN, ADMIN_TOKEN, REDIS_URL, REDIS_PREFIX, DATABASE_URL (see the README).",
     "Exit codes: 0 done, 1 refused or unreachable, 2 wrong command line or configuration.",
     "",
   ].join("\n");
@@ -210,8 +213,10 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
     return await command.run(rt, {
       admin: () => {
         const cfg = getConfig();
-        if (!cfg.adminToken) throw new UsageError("no admin token: set ADMIN_TOKEN or pass --token");
-        return { parsed, args, json, io, client: adminClient(cfg.siteUrl, cfg.adminToken, io.signal) };
+        // --token wins (it is folded into ADMIN_TOKEN above), then an organization token, then the admin token.
+        const bearer = token ?? (env.GATEWAY_TOKEN || null) ?? cfg.adminToken;
+        if (!bearer) throw new UsageError("no token: set GATEWAY_TOKEN (an organization token) or ADMIN_TOKEN, or pass --token");
+        return { parsed, args, json, io, client: adminClient(cfg.siteUrl, bearer, io.signal) };
       },
       redis: () => {
         const cfg = getConfig();

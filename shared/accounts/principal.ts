@@ -7,7 +7,7 @@ export type Scope = "read" | "write";
 
 export type Principal =
   | { kind: "operator" }
-  | { kind: "token"; orgId: number; orgName: string; tokenId: number; scopes: readonly Scope[] }
+  | { kind: "token"; orgId: number; orgName: string; tokenId: number; tokenName: string; scopes: readonly Scope[] }
   | {
       kind: "member";
       orgId: number;

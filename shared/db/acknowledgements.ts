@@ -1,4 +1,4 @@
-import type { Queryable } from "./pool.js";
+import type { ListPage, PageRange, Queryable } from "./pool.js";
 import type { AckRow } from "./scans.js";
 
 /**
@@ -55,4 +55,17 @@ export async function acceptedFindings(db: Queryable, orgId: number, domain: str
     [orgId, domain, findingKeys],
   );
   return new Set(rows.map((r) => r.finding_key));
+}
+
+/** The organization's current (unreleased) acceptances, expired ones included, newest first. */
+export async function listAcceptances(db: Queryable, orgId: number, page: PageRange): Promise<ListPage<AckRow>> {
+  const [count, found] = await Promise.all([
+    db.query<{ n: number }>("SELECT count(*)::int AS n FROM acknowledgements WHERE org_id = $1 AND released_at IS NULL", [orgId]),
+    db.query<AckRow>(
+      `SELECT * FROM acknowledgements WHERE org_id = $1 AND released_at IS NULL
+       ORDER BY acked_at DESC, id DESC LIMIT $2 OFFSET $3`,
+      [orgId, page.limit, page.offset],
+    ),
+  ]);
+  return { total: count.rows[0].n, rows: found.rows };
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from "./pool.js";
+import type { ListPage, PageRange, Queryable } from "./pool.js";
 
 export const CONTENT_TYPES = ["text", "html", "json", "number", "boolean"] as const;
 export type ContentType = (typeof CONTENT_TYPES)[number];
@@ -63,4 +63,28 @@ export async function secretsOf(db: Queryable, orgId: number): Promise<SecretRow
 /** The additional data a sealed secret is bound to: it cannot be moved to another org or name. */
 export function secretAad(orgId: number, name: string): string {
   return `secret:${orgId}:${name}`;
+}
+
+/** An organization's content items, most recently changed first. */
+export async function listContent(db: Queryable, orgId: number, page: PageRange): Promise<ListPage<ContentRow>> {
+  const [count, found] = await Promise.all([
+    db.query<{ n: number }>("SELECT count(*)::int AS n FROM content WHERE org_id = $1", [orgId]),
+    db.query<ContentRow>(
+      "SELECT * FROM content WHERE org_id = $1 ORDER BY updated_at DESC, content_key LIMIT $2 OFFSET $3",
+      [orgId, page.limit, page.offset],
+    ),
+  ]);
+  return { total: count.rows[0].n, rows: found.rows };
+}
+
+/** An organization's secret names, most recently changed first: never a sealed value. */
+export async function listSecretNames(db: Queryable, orgId: number, page: PageRange): Promise<ListPage<Pick<SecretRow, "name" | "updated_at">>> {
+  const [count, found] = await Promise.all([
+    db.query<{ n: number }>("SELECT count(*)::int AS n FROM secrets WHERE org_id = $1", [orgId]),
+    db.query<Pick<SecretRow, "name" | "updated_at">>(
+      "SELECT name, updated_at FROM secrets WHERE org_id = $1 ORDER BY updated_at DESC, name LIMIT $2 OFFSET $3",
+      [orgId, page.limit, page.offset],
+    ),
+  ]);
+  return { total: count.rows[0].n, rows: found.rows };
 }

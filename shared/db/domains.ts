@@ -1,4 +1,4 @@
-import type { Queryable } from "./pool.js";
+import type { ListPage, PageRange, Queryable } from "./pool.js";
 
 export interface DomainRow {
   id: number;
@@ -60,4 +60,13 @@ export async function orgOfVerifiedDomain(db: Queryable, name: string): Promise<
     [name],
   );
   return rows[0]?.org_id ?? null;
+}
+
+/** An organization's domains, verified or not, newest first. */
+export async function listDomains(db: Queryable, orgId: number, page: PageRange): Promise<ListPage<DomainRow>> {
+  const [count, found] = await Promise.all([
+    db.query<{ n: number }>("SELECT count(*)::int AS n FROM domains WHERE org_id = $1", [orgId]),
+    db.query<DomainRow>("SELECT * FROM domains WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3", [orgId, page.limit, page.offset]),
+  ]);
+  return { total: count.rows[0].n, rows: found.rows };
 }

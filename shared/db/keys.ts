@@ -1,4 +1,4 @@
-import type { Queryable } from "./pool.js";
+import type { ListPage, PageRange, Queryable } from "./pool.js";
 
 export interface BotcheckSettings {
   enabled: boolean;
@@ -222,4 +222,38 @@ export async function inheritInstallations(
      ON CONFLICT (key_id, install) DO NOTHING`,
     [keyId, rows.map((r) => r.install), rows.map((r) => r.status), nowMs],
   );
+}
+
+/** A key row with when it was last used (null: never, as far as the usage actor applied). */
+export interface KeyListRow extends KeyRow {
+  last_used_at: Date | null;
+}
+
+export interface KeyListFilter extends PageRange {
+  /** The admin `status`: `expired` is an active key past its effective end. */
+  status?: "active" | "suspended" | "revoked" | "expired";
+  kind?: "client" | "server";
+  nowMs: number;
+  /** The end of the organization's window at `nowMs` (shared/plans.ts windowEnd): keys expire at it. */
+  windowEndMs: number;
+}
+
+/** An organization's keys, newest first, filtered by the status the admin API shows and by kind. */
+export async function listKeysOfOrg(db: Queryable, orgId: number, filter: KeyListFilter): Promise<ListPage<KeyListRow>> {
+  // The effective end is the earlier of the key's hard end and the organization's window.
+  const where = `k.org_id = $1 AND ($2::text IS NULL OR k.kind = $2)
+    AND ($3::text IS NULL
+      OR ($3 = 'expired' AND k.status = 'active' AND LEAST(k.expires_at, to_timestamp($5 / 1000.0)) <= to_timestamp($4 / 1000.0))
+      OR ($3 = 'active' AND k.status = 'active' AND LEAST(k.expires_at, to_timestamp($5 / 1000.0)) > to_timestamp($4 / 1000.0))
+      OR ($3 IN ('suspended', 'revoked') AND k.status = $3))`;
+  const args = [orgId, filter.kind ?? null, filter.status ?? null, filter.nowMs, filter.windowEndMs];
+  const [count, found] = await Promise.all([
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM api_keys k WHERE ${where}`, args),
+    db.query<KeyListRow>(
+      `SELECT k.*, u.last_used_at FROM api_keys k LEFT JOIN key_last_used u ON u.key_id = k.id WHERE ${where}
+       ORDER BY k.created_at DESC, k.id DESC LIMIT $6 OFFSET $7`,
+      [...args, filter.limit, filter.offset],
+    ),
+  ]);
+  return { total: count.rows[0].n, rows: found.rows };
 }

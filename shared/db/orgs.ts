@@ -1,5 +1,5 @@
 import { CYCLE_MS, PLANS, cycleStart, type Plan } from "../plans.js";
-import type { Queryable } from "./pool.js";
+import type { ListPage, PageRange, Queryable } from "./pool.js";
 
 export interface OrgRow {
   id: number;
@@ -109,6 +109,13 @@ export async function findMember(db: Queryable, id: number): Promise<MemberRow |
   return rows[0] ?? null;
 }
 
+/** Members by id (the default owners of a page of organizations), in one query. */
+export async function membersByIds(db: Queryable, ids: readonly number[]): Promise<Map<number, MemberRow>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<MemberRow>("SELECT * FROM members WHERE id = ANY($1::bigint[])", [ids]);
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
 /**
  * The organization's default owner for new failing findings, with its fix-time target:
  * null when the setting is unset (or its member was removed, which clears it).
@@ -140,4 +147,22 @@ export async function allOrgIds(db: Queryable): Promise<number[]> {
 export async function lockOrg(db: Queryable, orgId: number): Promise<OrgRow | null> {
   const { rows } = await db.query<OrgRow>("SELECT * FROM orgs WHERE id = $1 FOR UPDATE", [orgId]);
   return rows[0] ?? null;
+}
+
+/** Organizations, newest first (GET /orgs). */
+export async function listOrgs(db: Queryable, page: PageRange): Promise<ListPage<OrgRow>> {
+  const [count, found] = await Promise.all([
+    db.query<{ n: number }>("SELECT count(*)::int AS n FROM orgs"),
+    db.query<OrgRow>("SELECT * FROM orgs ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2", [page.limit, page.offset]),
+  ]);
+  return { total: count.rows[0].n, rows: found.rows };
+}
+
+/** An organization's members, newest first. */
+export async function listMembers(db: Queryable, orgId: number, page: PageRange): Promise<ListPage<MemberRow>> {
+  const [count, found] = await Promise.all([
+    db.query<{ n: number }>("SELECT count(*)::int AS n FROM members WHERE org_id = $1", [orgId]),
+    db.query<MemberRow>("SELECT * FROM members WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3", [orgId, page.limit, page.offset]),
+  ]);
+  return { total: count.rows[0].n, rows: found.rows };
 }

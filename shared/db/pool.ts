@@ -88,3 +88,15 @@ export async function backendPids(db: Queryable): Promise<number[]> {
   const found = await db.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database()");
   return found.rows.map((row) => row.pid);
 }
+
+/** A page of a list: LIMIT and OFFSET of its query. */
+export interface PageRange {
+  limit: number;
+  offset: number;
+}
+
+/** A page of rows and how many rows the whole list holds. */
+export interface ListPage<T> {
+  total: number;
+  rows: T[];
+}

@@ -75,6 +75,21 @@ export async function writeInstallations(tx: Queryable, rows: InstallationRow[])
   );
 }
 
+/**
+ * When each key was last used (clock ms), to the minute: a row already stamped in the
+ * minute before is left alone, so a busy key costs no write per transaction.
+ */
+export async function writeLastUsed(tx: Queryable, rows: { key: number; atMs: number }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(
+    `INSERT INTO key_last_used (key_id, last_used_at)
+     SELECT k, to_timestamp(a / 1000.0) FROM unnest($1::bigint[], $2::numeric[]) AS t(k, a)
+     ON CONFLICT (key_id) DO UPDATE SET last_used_at = EXCLUDED.last_used_at
+     WHERE key_last_used.last_used_at < EXCLUDED.last_used_at - interval '1 minute'`,
+    [rows.map((r) => r.key), rows.map((r) => r.atMs)],
+  );
+}
+
 export interface AppliedMarker {
   stream: string;
   messageId: string;

@@ -58,6 +58,16 @@ describe("the reasons table covers the contracts", () => {
     expect(REASONS.key_limit_reached.status).toBe(409);
   });
 
+  it("has the reasons of operator-api.md section 5 (accounts) with their statuses", () => {
+    const operator = readSpec("operator-api.md");
+    const section5 = operator.slice(operator.indexOf("## 5. Accounts"));
+    for (const [reason, status] of [["forbidden", 403], ["insufficient_scope", 403], ["not_found", 404]] as const) {
+      expect(section5).toContain(`${status} \`${reason}\``);
+      expect(isReason(reason), reason).toBe(true);
+      if (isReason(reason)) expect(REASONS[reason].status, reason).toBe(status);
+    }
+  });
+
   it("holds every bot-check reason, so the status comes from one table", () => {
     for (const reason of Object.keys(BOTCHECK_REASONS)) expect(isReason(reason), reason).toBe(true);
   });

@@ -89,6 +89,27 @@ describe("usage accounting actor", () => {
     expect(rows).toEqual([{ day: "2030-01-02", endpoint: "verify", reason: "ok", counted: 2, refused: 0, calls: 2 }]);
   });
 
+  it("stamps each key's last use, to the minute", async () => {
+    const made = await clientSetup(gw);
+    const lastUsed = async () =>
+      (await gw.ctx.db.query<{ last_used_at: Date }>("SELECT last_used_at FROM key_last_used WHERE key_id = $1", [made.id])).rows[0]?.last_used_at.getTime();
+    const ctx = { db: gw.ctx.db, stream: gw.ctx.keys.usageStreamOf(made.orgId) };
+    const at = 1_900_000_000_000;
+    const batch = (atMs: number): UsageBatch => ({
+      at: atMs, day: "2030-03-04",
+      events: [
+        { org: made.orgId, key: made.id, endpoint: "verify", reason: "ok", counted: 1, cycle: 1_700_000_000_789, n: 1 },
+      ],
+    });
+    expect(await applyUsage(batch(at), { ...ctx, messageId: "1700000000000-30" })).toBe(true);
+    expect(await lastUsed()).toBe(at);
+    // Within the minute: no write. A minute later: written.
+    expect(await applyUsage(batch(at + 30_000), { ...ctx, messageId: "1700000000000-31" })).toBe(true);
+    expect(await lastUsed()).toBe(at);
+    expect(await applyUsage(batch(at + 61_000), { ...ctx, messageId: "1700000000000-32" })).toBe(true);
+    expect(await lastUsed()).toBe(at + 61_000);
+  });
+
   it("a refund moves a counted ok call to the fault's reason, uncounted, and out of the cycle (docs/security.md, 11a)", async () => {
     const made = await clientSetup(gw);
     const cycle = 1_700_000_000_456;

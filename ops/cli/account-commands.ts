@@ -1,0 +1,253 @@
+import { segment } from "./admin-client.js";
+import { type AdminContext, type Body, json, object } from "./admin-commands.js";
+import { idArgument, listOption, requiredOption, stringOption } from "./args.js";
+import { adminCommand, type Command } from "./command.js";
+import { lines, table, text } from "./format.js";
+import { EXIT, print, UsageError } from "./io.js";
+
+/**
+ * The lists and calls an account owner needs (operator-api.md section 5, docs/accounts.md):
+ * `me`, `org list`, `key list`, `domain list`, `member list`, `token create|list|revoke`,
+ * `risk accept|release|list`, `install list`, `scan run|show`. They take the admin token or
+ * an organization token; with an organization token `--org` may be left out (it is the
+ * token's own organization, asked of GET /me).
+ */
+
+const list = (value: unknown): Body[] => (Array.isArray(value) ? value.map(object) : []);
+
+const PAGING = { limit: "string", page: "string" } as const;
+
+/** `--org`, or the organization of the organization token in use. */
+async function orgOf(c: AdminContext): Promise<number> {
+  const given = stringOption(c.parsed, "org");
+  if (given !== undefined) return idArgument(given, "--org");
+  const { body } = await c.client.call("GET", "/me");
+  const org = object(object(body.principal).org);
+  if (typeof org.id !== "number") throw new UsageError("--org is required (the admin token belongs to no organization)");
+  return org.id;
+}
+
+function pagingQuery(c: AdminContext, extra: Record<string, string | undefined> = {}): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries({ limit: stringOption(c.parsed, "limit"), page: stringOption(c.parsed, "page"), ...extra })) {
+    if (value !== undefined) query.set(name, value);
+  }
+  const text = query.toString();
+  return text === "" ? "" : `?${text}`;
+}
+
+/** The table, or `empty`, then where the rest is when the page is not the last. */
+function printPage(c: AdminContext, answer: Body, rows: string[][], headers: string[], empty: string): number {
+  if (rows.length === 0) print(c.io, empty);
+  else print(c.io, table(headers, rows));
+  if (answer.has_more === true) {
+    print(c.io, `(page ${text(answer.page)}, ${text(answer.total)} in all; next: --page ${Number(answer.page) + 1})`);
+  }
+  return EXIT.ok;
+}
+
+async function listCall(c: AdminContext, path: string, extra: Record<string, string | undefined> = {}): Promise<Body> {
+  const { body } = await c.client.call("GET", `${path}${pagingQuery(c, extra)}`);
+  return body;
+}
+
+async function me(c: AdminContext): Promise<number> {
+  const { body: answer } = await c.client.call("GET", "/me");
+  if (c.json) return json(c, answer);
+  const p = object(answer.principal);
+  const org = object(p.org);
+  if (p.kind === "operator") print(c.io, "The operator (ADMIN_TOKEN): every organization, every route.");
+  else if (p.kind === "token") print(c.io, `Token "${text(object(p.token).name)}" of organization ${text(org.id)} "${text(org.name)}", scopes ${text(p.scopes)}.`);
+  else print(c.io, `${text(object(p.member).name)} <${text(object(p.member).email)}>, ${text(p.role)} of organization ${text(org.id)} "${text(org.name)}".`);
+  return EXIT.ok;
+}
+
+async function orgList(c: AdminContext): Promise<number> {
+  const answer = await listCall(c, "/orgs");
+  if (c.json) return json(c, answer);
+  const rows = list(answer.orgs).map((o) => [text(o.id), text(o.plan), text(o.subscription), text(o.used), text(o.allowance ?? "unlimited"), text(o.name)]);
+  return printPage(c, answer, rows, ["ID", "PLAN", "SUBSCRIPTION", "USED", "ALLOWANCE", "NAME"], "No organizations.");
+}
+
+async function keyList(c: AdminContext): Promise<number> {
+  const org = await orgOf(c);
+  const answer = await listCall(c, `/orgs/${org}/keys`, { status: stringOption(c.parsed, "status"), kind: stringOption(c.parsed, "kind") });
+  if (c.json) return json(c, answer);
+  const rows = list(answer.keys).map((k) => [
+    text(k.id), text(k.prefix), text(k.kind), text(k.status), text(k.domain), text(k.last_used_at), text(k.expires_at), text(k.name),
+  ]);
+  return printPage(c, answer, rows, ["ID", "PREFIX", "KIND", "STATUS", "DOMAIN", "LAST USED", "EXPIRES", "NAME"], `Organization ${org} has no such keys.`);
+}
+
+async function domainList(c: AdminContext): Promise<number> {
+  const org = await orgOf(c);
+  const answer = await listCall(c, `/orgs/${org}/domains`);
+  if (c.json) return json(c, answer);
+  const rows = list(answer.domains).map((d) => {
+    const txt = object(d.txt_record);
+    return [text(d.name), d.verified ? "verified" : "not verified", d.verified ? "-" : `${text(txt.name)} TXT "${text(txt.value)}"`];
+  });
+  return printPage(c, answer, rows, ["DOMAIN", "STATUS", "TXT RECORD TO PUBLISH"], `Organization ${org} has no domains.`);
+}
+
+async function memberList(c: AdminContext): Promise<number> {
+  const org = await orgOf(c);
+  const answer = await listCall(c, `/orgs/${org}/members`);
+  if (c.json) return json(c, answer);
+  const rows = list(answer.members).map((m) => [text(m.id), text(m.role), text(m.email), text(m.name)]);
+  return printPage(c, answer, rows, ["ID", "ROLE", "EMAIL", "NAME"], `Organization ${org} has no members.`);
+}
+
+async function tokenCreate(c: AdminContext): Promise<number> {
+  const org = await orgOf(c);
+  const scopes = listOption(c.parsed, "scopes") ?? ["read"];
+  const body: Body = { name: requiredOption(c.parsed, "name"), scopes };
+  const expires = stringOption(c.parsed, "expires-at");
+  if (expires !== undefined) body.expires_at = expires;
+  const { body: answer } = await c.client.call("POST", `/orgs/${org}/tokens`, body);
+  if (c.json) return json(c, answer);
+  const d = object(answer.details);
+  print(c.io, `Token ${text(d.id)} "${text(d.name)}" created for organization ${org}. It is shown this once; store it now:`);
+  print(c.io);
+  print(c.io, `  ${text(answer.token)}`);
+  print(c.io);
+  print(c.io, lines([["scopes", d.scopes], ["expires", d.expires_at ?? "never"]]));
+  print(c.io, "Use it as GATEWAY_TOKEN or --token; revoke it with: gateway token revoke " + text(d.id));
+  return EXIT.ok;
+}
+
+async function tokenList(c: AdminContext): Promise<number> {
+  const org = await orgOf(c);
+  const answer = await listCall(c, `/orgs/${org}/tokens`);
+  if (c.json) return json(c, answer);
+  const rows = list(answer.tokens).map((t) => [text(t.id), text(t.prefix), text(t.scopes), text(t.last_used_at), text(t.expires_at ?? "never"), text(t.name)]);
+  return printPage(c, answer, rows, ["ID", "PREFIX", "SCOPES", "LAST USED", "EXPIRES", "NAME"], `Organization ${org} has no live tokens.`);
+}
+
+async function tokenRevoke(c: AdminContext): Promise<number> {
+  const id = idArgument(c.args[0], "the token id");
+  const org = await orgOf(c);
+  const { body: answer } = await c.client.call("DELETE", `/orgs/${org}/tokens/${id}`);
+  if (c.json) return json(c, answer);
+  print(c.io, `Token ${id} "${text(object(answer.revoked).name)}" is revoked: it is refused from its next call on.`);
+  return EXIT.ok;
+}
+
+function findingOptions(c: AdminContext): { domain: string; finding: string } {
+  return { domain: requiredOption(c.parsed, "domain"), finding: requiredOption(c.parsed, "finding") };
+}
+
+async function riskAccept(c: AdminContext): Promise<number> {
+  const org = await orgOf(c);
+  const { domain, finding } = findingOptions(c);
+  const body: Body = { domain, finding_key: finding };
+  const note = stringOption(c.parsed, "note");
+  if (note !== undefined) body.note = note;
+  const expires = stringOption(c.parsed, "expires-at");
+  if (expires !== undefined) body.expires_at = expires;
+  const { body: answer } = await c.client.call("POST", `/orgs/${org}/risks`, body);
+  if (c.json) return json(c, answer);
+  const a = object(answer.acknowledgement);
+  print(c.io, `Risk of ${text(a.finding_key)} on ${text(a.domain)} accepted${a.expires_at ? ` until ${text(a.expires_at)}` : ", with no end date"}.`);
+  return EXIT.ok;
+}
+
+async function riskRelease(c: AdminContext): Promise<number> {
+  const org = await orgOf(c);
+  const { domain, finding } = findingOptions(c);
+  const { body: answer } = await c.client.call("DELETE", `/orgs/${org}/risks/${segment(domain)}/${segment(finding)}`);
+  if (c.json) return json(c, answer);
+  print(c.io, `Risk acceptance of ${finding} on ${domain} released.`);
+  return EXIT.ok;
+}
+
+async function riskList(c: AdminContext): Promise<number> {
+  const org = await orgOf(c);
+  const answer = await listCall(c, `/orgs/${org}/risks`);
+  if (c.json) return json(c, answer);
+  const rows = list(answer.risks).map((r) => [
+    text(r.domain), text(r.finding_key), text(r.acked_at), r.expired ? `${text(r.expires_at)} (expired)` : text(r.expires_at ?? "never"), text(r.note),
+  ]);
+  return printPage(c, answer, rows, ["DOMAIN", "FINDING", "ACCEPTED", "UNTIL", "NOTE"], `Organization ${org} has accepted no risks.`);
+}
+
+async function installList(c: AdminContext): Promise<number> {
+  const id = idArgument(c.args[0], "the key id");
+  const { body: answer } = await c.client.call("GET", `/keys/${id}/installations`);
+  if (c.json) return json(c, answer);
+  const rows = list(answer.installations).map((i) => [text(i.status), text(i.first_seen_at), text(i.last_seen_at), text(i.install)]);
+  if (rows.length === 0) print(c.io, `Key ${id} has no installations yet.`);
+  else print(c.io, table(["STATUS", "FIRST SEEN", "LAST SEEN", "INSTALLATION"], rows));
+  return EXIT.ok;
+}
+
+function scanLines(answer: Body): string {
+  const section = (name: string) => {
+    const s = object(answer[name]);
+    return `${text(s.grade)} (score ${text(s.score)}, ${text(s.fail_count)} failing, ${text(s.warn_count)} warnings)`;
+  };
+  const failing = ["web", "dns"].flatMap((name) =>
+    list(object(answer[name]).findings).filter((f) => f.status === "fail" || f.status === "warn").map((f) => [
+      `${text(f.status)}${f.acknowledged ? " (accepted)" : ""}`, text(f.id), text(f.summary),
+    ]),
+  );
+  return [
+    lines([["web", section("web")], ["dns", section("dns")]]),
+    ...(failing.length > 0 ? ["", table(["STATUS", "FINDING", "SUMMARY"], failing)] : []),
+  ].join("\n");
+}
+
+async function scanRun(c: AdminContext): Promise<number> {
+  const org = await orgOf(c);
+  const domain = requiredOption(c.parsed, "domain");
+  const { body: answer } = await c.client.call("POST", `/orgs/${org}/scans`, { domain });
+  if (c.json) return json(c, answer);
+  print(c.io, `Scanned ${text(answer.domain)} now:`);
+  print(c.io, scanLines(answer));
+  return EXIT.ok;
+}
+
+async function scanShow(c: AdminContext): Promise<number> {
+  const org = await orgOf(c);
+  const domain = requiredOption(c.parsed, "domain");
+  const { body: answer } = await c.client.call("GET", `/orgs/${org}/scans/${segment(domain)}`);
+  if (c.json) return json(c, answer);
+  print(c.io, `Latest scan of ${text(answer.domain)}:`);
+  print(c.io, scanLines(answer));
+  return EXIT.ok;
+}
+
+const ORG = { org: "string" } as const;
+const FINDING = { org: "string", domain: "string", finding: "string" } as const;
+
+export const ACCOUNT_COMMANDS: Command[] = [
+  {
+    noun: "me", verb: null, uses: "admin", synopsis: "me",
+    summary: "Who the token in use is: the operator, or an organization token (its organization and scopes).",
+    options: {}, run: (_rt, d) => me(d.admin()),
+  },
+  adminCommand("org", "list", "org list [--limit N] [--page P]", "Every organization, newest first (the admin token only).", PAGING, orgList),
+  adminCommand(
+    "key", "list", "key list [--org ORG_ID] [--status active|suspended|revoked|expired] [--kind client|server] [--limit N] [--page P]",
+    "An organization's keys, newest first, with when each was last used (never the key itself).",
+    { ...ORG, ...PAGING, status: "string", kind: "string" }, keyList,
+  ),
+  adminCommand("domain", "list", "domain list [--org ORG_ID] [--limit N] [--page P]", "An organization's domains and the TXT record each still needs.", { ...ORG, ...PAGING }, domainList),
+  adminCommand("member", "list", "member list [--org ORG_ID] [--limit N] [--page P]", "An organization's members and their roles.", { ...ORG, ...PAGING }, memberList),
+  adminCommand(
+    "token", "create", "token create [--org ORG_ID] --name NAME [--scopes read|read,write] [--expires-at TIME]",
+    "Create an organization token (default scopes: read); the token is printed once. Tokens cannot create tokens.",
+    { ...ORG, name: "string", scopes: "string", "expires-at": "string" }, tokenCreate,
+  ),
+  adminCommand("token", "list", "token list [--org ORG_ID] [--limit N] [--page P]", "An organization's live tokens (prefix, scopes, last use).", { ...ORG, ...PAGING }, tokenList),
+  adminCommand("token", "revoke", "token revoke [--org ORG_ID] TOKEN_ID", "Revoke a token: refused from its next call on.", ORG, tokenRevoke),
+  adminCommand(
+    "risk", "accept", "risk accept [--org ORG_ID] --domain DOMAIN --finding KEY [--note TEXT] [--expires-at TIME]",
+    "Accept the risk of a finding (until --expires-at, else until released).", { ...FINDING, note: "string", "expires-at": "string" }, riskAccept,
+  ),
+  adminCommand("risk", "release", "risk release [--org ORG_ID] --domain DOMAIN --finding KEY", "Release a risk acceptance.", FINDING, riskRelease),
+  adminCommand("risk", "list", "risk list [--org ORG_ID] [--limit N] [--page P]", "The accepted risks, with those past their date marked expired.", { ...ORG, ...PAGING }, riskList),
+  adminCommand("install", "list", "install list KEY_ID", "A key's installations and their status (approve or block the pending ones).", {}, installList),
+  adminCommand("scan", "run", "scan run [--org ORG_ID] --domain DOMAIN", "Scan a verified domain now (10 fresh scans per hour per organization).", { ...ORG, domain: "string" }, scanRun),
+  adminCommand("scan", "show", "scan show [--org ORG_ID] --domain DOMAIN", "The latest stored scan of a verified domain.", { ...ORG, domain: "string" }, scanShow),
+];

@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeLastUsed } from "../../../shared/db/usage.js";
+import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
+
+/** The lists of operator-api.md section 5: arrays under the plural name, newest first, paged like activity.php. */
+
+let gw: TestGateway;
+let orgId: number;
+let otherOrg: number;
+let readToken: string;
+
+async function ok(method: string, path: string, body?: unknown) {
+  const res = await gw.admin(method, path, body);
+  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+  return res.body;
+}
+
+/** Moves the clock a second so "newest first" has distinct times to order by. */
+const tick = () => gw.admin("POST", "/clock", { advance_s: 1 });
+
+beforeAll(async () => {
+  gw = await startTestGateway("lists");
+  orgId = (await ok("POST", "/orgs", { name: "Listed", plan: "enterprise" })).org.id;
+  otherOrg = (await ok("POST", "/orgs", { name: "Other", plan: "enterprise" })).org.id;
+  readToken = (await ok("POST", `/orgs/${orgId}/tokens`, { name: "reader", scopes: ["read"] })).token;
+  for (let i = 1; i <= 3; i++) {
+    await ok("POST", `/orgs/${orgId}/members`, { name: `M${i}`, email: `m${i}@listed.example`, role: i === 1 ? "owner" : "member" });
+    await ok("POST", `/orgs/${orgId}/domains`, { domain: `d${i}.listed.example`, verified: i === 1 });
+    await ok("PUT", `/orgs/${orgId}/content/c${i}`, { type: "number", value: i });
+    await ok("PUT", `/orgs/${orgId}/secrets/s${i}`, { value: `secret-value-${i}` });
+    await tick();
+  }
+  await ok("POST", `/orgs/${otherOrg}/members`, { name: "Not listed", email: "x@other.example" });
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+const get = (path: string, query: Record<string, string> = {}, token?: string) =>
+  gw.call(`/admin/v1${path}`, { query, headers: { authorization: `Bearer ${token ?? "test-admin-token-0123456789"}` } });
+
+describe("paging", () => {
+  const LISTS: [string, string][] = [
+    ["/orgs/ORG/members", "members"], ["/orgs/ORG/domains", "domains"], ["/orgs/ORG/content", "content"], ["/orgs/ORG/secrets", "secrets"],
+    ["/orgs/ORG/keys", "keys"], ["/orgs/ORG/risks", "risks"], ["/orgs/ORG/tokens", "tokens"], ["/orgs", "orgs"],
+  ];
+
+  it.each(LISTS)("%s answers limit 1-500 (default 100), page from 1, total and has_more", async (template, field) => {
+    const path = template.replace("ORG", String(orgId));
+    const all = await get(path);
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ ok: true, page: 1, limit: 100, has_more: false });
+    expect(Array.isArray(all.body[field])).toBe(true);
+    expect(all.body.total).toBe(all.body[field].length);
+    if (all.body.total >= 2) {
+      const first = await get(path, { limit: "1", page: "1" });
+      const second = await get(path, { limit: "1", page: "2" });
+      expect(first.body[field]).toEqual([all.body[field][0]]);
+      expect(second.body[field]).toEqual([all.body[field][1]]);
+      expect(first.body).toMatchObject({ total: all.body.total, page: 1, has_more: true });
+      const last = await get(path, { limit: "1", page: String(all.body.total) });
+      expect(last.body.has_more).toBe(false);
+      expect((await get(path, { limit: "1", page: String(all.body.total + 1) })).body[field]).toEqual([]);
+    }
+    for (const [query, reason] of [
+      [{ limit: "0" }, "bad_limit"], [{ limit: "501" }, "bad_limit"], [{ limit: "ten" }, "bad_limit"], [{ limit: "1.5" }, "bad_limit"],
+      [{ page: "0" }, "bad_page"], [{ page: "-1" }, "bad_page"], [{ page: "x" }, "bad_page"],
+    ] as const) {
+      const res = await get(path, query);
+      expect(res.status, JSON.stringify(query)).toBe(400);
+      expect(res.body).toEqual({ ok: false, reason });
+    }
+    expect((await get(path, { limit: "500" })).status).toBe(200);
+  });
+});
+
+describe("the lists", () => {
+  it("GET /orgs: every organization, newest first, the operator only", async () => {
+    const res = await get("/orgs");
+    expect(res.body.orgs.map((o: { id: number }) => o.id)).toEqual([otherOrg, orgId]);
+    expect(res.body.orgs[1]).toEqual((await get(`/orgs/${orgId}`)).body.org);
+    const refused = await get("/orgs", {}, readToken);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ ok: false, reason: "forbidden" });
+  });
+
+  it("GET /orgs/:org/members: name, email and role, newest first, of that organization only", async () => {
+    const res = await get(`/orgs/${orgId}/members`, {}, readToken);
+    expect(res.body.members.map((m: { email: string; role: string; name: string }) => [m.name, m.email, m.role])).toEqual([
+      ["M3", "m3@listed.example", "member"], ["M2", "m2@listed.example", "member"], ["M1", "m1@listed.example", "owner"],
+    ]);
+  });
+
+  it("GET /orgs/:org/domains: with verified and the TXT record to publish", async () => {
+    const res = await get(`/orgs/${orgId}/domains`, {}, readToken);
+    expect(res.body.domains.map((d: { name: string }) => d.name)).toEqual(["d3.listed.example", "d2.listed.example", "d1.listed.example"]);
+    const [d3, , d1] = res.body.domains;
+    expect(d1.verified).toBe(true);
+    expect(d3.verified).toBe(false);
+    expect(d3.txt_record).toEqual({ name: "_gateway-verification.d3.listed.example", value: `gateway-verification=${d3.verification_token}` });
+  });
+
+  it("GET /orgs/:org/content: the items, most recently changed first", async () => {
+    await tick();
+    await ok("PUT", `/orgs/${orgId}/content/c1`, { type: "json", value: { a: 1 } });
+    const res = await get(`/orgs/${orgId}/content`, {}, readToken);
+    expect(res.body.content.map((c: { content_key: string }) => c.content_key)).toEqual(["c1", "c3", "c2"]);
+    expect(res.body.content[0]).toMatchObject({ content_key: "c1", type: "json", value: { a: 1 } });
+    expect(typeof res.body.content[0].updated_at).toBe("string");
+  });
+
+  it("GET /orgs/:org/secrets: names and times, never a value", async () => {
+    const res = await get(`/orgs/${orgId}/secrets`, {}, readToken);
+    expect(res.body.secrets.map((s: { name: string }) => s.name)).toEqual(["s3", "s2", "s1"]);
+    for (const secret of res.body.secrets) expect(Object.keys(secret).sort()).toEqual(["name", "updated_at"]);
+    expect(JSON.stringify(res.body)).not.toContain("secret-value");
+  });
+
+  it("GET /orgs/:org/risks: the acceptances with expired, on the service's clock", async () => {
+    const now = (await gw.admin("GET", "/clock")).body.now as number;
+    await ok("POST", `/orgs/${orgId}/risks`, { domain: "d1.listed.example", finding_key: "email:spf", note: "later", expires_at: new Date((now + 600) * 1000).toISOString() });
+    await tick();
+    await ok("POST", `/orgs/${orgId}/risks`, { domain: "d2.listed.example", finding_key: "headers:csp", note: "forever" });
+    let res = await get(`/orgs/${orgId}/risks`, {}, readToken);
+    expect(res.body.risks.map((r: { domain: string; finding_key: string; expired: boolean }) => [r.domain, r.finding_key, r.expired])).toEqual([
+      ["d2.listed.example", "headers:csp", false], ["d1.listed.example", "email:spf", false],
+    ]);
+    expect(res.body.risks[1]).toMatchObject({ note: "later", acked_by: "operator" });
+    await gw.admin("POST", "/clock", { advance_s: 601 });
+    res = await get(`/orgs/${orgId}/risks`, {}, readToken);
+    expect(res.body.risks.map((r: { expired: boolean }) => r.expired)).toEqual([false, true]);
+    await ok("DELETE", `/orgs/${orgId}/risks/d2.listed.example/headers:csp`);
+    res = await get(`/orgs/${orgId}/risks`, {}, readToken);
+    expect(res.body.risks.map((r: { domain: string }) => r.domain)).toEqual(["d1.listed.example"]);
+  });
+
+  it("GET /orgs/:org/keys: each key's details (never the key) with last_used_at; filters status and kind", async () => {
+    const now = (await gw.admin("GET", "/clock")).body.now as number;
+    const made: { key: string; details: { id: number } }[] = [];
+    for (const body of [
+      { name: "server-a", kind: "server" },
+      { name: "client-a", kind: "client", domain: "d1.listed.example" },
+      { name: "soon", kind: "server", expires_at: new Date((now + 60) * 1000).toISOString() },
+      { name: "paused", kind: "server" },
+      { name: "gone", kind: "server" },
+    ]) {
+      made.push(await ok("POST", `/orgs/${orgId}/keys`, body));
+      await tick();
+    }
+    await ok("POST", `/keys/${made[3].details.id}/suspend`);
+    await ok("POST", `/keys/${made[4].details.id}/revoke`);
+    await gw.admin("POST", "/clock", { advance_s: 120 });
+    const usedAt = gw.ctx.clock.now();
+    await writeLastUsed(gw.ctx.db, [{ key: made[0].details.id, atMs: usedAt }]);
+
+    const res = await get(`/orgs/${orgId}/keys`, {}, readToken);
+    expect(res.body.keys.map((k: { name: string }) => k.name)).toEqual(["gone", "paused", "soon", "client-a", "server-a"]);
+    for (const { key } of made) expect(JSON.stringify(res.body)).not.toContain(key);
+    const serverA = res.body.keys[4];
+    const { last_used_at: lastUsedAt, ...details } = serverA;
+    expect(details).toEqual((await get(`/keys/${made[0].details.id}`)).body.details);
+    expect(lastUsedAt).toBe(new Date(Math.floor(usedAt / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"));
+    expect(res.body.keys[3].last_used_at).toBeNull();
+
+    const names = async (query: Record<string, string>) => (await get(`/orgs/${orgId}/keys`, query, readToken)).body.keys.map((k: { name: string }) => k.name);
+    expect(await names({ status: "active" })).toEqual(["client-a", "server-a"]);
+    expect(await names({ status: "expired" })).toEqual(["soon"]);
+    expect(await names({ status: "suspended" })).toEqual(["paused"]);
+    expect(await names({ status: "revoked" })).toEqual(["gone"]);
+    expect(await names({ kind: "client" })).toEqual(["client-a"]);
+    expect(await names({ kind: "server", status: "active" })).toEqual(["server-a"]);
+    const counted = await get(`/orgs/${orgId}/keys`, { status: "active", limit: "1" }, readToken);
+    expect(counted.body).toMatchObject({ total: 2, has_more: true });
+    for (const [query, reason] of [[{ status: "paused" }, "bad_status"], [{ kind: "browser" }, "bad_kind"]] as const) {
+      const refused = await get(`/orgs/${orgId}/keys`, query);
+      expect(refused.status).toBe(400);
+      expect(refused.body.reason).toBe(reason);
+    }
+  });
+
+  it("answers 404 for an organization that does not exist, and for another organization's list", async () => {
+    for (const list of ["members", "domains", "content", "secrets", "keys", "risks", "tokens"]) {
+      expect((await get(`/orgs/999999/${list}`)).status, list).toBe(404);
+      const theirs = await get(`/orgs/${otherOrg}/${list}`, {}, readToken);
+      expect(theirs.status, list).toBe(404);
+      expect(theirs.body).toEqual({ ok: false, reason: "not_found" });
+    }
+  });
+});
