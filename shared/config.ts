@@ -55,6 +55,8 @@ export interface Config {
   readonly trustedProxies: readonly string[];
   /** Which header the trusted proxies write: `x-forwarded-for` or `forwarded`. */
   readonly trustedProxyHeader: "x-forwarded-for" | "forwarded";
+  /** The IPv6 network one source of the per-source limit is (rate_per_source_per_minute): its prefix length, 32-128. */
+  readonly rateSourceIpv6Prefix: number;
   /** The internal listener serving /metrics (docs/security.md, item 6); port 0 picks a free one. */
   readonly metricsHost: string;
   readonly metricsPort: number;
@@ -98,6 +100,7 @@ export const ENVIRONMENT = [
   { name: "METRICS_PORT", default: "9464", secret: false, meaning: "Port of the internal listener serving /metrics; 0 picks a free one." },
   { name: "METRICS_HOST", default: "127.0.0.1", secret: false, meaning: "Bind address of the metrics listener (loopback: scrape from the host or a sidecar)." },
   { name: "TRUSTED_PROXY_HEADER", default: "x-forwarded-for", secret: false, meaning: "x-forwarded-for or forwarded: the header those proxies write." },
+  { name: "RATE_SOURCE_IPV6_PREFIX", default: "64", secret: false, meaning: "Prefix length (32-128) of the IPv6 network the per-source limit counts as one source." },
   { name: "DEMO_CLIENT_KEY", default: "", secret: true, meaning: "Client key of the demo page (set by npm start in demo mode)." },
   { name: "DEMO_SERVER_KEY", default: "", secret: true, meaning: "Server key of the demo page (set by npm start in demo mode)." },
   { name: "MONITOR_INTERVAL_HOURS", default: "24", secret: false, meaning: "The monitor re-scans each verified domain once per this many hours (1-720)." },
@@ -318,6 +321,8 @@ export function loadConfig(env: Env): Config {
     statusPageName: text(env, "STATUS_PAGE_NAME", "Gateway status").slice(0, 100),
     trustedProxies: cidrList(env, "TRUSTED_PROXIES"),
     trustedProxyHeader: proxyHeader,
+    // 64: DEFAULT_SOURCE_IPV6_PREFIX of shared/enforcement/source.ts, which says why.
+    rateSourceIpv6Prefix: integer(env, "RATE_SOURCE_IPV6_PREFIX", 64, 32, 128),
     metricsHost: text(env, "METRICS_HOST", "127.0.0.1"),
     metricsPort: port(env, "METRICS_PORT", 9464),
     demoKeys: demoKeys(env),
