@@ -178,7 +178,10 @@ export function listen(options: {
       headerOrder.push(name);
       headerBytes += name.length + value.length;
       if (name === "content-length" && lengths++ > 0 && value !== headers[name]) lengthsDiffer = true;
-      headers[name] = name in headers && name !== "content-length" ? `${headers[name]}, ${value}` : value;
+      // A repeated header is joined; `Object.hasOwn` only when one seems repeated, so a
+      // header named `constructor` is not joined to Object's (the common case costs nothing).
+      const previous = headers[name];
+      headers[name] = previous !== undefined && name !== "content-length" && Object.hasOwn(headers, name) ? `${previous}, ${value}` : value;
     });
     const method = req.getCaseSensitiveMethod().toUpperCase();
     state.head = method === "HEAD";

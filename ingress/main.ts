@@ -39,7 +39,9 @@ export async function startIngress(ctx: Context): Promise<RunningIngress> {
     snapshots,
     metrics,
     httpMetrics: ingressMetrics.http,
-    enforcer: createEnforcer({ ...ctx, snapshots, geoipDb: ctx.config.geoipDb, metrics: ingressMetrics.enforcer }),
+    enforcer: createEnforcer({
+      ...ctx, snapshots, geoipDb: ctx.config.geoipDb, rateSourceIpv6Prefix: ctx.config.rateSourceIpv6Prefix, metrics: ingressMetrics.enforcer,
+    }),
     botcheck: createBotcheckState(ctx.masterSecret),
     baseUrl: () => `${siteUrl()}/api/v1`,
     status: createStatusCache({

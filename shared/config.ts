@@ -60,6 +60,8 @@ export interface Config {
   readonly trustedProxies: readonly string[];
   /** Which header the trusted proxies write: `x-forwarded-for` or `forwarded`. */
   readonly trustedProxyHeader: "x-forwarded-for" | "forwarded";
+  /** The IPv6 network one source of the per-source limit is (rate_per_source_per_minute): its prefix length, 32-128. */
+  readonly rateSourceIpv6Prefix: number;
   /** The internal listener serving /metrics (docs/security.md, item 6); port 0 picks a free one. */
   readonly metricsHost: string;
   readonly metricsPort: number;
@@ -83,7 +85,7 @@ export const ENVIRONMENT = [
   { name: "DATABASE_URL", default: "postgres://127.0.0.1:5432/gateway", secret: true, meaning: "PostgreSQL 14+." },
   { name: "ADMIN_TOKEN", default: "", secret: true, meaning: "Bearer token of the admin API." },
   { name: "SITE_URL", default: "http://HOST:PORT", secret: false, meaning: "Public site root." },
-  { name: "GATEWAY_SECRET", default: "", secret: true, meaning: "Master secret, 32+ bytes hex or base64." },
+  { name: "GATEWAY_SECRET", default: "", secret: true, meaning: "Master secret, 32+ random bytes hex or base64 (low-entropy values refused)." },
   { name: "GATEWAY_TEST_CLOCK", default: "", secret: false, meaning: "1 enables the test clock." },
   { name: "DNS_RESOLVER", default: "", secret: false, meaning: "host:port of the DNS server to ask." },
   { name: "SCAN_ALLOW_PRIVATE", default: "", secret: false, meaning: "1 lets scans (and probes) reach private addresses: tests only, refused with GATEWAY_ENV=production unless GATEWAY_TEST_CLOCK=1." },
@@ -105,6 +107,7 @@ export const ENVIRONMENT = [
   { name: "METRICS_PORT", default: "9464", secret: false, meaning: "Port of the internal listener serving /metrics; 0 picks a free one." },
   { name: "METRICS_HOST", default: "127.0.0.1", secret: false, meaning: "Bind address of the metrics listener (loopback: scrape from the host or a sidecar)." },
   { name: "TRUSTED_PROXY_HEADER", default: "x-forwarded-for", secret: false, meaning: "x-forwarded-for or forwarded: the header those proxies write." },
+  { name: "RATE_SOURCE_IPV6_PREFIX", default: "64", secret: false, meaning: "Prefix length (32-128) of the IPv6 network the per-source limit counts as one source." },
   { name: "DEMO_CLIENT_KEY", default: "", secret: true, meaning: "Client key of the demo page (set by npm start in demo mode)." },
   { name: "DEMO_SERVER_KEY", default: "", secret: true, meaning: "Server key of the demo page (set by npm start in demo mode)." },
   { name: "MONITOR_INTERVAL_HOURS", default: "24", secret: false, meaning: "The monitor re-scans each verified domain once per this many hours (1-720)." },
@@ -208,16 +211,61 @@ function redisUrl(env: Env): string {
   return url(env, "REDIS_URL", DEFAULT_REDIS_URL, ["redis:", "rediss:", CLUSTER_SCHEME]);
 }
 
-/** Accepts 64+ hex characters or base64 of 32+ bytes. */
-export function parseSecret(name: string, raw: string): Buffer {
+const HEX = /^[0-9a-fA-F]+$/;
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
+/**
+ * The bytes of a secret written as 64+ hex characters or base64 (or base64url) of 32+
+ * bytes; its form only, not its strength. For a secret that must still be read when it is
+ * weak: `gateway secrets reseal --old`, which is how a weak one is replaced.
+ */
+export function decodeSecret(name: string, raw: string): Buffer {
   const trimmed = raw.trim();
-  const bytes = /^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0
+  const bytes = HEX.test(trimmed) && trimmed.length % 2 === 0
     ? Buffer.from(trimmed, "hex")
-    : /^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)
+    : BASE64.test(trimmed)
       ? Buffer.from(trimmed, "base64")
       : null;
   if (bytes === null || bytes.length < 32) {
     throw new ConfigError(name, "expected at least 32 bytes, hex or base64 encoded");
+  }
+  return bytes;
+}
+
+/**
+ * Why a secret is not random bytes, or null. A length check alone passed 64 zeros and a
+ * 44-letter passphrase (which is valid base64 of 33 bytes). Random 32 bytes have about 30
+ * distinct values and 29 distinct steps between neighbours (never fewer than 22 in 200,000
+ * draws), no period, and their base64 text about 31 distinct characters (fewer than 20 in
+ * under one draw in a million); the thresholds sit far below that, so a real random secret
+ * passes. The one exception: unpadded base64 of random bytes is all letters about once in
+ * 7,000 draws (`openssl rand -base64 32` pads with `=`, never all letters); it is refused
+ * like a passphrase, and another draw passes.
+ */
+export function secretWeakness(raw: string, bytes: Buffer): string | null {
+  if (new Set(bytes).size < 16) return "it repeats a few byte values";
+  for (let period = 1; period <= bytes.length / 2; period++) {
+    let repeats = true;
+    for (let i = period; i < bytes.length && repeats; i++) repeats = bytes[i] === bytes[i - period];
+    if (repeats) return "it is a repeated pattern";
+  }
+  const steps = new Set<number>();
+  for (let i = 1; i < bytes.length; i++) steps.add((bytes[i] - bytes[i - 1] + 256) % 256);
+  if (steps.size < 16) return "it is a counting sequence";
+  const text = raw.trim();
+  if (!(HEX.test(text) && text.length % 2 === 0)) {
+    if (/^[A-Za-z]+$/.test(text)) return "it is letters only, like a passphrase";
+    if (new Set(text.replace(/=+$/, "")).size < 20) return "it uses few distinct characters, like a passphrase";
+  }
+  return null;
+}
+
+/** A master secret: 32+ bytes, hex or base64, that look random (secretWeakness). Never echoes the value. */
+export function parseSecret(name: string, raw: string): Buffer {
+  const bytes = decodeSecret(name, raw);
+  const weakness = secretWeakness(raw, bytes);
+  if (weakness !== null) {
+    throw new ConfigError(name, `not a random secret (${weakness}): use 32 random bytes, e.g. \`openssl rand -hex 32\``);
   }
   return bytes;
 }
@@ -337,6 +385,8 @@ export function loadConfig(env: Env): Config {
     statusPageName: text(env, "STATUS_PAGE_NAME", "Gateway status").slice(0, 100),
     trustedProxies: cidrList(env, "TRUSTED_PROXIES"),
     trustedProxyHeader: proxyHeader,
+    // 64: DEFAULT_SOURCE_IPV6_PREFIX of shared/enforcement/source.ts, which says why.
+    rateSourceIpv6Prefix: integer(env, "RATE_SOURCE_IPV6_PREFIX", 64, 32, 128),
     metricsHost: text(env, "METRICS_HOST", "127.0.0.1"),
     metricsPort: port(env, "METRICS_PORT", 9464),
     demoKeys: demoKeys(env),

@@ -1,5 +1,5 @@
+import { isIP } from "node:net";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import ipaddr from "ipaddr.js";
 import { parse as parseDomain } from "tldts";
 
 /**
@@ -24,16 +24,26 @@ export function isCountryCode(value: string): boolean {
     new Intl.Locale(`und-${value}`).region === value;
 }
 
+/** `::a.b.c.d`, IPv4-compatible IPv6 (deprecated by RFC 4291): ipaddr.js reads it as `::ffff:a.b.c.d`. */
+const IPV4_COMPATIBLE = /^::\d+\.\d+\.\d+\.\d+$/;
+
+/**
+ * An address written in a standard form only: IPv4 as four decimal parts without leading
+ * zeros (`10.1.2.3`; never `167838211`, `0xa.1.2.3`, `012.1.2.3` or `10.1.3`, which
+ * ipaddr.js and inet_aton read as addresses too), IPv6 as RFC 4291 text, an embedded IPv4
+ * part held to the same rule, no zone index (`%eth0`), no IPv4-compatible `::a.b.c.d`.
+ * Node's isIP is that rule; the rest is checked here.
+ */
+export function isAddressText(text: string): boolean {
+  return isIP(text) !== 0 && !text.includes("%") && !IPV4_COMPATIBLE.test(text);
+}
+
+/** An address (isAddressText) or a CIDR block of one, with a prefix length in decimal. */
 export function isCidrOrAddress(value: string): boolean {
-  try {
-    if (value.includes("/")) {
-      ipaddr.parseCIDR(value);
-      return true;
-    }
-    return ipaddr.isValid(value);
-  } catch {
-    return false;
-  }
+  const [address, bits, extra] = value.split("/");
+  if (extra !== undefined || !isAddressText(address)) return false;
+  if (bits === undefined) return true;
+  return /^(?:0|[1-9]\d{0,2})$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128);
 }
 
 /** A host name with a public suffix (or a .test/.example style name for fixtures), no scheme, no port. */

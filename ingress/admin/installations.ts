@@ -21,7 +21,7 @@ export const listInstallations: AdminHandler = async (_request, deps, params) =>
   const pending = Object.entries(live)
     .filter(([install]) => !known.has(install))
     .map(([install, status]) => view({ key_id: key.id, install, status: status as InstallationRow["status"], first_seen_at: now, last_seen_at: now }));
-  const merged = rows.map((r) => view({ ...r, status: (live[r.install] as InstallationRow["status"] | undefined) ?? r.status }));
+  const merged = rows.map((r) => view({ ...r, status: Object.hasOwn(live, r.install) ? (live[r.install] as InstallationRow["status"]) : r.status }));
   return ok({ installations: [...merged, ...pending] });
 };
 

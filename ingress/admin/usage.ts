@@ -4,6 +4,8 @@ import { isIsoDate } from "../../shared/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { idParam, type AdminHandler } from "./common.js";
 
+const tally = (): Record<string, number> => Object.create(null) as Record<string, number>;
+
 /** Per-day counts of one key: counted, refused, by reason and by endpoint label. */
 export const keyUsage: AdminHandler = async (request, deps, params) => {
   const id = idParam(params, "id");
@@ -18,7 +20,8 @@ export const keyUsage: AdminHandler = async (request, deps, params) => {
   const rows = await dailyUsageOfKey(deps.db, key.id, from, to);
   const days = new Map<string, { day: string; calls: number; counted: number; refused: number; by_reason: Record<string, number>; by_endpoint: Record<string, number> }>();
   for (const row of rows) {
-    const entry = days.get(row.day) ?? { day: row.day, calls: 0, counted: 0, refused: 0, by_reason: {}, by_endpoint: {} };
+    // Endpoint labels are the callers' text: tallies without a prototype, so `constructor` is a label like any other.
+    const entry = days.get(row.day) ?? { day: row.day, calls: 0, counted: 0, refused: 0, by_reason: tally(), by_endpoint: tally() };
     entry.calls += row.calls;
     entry.counted += row.counted;
     entry.refused += row.refused;

@@ -37,7 +37,7 @@ import { botcheckParams } from "./schemas.js";
 
 type Action = "assess" | "grant";
 
-const ACTIONS: Readonly<Record<string, Action>> = { assess: "assess", check: "assess", grant: "grant", solve: "grant" };
+const ACTIONS: ReadonlyMap<string, Action> = new Map([["assess", "assess"], ["check", "assess"], ["grant", "grant"], ["solve", "grant"]]);
 
 type Decision =
   | { kind: "disabled" }
@@ -56,7 +56,7 @@ function heldMs(value: unknown): number | undefined {
 function actionOf(params: Params): Action | null {
   const raw = params.action;
   if (raw === undefined || raw === "") return "assess";
-  return typeof raw === "string" ? ACTIONS[raw.trim().toLowerCase()] ?? null : null;
+  return typeof raw === "string" ? ACTIONS.get(raw.trim().toLowerCase()) ?? null : null;
 }
 
 /** The verdict for a key with bot protection on; null = the gate's outcome is `ok`. */

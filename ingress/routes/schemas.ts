@@ -17,32 +17,41 @@ function compile(properties: Record<string, object>): (params: Params) => boolea
   return (params) => validate(params) === true;
 }
 
-export const verifyParams = compile({
-  ...KEY, domain: scalar(2048), nonce: scalar(256), scope: scalar(512), ip: scalar(64), install: scalar(128),
-  endpoint: scalar(64), client: scalar(64), sdk_version: scalar(32),
-});
+/**
+ * The parameters each endpoint reads, by endpoint name (`verify` for verify.php): one table,
+ * so tests can send every parameter of every endpoint (test/ingress/prototype-names.test.ts).
+ */
+export const PUBLIC_PARAMETERS = {
+  verify: {
+    ...KEY, domain: scalar(2048), nonce: scalar(256), scope: scalar(512), ip: scalar(64), install: scalar(128),
+    endpoint: scalar(64), client: scalar(64), sdk_version: scalar(32),
+  },
+  // content_key, name and nonce are judged by their routes (not_found, missing_name, invalid_challenge).
+  content: { ...KEY, domain: scalar(2048), content_key: {} },
+  secret: { ...KEY, domain: scalar(2048), nonce: scalar(256), name: {} },
+  botcheck: {
+    ...KEY, action: scalar(16), nonce: {}, held_ms: scalar(16), token: scalar(1024),
+    signals: { anyOf: [{ type: "object" }, { type: "string", maxLength: 16_384 }] },
+  },
+  scan: { ...KEY, domain: scalar(2048), list: scalar(8), history: scalar(8) },
+  // Values are judged by their routes (unknown_status, bad_due, bad_finding_key, ...); only lengths here.
+  assignments: {
+    ...KEY, domain: scalar(2048), for_domain: scalar(2048), finding_key: scalar(128), status: scalar(32), owner: scalar(320),
+    due: scalar(32), overdue: scalar(8), history: scalar(8), recheck: scalar(8),
+  },
+  activity: {
+    ...KEY, domain: scalar(2048), for_domain: scalar(2048), from: scalar(32), to: scalar(32), group: scalar(32),
+    limit: scalar(16), page: scalar(16),
+  },
+  // since, limit, type and format are judged by the route (bad_since, bad_limit, unknown_type, bad_format).
+  events: { ...KEY, domain: scalar(2048), since: scalar(32), limit: scalar(16), type: scalar(64), format: scalar(16) },
+} as const satisfies Record<string, Record<string, object>>;
 
-// content_key, name and nonce are judged by their routes (not_found, missing_name, invalid_challenge).
-export const contentParams = compile({ ...KEY, domain: scalar(2048), content_key: {} });
-
-export const secretParams = compile({ ...KEY, domain: scalar(2048), nonce: scalar(256), name: {} });
-
-export const botcheckParams = compile({
-  ...KEY, action: scalar(16), nonce: {}, held_ms: scalar(16), token: scalar(1024),
-  signals: { anyOf: [{ type: "object" }, { type: "string", maxLength: 16_384 }] },
-});
-
-export const scanParams = compile({ ...KEY, domain: scalar(2048), list: scalar(8), history: scalar(8) });
-
-// Values are judged by their routes (unknown_status, bad_due, bad_finding_key, ...); only lengths here.
-export const assignmentsParams = compile({
-  ...KEY, domain: scalar(2048), for_domain: scalar(2048), finding_key: scalar(128), status: scalar(32), owner: scalar(320),
-  due: scalar(32), overdue: scalar(8), history: scalar(8), recheck: scalar(8),
-});
-
-export const activityParams = compile({
-  ...KEY, domain: scalar(2048), for_domain: scalar(2048), from: scalar(32), to: scalar(32), group: scalar(32),
-  limit: scalar(16), page: scalar(16),
-});
-// since, limit, type and format are judged by the route (bad_since, bad_limit, unknown_type, bad_format).
-export const eventsParams = compile({ ...KEY, domain: scalar(2048), since: scalar(32), limit: scalar(16), type: scalar(64), format: scalar(16) });
+export const verifyParams = compile(PUBLIC_PARAMETERS.verify);
+export const contentParams = compile(PUBLIC_PARAMETERS.content);
+export const secretParams = compile(PUBLIC_PARAMETERS.secret);
+export const botcheckParams = compile(PUBLIC_PARAMETERS.botcheck);
+export const scanParams = compile(PUBLIC_PARAMETERS.scan);
+export const assignmentsParams = compile(PUBLIC_PARAMETERS.assignments);
+export const activityParams = compile(PUBLIC_PARAMETERS.activity);
+export const eventsParams = compile(PUBLIC_PARAMETERS.events);

@@ -103,12 +103,3 @@ export async function verify(request: HttpRequest, deps: IngressDeps): Promise<H
   if (enforced.fault) return fault(request.requestId, true);
   return refusal(enforced.reason, enforced.prepared ? publicKey(enforced.prepared, p.ask.now) : undefined);
 }
-
-/**
- * HEAD verify.php: 405 (Allow: GET, POST). Answering it like GET would run the whole chain
- * and charge the allowance for an answer nobody can read (docs/security.md, item 11d).
- */
-export function verifyHead(): HttpReply {
-  const reply = refusal("method_not_allowed");
-  return { ...reply, headers: { ...(reply.headers ?? {}), allow: "GET, POST" } };
-}

@@ -1,5 +1,5 @@
 import type { Redis } from "../../shared/redis/client.js";
-import { type Config, ConfigError, parseSecret } from "../../shared/config.js";
+import { type Config, ConfigError, decodeSecret, parseSecret } from "../../shared/config.js";
 import { seal, unseal } from "../../shared/crypto/seal.js";
 import { lockSealedRows, SEALED_COLUMNS, writeSealed, type SealedColumn } from "../../shared/db/sealed.js";
 import { createPool, resolveDatabaseUrl, transaction, type PoolClient } from "../../shared/db/pool.js";
@@ -28,9 +28,10 @@ export interface ResealCount {
   unchanged: number;
 }
 
-function secretOption(name: string, raw: string): Buffer {
+/** --old is read whatever its strength (replacing a weak secret is the point); --new must look random. */
+function secretOption(name: "old" | "new", raw: string): Buffer {
   try {
-    return parseSecret(`--${name}`, raw);
+    return (name === "old" ? decodeSecret : parseSecret)(`--${name}`, raw);
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;

@@ -103,20 +103,20 @@ function uaPlatformOf(userAgent: string): Platform | undefined {
   return UA_PLATFORMS.find(([pattern]) => pattern.test(userAgent))?.[1];
 }
 
-const CH_PLATFORMS: Readonly<Record<string, Platform>> = {
-  windows: "windows",
-  macos: "macos",
-  ios: "ios",
-  android: "android",
-  "chrome os": "chromeos",
-  "chromium os": "chromeos",
-  linux: "linux",
-};
+const CH_PLATFORMS: ReadonlyMap<string, Platform> = new Map([
+  ["windows", "windows"],
+  ["macos", "macos"],
+  ["ios", "ios"],
+  ["android", "android"],
+  ["chrome os", "chromeos"],
+  ["chromium os", "chromeos"],
+  ["linux", "linux"],
+]);
 
 /** The platform of a `Sec-CH-UA-Platform` value (a quoted string), if it names a known one. */
 export function clientHintPlatform(value: string | undefined): Platform | undefined {
   if (value === undefined) return undefined;
-  return CH_PLATFORMS[value.trim().replace(/^"|"$/g, "").toLowerCase()];
+  return CH_PLATFORMS.get(value.trim().replace(/^"|"$/g, "").toLowerCase());
 }
 
 /** The primary subtag of a language tag or of the first Accept-Language entry: "de-CH,de;q=0.9" → "de". */

@@ -44,8 +44,11 @@ export interface CountingCall {
 export function countingCall(
   snapshot: Resolved,
   outcome: Reason | "ok",
-  /** `caller`: whose address names the source, read only when the key has a per-source limit. */
-  call: { install: string; endpoint: string; nowMs: number; caller?: { readonly remoteAddress: string } },
+  /**
+   * `caller`: whose address names the source, read only when the key has a per-source limit;
+   * `sourceOf` names it (sourceId with the deployment's IPv6 prefix).
+   */
+  call: { install: string; endpoint: string; nowMs: number; caller?: { readonly remoteAddress: string }; sourceOf?: (remoteAddress: string) => string },
 ): CountingCall {
   const { key, org } = snapshot;
   // A snapshot projected before the setting existed has no field: no per-source limit.
@@ -59,7 +62,7 @@ export function countingCall(
     counts: counts(outcome),
     ratePerMinute: key.value.rate_per_minute,
     ratePerSource,
-    source: ratePerSource === null || call.caller === undefined ? "" : sourceId(call.caller.remoteAddress),
+    source: ratePerSource === null || call.caller === undefined ? "" : (call.sourceOf ?? sourceId)(call.caller.remoteAddress),
     allowance: org.value.allowance,
     install: call.install,
     endpoint: call.endpoint,

@@ -15,6 +15,7 @@ import { evaluate } from "./chain.js";
 import type { ScriptOutcome } from "./counting.js";
 import { createEntitlementCache, type EntitlementCache } from "./entitlements.js";
 import { createPreparer, type Prepared } from "./prepared.js";
+import { sourceId } from "./source.js";
 import type { Ask, CountryOf } from "./types.js";
 
 /**
@@ -43,6 +44,8 @@ export interface EnforcerOptions {
   masterSecret: Buffer;
   /** Country database path (null = the packaged one). */
   geoipDb: string | null;
+  /** RATE_SOURCE_IPV6_PREFIX: the IPv6 network one source of the per-source limit is; 64 when absent. */
+  rateSourceIpv6Prefix?: number;
   metrics: EnforcerMetrics;
 }
 
@@ -135,6 +138,8 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
   const countries = countrySource(options.geoipDb, options.logger);
   // A verify repeats its key: its SHA-256 (the snapshot id) was a fifth of the call's crypto.
   const keyHash = memoize(sha256Hex);
+  const ipv6Prefix = options.rateSourceIpv6Prefix;
+  const sourceOf = memoize((address) => sourceId(address, ipv6Prefix));
   const prepare = (snapshot: Resolved) => preparer(snapshot.key.value, snapshot.org.value);
   const countriesFor = (prepared: Prepared) =>
     prepared.key.countries_allow.length + prepared.key.countries_block.length > 0 ? countries() : noCountry;
@@ -183,7 +188,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
           };
           const count = (outcome: Outcome): void => {
             const install = outcome === "ok" ? request.install ?? "" : "";
-            call = countingCall(snapshot, outcome, { install, endpoint: request.endpoint, nowMs: ask.now, caller: ask });
+            call = countingCall(snapshot, outcome, { install, endpoint: request.endpoint, nowMs: ask.now, caller: ask, sourceOf });
             batcher.enqueue(call, counted);
           };
           const outcome = judge(prepared, ask, options);

@@ -1,4 +1,5 @@
 import ipaddr from "ipaddr.js";
+import { isAddressText } from "../validation.js";
 import type { KeySnapshot } from "../snapshots/types.js";
 import { PASS, refuse, type Ask, type Verdict } from "./types.js";
 
@@ -19,11 +20,15 @@ export interface AddressList {
 
 export const EMPTY_LIST: AddressList = Object.freeze({ v4: [], v6: [], size: 0 });
 
-/** An address as text → parsed, IPv4-mapped IPv6 unwrapped; null when it is no address. */
+/**
+ * An address as text → parsed, IPv4-mapped IPv6 unwrapped; null when it is no address or
+ * not written in a standard form (isAddressText: `167838211`, `10.1.3`, `0xa.1.2.3` are
+ * refused, never read as 10.1.2.3 the way ipaddr.js alone would).
+ */
 export function parseAddress(raw: string | undefined | null): Address | null {
   if (!raw) return null;
   const text = raw.trim().replace(/^\[(.*)\]$/, "$1");
-  if (!ipaddr.isValid(text)) return null;
+  if (!isAddressText(text)) return null;
   try {
     return ipaddr.process(text);
   } catch {

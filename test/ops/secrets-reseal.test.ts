@@ -97,6 +97,16 @@ describe("gateway secrets reseal", () => {
     expect(help.out).toContain("gateway secrets reseal --old SECRET --new SECRET");
   });
 
+  it("reads a weak --old (replacing one is what the command is for) and refuses a weak --new", async () => {
+    const before = await sealedRows();
+    const weakNew = await cli(["secrets", "reseal", "--old", TEST_SECRET, "--new", "0".repeat(64)]);
+    expect([weakNew.code, weakNew.err]).toEqual([2, expect.stringMatching(/^error: --new: not a random secret/)]);
+    // A weak --old is read: the rows here were sealed under another secret, so nothing opens and nothing changes.
+    const weakOld = await cli(["secrets", "reseal", "--old", "0".repeat(64), "--new", NEW.toString("hex")]);
+    expect([weakOld.code, weakOld.err]).toEqual([1, expect.stringContaining("opens with neither --old nor --new")]);
+    expect(await sealedRows()).toEqual(before);
+  });
+
   it("aborts the whole transaction when a row opens with neither secret (exit 1)", async () => {
     const wrongOld = randomBytes(32).toString("hex");
     const before = await sealedRows();

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ConfigError, defaultIngressProcesses, ENVIRONMENT, loadConfig, parseSecret } from "../../shared/config.js";
 import { parseClusterUrl } from "../../shared/redis/client.js";
@@ -66,7 +67,7 @@ describe("loadConfig", () => {
   });
 
   it("reads every variable when set", () => {
-    const secret = "ab".repeat(32);
+    const secret = "4b50212fb4c42cc04e686dcf25bf2a072d4d4c52c97a8c521c9331d147f18940";
     const config = loadConfig({
       PORT: "0",
       HOST: "::1",
@@ -123,10 +124,34 @@ describe("loadConfig", () => {
     expect(loadConfig({ DNS_RESOLVER: raw }).dnsResolver).toEqual(expected);
   });
 
-  it("accepts a master secret as hex or base64 of 32+ bytes", () => {
-    expect(parseSecret("S", "00".repeat(32)).length).toBe(32);
-    expect(parseSecret("S", Buffer.alloc(32, 7).toString("base64")).length).toBe(32);
-    expect(parseSecret("S", Buffer.alloc(48, 7).toString("base64url")).length).toBe(48);
+  it("accepts a master secret as hex or base64 of 32+ random bytes", () => {
+    expect(parseSecret("S", "4b50212fb4c42cc04e686dcf25bf2a072d4d4c52c97a8c521c9331d147f18940").length).toBe(32);
+    expect(parseSecret("S", "LhWubCh6g41USAGT4KcR5rogrj6InveljiUuOPsUXvQ=").length).toBe(32);
+    expect(parseSecret("S", "lQdpTmHpq76CpIZ9v_HTwDIJm9lSAgbG0jsKPoZlnVsrE4wesb3T08e9HQjeGeeD").length).toBe(48);
+    // What `openssl rand -hex 32` and `-base64 32` give, drawn many times: never refused.
+    for (let i = 0; i < 2000; i++) {
+      const bytes = randomBytes(32);
+      expect(parseSecret("S", bytes.toString("hex")).equals(bytes)).toBe(true);
+      expect(parseSecret("S", bytes.toString("base64")).equals(bytes)).toBe(true);
+    }
+  });
+
+  it.each([
+    ["64 zeros", "0".repeat(64)],
+    ["one byte repeated", "ab".repeat(32)],
+    ["a short pattern repeated", "deadbeef".repeat(8)],
+    ["16 random bytes twice", "9f1c2e7a55b0d3486ec1a2f0b7d94e13".repeat(2)],
+    ["a counting sequence", Buffer.from(Array.from({ length: 32 }, (_, i) => i)).toString("hex")],
+    ["a counting sequence in steps of 7", Buffer.from(Array.from({ length: 40 }, (_, i) => (i * 7) % 256)).toString("base64")],
+    ["base64 of zeros", Buffer.alloc(32).toString("base64")],
+    ["a 44-letter passphrase", "correcthorsebatterystaplecorrecthorsebattery"],
+    ["a 44-letter pangram passphrase", "thequickbrownfoxjumpsoverthelazydogsixtimesx"],
+    ["a passphrase with a digit", "Correcthorsebatterystaple1Correcthorsebatter"],
+  ])("refuses a low-entropy GATEWAY_SECRET (%s) at start, naming the variable and not the value", (_, value) => {
+    const error = configError({ GATEWAY_SECRET: value });
+    expect(error.variable).toBe("GATEWAY_SECRET");
+    expect(error.message).toMatch(/^GATEWAY_SECRET: not a random secret \(.+\): use 32 random bytes/);
+    expect(error.message).not.toContain(value);
   });
 
   it("names a Redis Cluster by REDIS_CLUSTER or by REDIS_URL's redis+cluster:// form, never both", () => {

@@ -6,13 +6,14 @@
  * clients are not ours to judge.
  */
 
-export const MINIMUM_VERSIONS: Readonly<Record<string, string>> = {
-  "gateway-js": "2.0.0",
-  "gateway-node": "2.0.0",
-  "gateway-php": "2.0.0",
-  "gateway-python": "2.0.0",
-  "gateway-wordpress": "2.0.0",
-};
+/** A Map: the library name is the caller's text (`constructor` is no library of ours). */
+export const MINIMUM_VERSIONS: ReadonlyMap<string, string> = new Map([
+  ["gateway-js", "2.0.0"],
+  ["gateway-node", "2.0.0"],
+  ["gateway-php", "2.0.0"],
+  ["gateway-python", "2.0.0"],
+  ["gateway-wordpress", "2.0.0"],
+]);
 
 const DEFAULT_MINIMUM = "2.0.0";
 
@@ -42,7 +43,7 @@ export function clientNotice(client: string | undefined, sdkVersion: string | un
   }
   version ??= sdkVersion;
   if (version === undefined) return undefined;
-  const minimum = library === undefined ? DEFAULT_MINIMUM : MINIMUM_VERSIONS[library];
+  const minimum = library === undefined ? DEFAULT_MINIMUM : MINIMUM_VERSIONS.get(library);
   if (minimum === undefined) return undefined;
   const order = compareVersions(version, minimum);
   if (order === null || order >= 0) return undefined;

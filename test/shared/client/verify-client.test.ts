@@ -273,7 +273,7 @@ describe("verify client", () => {
     expectAuthorized(offline, "entitlement");
     expect(offline).toMatchObject({ fault: expect.any(String) });
     // The deployment's master secret changed: a new Ed25519 key, a new kid, behind the same address.
-    const rotatedSecret = Buffer.alloc(32, 0x22);
+    const rotatedSecret = Buffer.from("b3d87cdeda8949c80e1a93a072eb5f5936e85d8c3b563bd3143bce109bc8ef13", "hex");
     const ctx = await openContext(loadConfig({ ...gw.env, GATEWAY_SECRET: rotatedSecret.toString("hex") }), "test", { logger: silentLogger() });
     const rotated = await startIngress(ctx);
     const original = gw.ingress;
