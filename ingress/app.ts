@@ -5,6 +5,8 @@ import { fault, refuse } from "./reply.js";
 import { RequestGoneError, type HttpReply, type HttpRequest, type RouteParams } from "./types.js";
 import { healthz, metrics, getClock, moveClock } from "./system.js";
 import { registerAdminRoutes } from "./admin/routes.js";
+import { registerAuthRoutes } from "./admin/auth/routes.js";
+import { registerDashboardRoutes } from "./dashboard/pages.js";
 import { registerPublicRoutes, CORS_PATHS } from "./routes/index.js";
 
 /**
@@ -19,6 +21,8 @@ export function buildApp(deps: IngressDeps) {
   add("GET", "/admin/v1/clock", getClock);
   add("POST", "/admin/v1/clock", moveClock);
   registerAdminRoutes(add);
+  registerAuthRoutes(add);
+  registerDashboardRoutes(add);
   registerPublicRoutes(add);
 
   const { requests, durations } = deps.httpMetrics;

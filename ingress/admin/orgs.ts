@@ -7,6 +7,7 @@ import { PLAN_NAMES, type Plan } from "../../shared/plans.js";
 import type { IngressDeps } from "../deps.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { ADMIN_ACTOR, admin, check, idParam, iso, validator } from "./common.js";
+import { createInvitation, mailInvitation } from "./auth/invitation.js";
 
 const orgFields = {
   name: { type: "string", minLength: 1, maxLength: 200 },
@@ -144,22 +145,30 @@ export const patchOrg = admin(async (_request, deps, params, body) => {
   return ok({ org: await orgView(deps, org) });
 });
 
+/**
+ * Adds a member and invites it: the invitation link is made in the member's transaction and
+ * e-mailed after the commit (ingress/admin/auth/invitation.ts). `invitation.sent` false:
+ * the e-mail failed (logged); the member can still ask for a sign-in link.
+ */
 export const addMember = admin(async (_request, deps, params, body) => {
   const id = idParam(params, "org");
-  if (id === null || !(await findOrg(deps.db, id))) return refuse("not_found");
+  const org = id === null ? null : await findOrg(deps.db, id);
+  if (id === null || !org) return refuse("not_found");
   const input = check(memberBody, body);
   if ("reply" in input) return input.reply;
   const now = deps.clock.now();
-  const member = await transaction(deps.db, async (tx) => {
+  const added = await transaction(deps.db, async (tx) => {
     const row = await insertMember(tx, { orgId: id, ...input.value, nowMs: now });
-    if (row) {
-      await recordActivity(tx, {
-        orgId: id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "members",
-        action: `Member ${row.email} added as ${row.role}`, actionCode: "member.added", detail: { email: row.email, role: row.role },
-      });
-    }
-    return row;
+    if (!row) return null;
+    const invitation = await createInvitation(tx, row, now);
+    await recordActivity(tx, {
+      orgId: id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "members",
+      action: `Member ${row.email} added as ${row.role} and invited`, actionCode: "member.added",
+      detail: { email: row.email, role: row.role, invitation_expires_at: iso(new Date(invitation.expiresAtMs)) },
+    });
+    return { member: row, invitation };
   });
-  if (!member) return refuse("conflict", { detail: "a member with this email exists" });
-  return ok({ member: memberView(member) }, 201);
+  if (!added) return refuse("conflict", { detail: "a member with this email exists" });
+  const sent = await mailInvitation(deps, added.member, org.name, added.invitation);
+  return ok({ member: memberView(added.member), invitation: { expires_at: iso(new Date(added.invitation.expiresAtMs)), sent } }, 201);
 });
