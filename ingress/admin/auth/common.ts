@@ -187,7 +187,8 @@ export function whoView(member: MemberRow, orgName: string) {
 export function signedIn(
   deps: IngressDeps, opened: OpenedSession, member: MemberRow, orgName: string, passkeys: number, status = 200,
 ): HttpReply {
-  const maxAgeS = (opened.session.expires_at.getTime() - deps.clock.now()) / 1000;
+  // A session just made: the cookie lives exactly as long as its absolute lifetime.
+  const maxAgeS = (opened.session.expires_at.getTime() - opened.session.created_at.getTime()) / 1000;
   return ok(
     { ...whoView(member, orgName), session: sessionView(opened.session, opened.session.id), csrf_token: opened.csrfToken, passkeys },
     status,
