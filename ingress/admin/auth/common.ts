@@ -17,10 +17,11 @@ import { sourceSubject, spend } from "./limits.js";
 
 /**
  * What the sign-in routes share: the two wrappers (a ceremony without a session, a call
- * with one), opening a session, and the views. Every answer is `Cache-Control: no-store`.
+ * with one), opening a session, and the views. Every answer is `Cache-Control: no-store`
+ * (it may carry a CSRF token) and `nosniff` (never read as anything but JSON).
  */
 
-const NO_STORE = { "cache-control": "no-store" };
+const NO_STORE = { "cache-control": "no-store", "x-content-type-options": "nosniff" };
 
 function withNoStore(reply: HttpReply): HttpReply {
   return { ...reply, headers: { ...NO_STORE, ...reply.headers } };
