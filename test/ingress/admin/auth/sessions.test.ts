@@ -341,3 +341,36 @@ describe("rate limits", () => {
     expect(names.join(" ")).not.toMatch(/127\.0\.|counted|example\.com/);
   });
 });
+
+describe("garbage", () => {
+  it("malformed bodies and WebAuthn answers are refusals, never a 5xx", async () => {
+    const client = await signInByLink(gw, smtp, (await invite(gw, smtp, orgId)).email);
+    const b64 = (text: string) => Buffer.from(text).toString("base64url");
+    const answers = [
+      { id: "x", rawId: "x", type: "public-key", response: { clientDataJSON: "!!!", attestationObject: "!!!", authenticatorData: "!!!", signature: "!!!" } },
+      { id: "x", rawId: "x", type: "public-key", response: { clientDataJSON: b64("null"), attestationObject: b64("x"), authenticatorData: b64("x"), signature: "" } },
+      { id: "x", rawId: "x", type: "public-key", response: { clientDataJSON: b64('{"challenge":"../../x"}'), attestationObject: "", authenticatorData: "", signature: "" } },
+      { id: "x\u0000", rawId: "x", type: "public-key", response: {} },
+      { id: 1, response: [] },
+    ];
+    const bodies: unknown[] = ["", "null", "[]", "{", '"x"', { token: null }, { token: "A".repeat(43), response: "x" }, { email: ["a@b.cd"] }, { name: "x".repeat(200) }];
+    for (const response of answers) bodies.push({ response }, { token: "A".repeat(43), response });
+    for (const path of ["/sessions/abc", "/sessions/99999999999999999999", "/passkeys/-1", "/passkeys/%00"]) {
+      expect((await client.call("DELETE", path)).body.reason).toBe("not_found");
+    }
+    // The session's own calls first (adding a passkey needs a fresh sign-in), then every
+    // ceremony call in fresh rate-limit windows, so every body reaches its handler.
+    const paths = [
+      "/passkeys/options", "/passkeys/verify",
+      "/invitation/accept/options", "/invitation/accept/verify", "/signin/options", "/signin/verify", "/signin/link", "/signin/link/consume",
+    ];
+    for (const path of paths) {
+      for (const body of bodies) {
+        if (!path.startsWith("/passkeys")) await advance(gw, 3600);
+        const answer = await client.call("POST", path, body);
+        expect(answer.status, `${path} ${JSON.stringify(body)}`).toBeLessThan(500);
+        expect(answer.status, `${path} ${JSON.stringify(body)}`).not.toBe(429);
+      }
+    }
+  });
+});
