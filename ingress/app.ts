@@ -6,6 +6,8 @@ import { RequestGoneError, type HttpReply, type HttpRequest, type RouteParams } 
 import { healthz, metrics } from "./system.js";
 import { ADMIN_BASE } from "./admin/common.js";
 import { registerAdminRoutes } from "./admin/routes.js";
+import { registerAuthRoutes } from "./admin/auth/routes.js";
+import { registerDashboardRoutes } from "./dashboard/pages.js";
 import { registerPublicRoutes, CORS_PATHS } from "./routes/index.js";
 
 /**
@@ -22,6 +24,14 @@ export function buildApp(deps: IngressDeps) {
 
   add("GET", "/healthz", healthz);
   registerAdminRoutes((method, path, handler) => router.add(method, path, handler));
+  // The sign-in calls make sessions rather than need a principal: they check their own
+  // credentials (a link, a passkey answer, the member's own session with CSRF), so they stay
+  // outside the route table, confined to ADMIN_BASE/auth/.
+  registerAuthRoutes((method, path, handler) => {
+    if (!path.startsWith(`${ADMIN_BASE}/auth/`)) throw new Error(`${method} ${path}: sign-in routes live under ${ADMIN_BASE}/auth/`);
+    router.add(method, path, handler);
+  });
+  registerDashboardRoutes(add);
   registerPublicRoutes(add);
 
   const { requests, durations } = deps.httpMetrics;

@@ -5,6 +5,7 @@ import type { Config } from "../shared/config.js";
 import type { Enforcer } from "../shared/enforcement/index.js";
 import type { Pool } from "../shared/db/pool.js";
 import type { Logger } from "../shared/log.js";
+import type { Mailer } from "../shared/mail.js";
 import type { Keys } from "../shared/redis/keys.js";
 import type { Projector } from "../shared/snapshots/projector.js";
 import type { SnapshotCache } from "../shared/snapshots/cache.js";
@@ -38,4 +39,6 @@ export interface IngressDeps {
   baseUrl(): string;
   /** The status document, built at most once a minute across processes (docs/status.md). */
   status: StatusCache;
+  /** E-mail through SMTP_URL (logged when unset): member invitations and sign-in links. */
+  mailer: Mailer;
 }

@@ -5,6 +5,7 @@ import { createSnapshotCache } from "../shared/snapshots/cache.js";
 import { createProjector, watchSnapshots } from "../shared/snapshots/projector.js";
 import { reconcileProjections } from "../shared/snapshots/reconcile.js";
 import { createStatusCache } from "../shared/status/cache.js";
+import { createMailer } from "../shared/mail.js";
 import { buildApp, metricsOnly } from "./app.js";
 import type { IngressDeps } from "./deps.js";
 import { listen } from "./http.js";
@@ -53,6 +54,7 @@ export async function startIngress(ctx: Context): Promise<RunningIngress> {
         slowMs: ctx.config.statusSlowMs,
       }),
     }),
+    mailer: createMailer(ctx.config.smtpUrl, ctx.logger),
   };
   // With PORT=0 the site URL default names the port chosen at listen time.
   const siteUrl = () => (ctx.config.siteUrl.endsWith(":0") ? ctx.config.siteUrl.replace(/:0$/, `:${port}`) : ctx.config.siteUrl);
@@ -84,6 +86,7 @@ export async function startIngress(ctx: Context): Promise<RunningIngress> {
       watcher.stop();
       reconciler.stop();
       snapshots.close();
+      deps.mailer.close();
     },
   };
 }

@@ -81,6 +81,13 @@ export const REASONS = {
   missing_domain: { status: 400, counts: true, message: "The domain parameter is required." },
   delivery_failed: { status: 502, counts: false, message: "The SIEM destination did not take the test event." },
   timeout: { status: 504, counts: false, message: "The work did not finish in time; treat it as unreachable." },
+  // Member sign-in (additions: docs/accounts-members.md).
+  session_expired: { status: 401, counts: false, message: "The session expired or was revoked; sign in again." },
+  csrf_rejected: { status: 403, counts: false, message: "A change made with a session needs the site's Origin and the session's X-CSRF-Token." },
+  invalid_link: { status: 400, counts: false, message: "The link is unknown, expired or already used; ask for a new one." },
+  invalid_passkey: { status: 401, counts: false, message: "The passkey's answer could not be verified." },
+  reauthentication_required: { status: 403, counts: false, message: "Adding a passkey needs a sign-in at most 15 minutes old; sign in again." },
+  signin_rate_limited: { status: 429, counts: false, message: "Too many sign-in attempts or link requests; try again later." },
 } as const satisfies Record<string, { status: number; counts: boolean; message: string }>;
 
 export type Reason = keyof typeof REASONS;

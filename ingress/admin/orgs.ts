@@ -9,6 +9,7 @@ import type { IngressDeps } from "../deps.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
+import { createInvitation, mailInvitation } from "./auth/invitation.js";
 
 const orgFields = {
   name: { type: "string", minLength: 1, maxLength: 200 },
@@ -150,24 +151,32 @@ export const patchOrg: AdminHandler = async (_request, deps, params, body, calle
   return ok({ org: await orgView(deps, org) });
 };
 
+/**
+ * Adds a member and invites it: the invitation link is made in the member's transaction and
+ * e-mailed after the commit (ingress/admin/auth/invitation.ts). `invitation.sent` false:
+ * the e-mail failed (logged); the member can still ask for a sign-in link.
+ */
 export const addMember: AdminHandler = async (_request, deps, params, body, caller) => {
   const id = idParam(params, "org");
-  if (id === null || !(await findOrg(deps.db, id))) return refuse("not_found");
+  const org = id === null ? null : await findOrg(deps.db, id);
+  if (id === null || !org) return refuse("not_found");
   const input = check(memberBody, body);
   if ("reply" in input) return input.reply;
   const now = deps.clock.now();
-  const member = await transaction(deps.db, async (tx) => {
+  const added = await transaction(deps.db, async (tx) => {
     const row = await insertMember(tx, { orgId: id, ...input.value, nowMs: now });
-    if (row) {
-      await recordActivity(tx, {
-        orgId: id, atMs: now, who: caller.who, via: "admin", group: "members",
-        action: `Member ${row.email} added as ${row.role}`, actionCode: "member.added", detail: { email: row.email, role: row.role },
-      });
-    }
-    return row;
+    if (!row) return null;
+    const invitation = await createInvitation(tx, row, now);
+    await recordActivity(tx, {
+      orgId: id, atMs: now, who: caller.who, via: "admin", group: "members",
+      action: `Member ${row.email} added as ${row.role} and invited`, actionCode: "member.added",
+      detail: { email: row.email, role: row.role, invitation_expires_at: iso(new Date(invitation.expiresAtMs)) },
+    });
+    return { member: row, invitation };
   });
-  if (!member) return refuse("conflict", { detail: "a member with this email exists" });
-  return ok({ member: memberView(member) }, 201);
+  if (!added) return refuse("conflict", { detail: "a member with this email exists" });
+  const sent = await mailInvitation(deps, added.member, org.name, added.invitation);
+  return ok({ member: memberView(added.member), invitation: { expires_at: iso(new Date(added.invitation.expiresAtMs)), sent } }, 201);
 };
 
 /** GET /orgs (operator only): every organization, newest first, paged. */

@@ -5,6 +5,7 @@ import { tokenByHash, touchToken } from "../../shared/db/tokens.js";
 import type { IngressDeps } from "../deps.js";
 import { refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
+import { resolveSessionPrincipal } from "./session-principal.js";
 
 /**
  * Who is calling the admin API (operator-api.md section 5, docs/accounts.md), resolved
@@ -15,22 +16,12 @@ import type { HttpReply, HttpRequest } from "../types.js";
  *    every call (no cache, so a revocation holds from the next call on). A malformed token
  *    or a bad checksum is refused before any lookup; an unknown, expired or revoked one is
  *    401 `unauthorized`.
- * 3. Otherwise each of `sessionResolvers` in turn (members' dashboard sessions: their
- *    resolver, CSRF check included, is pushed in at ingress start by the member half).
+ * 3. Otherwise the member's dashboard session (session-principal.ts: the cookie, its
+ *    lifetimes, and the CSRF check on a state change).
  *
  * With ADMIN_TOKEN unset, a caller that is neither an organization token nor a session is
  * answered 503 `admin_disabled` as before; organization tokens and sessions work either way.
  */
-
-/** What a session resolver answers: a principal, a refusal of its own (e.g. CSRF), or null (not mine). */
-export type SessionResolution = { principal: Principal } | { refusal: HttpReply } | null;
-export type SessionResolver = (request: HttpRequest, deps: IngressDeps) => Promise<SessionResolution>;
-
-/**
- * The session resolvers, consulted in order when the request carries no bearer token.
- * Filled once at ingress start (before the first request); never changed while serving.
- */
-export const sessionResolvers: SessionResolver[] = [];
 
 /** Milliseconds between two writes of a token's last_used_at (the bound on those writes). */
 export const TOKEN_TOUCH_INTERVAL_MS = 60_000;
@@ -64,12 +55,7 @@ export async function resolvePrincipal(request: HttpRequest, deps: IngressDeps):
     if (looksLikeOrgToken(bearer)) return resolveOrgToken(deps, bearer);
     return noOne();
   }
-  for (const resolve of sessionResolvers) {
-    const found = await resolve(request, deps);
-    if (found === null) continue;
-    return "principal" in found ? { principal: found.principal } : { refusal: found.refusal };
-  }
-  return noOne();
+  return (await resolveSessionPrincipal(request, deps)) ?? noOne();
 }
 
 /**

@@ -45,9 +45,34 @@ export async function buildEmbed(outDir: string = EMBED_DIR): Promise<EmbedManif
   return manifest;
 }
 
+/**
+ * The script of the sign-in and invitation pages (`/dashboard/signin`, `/dashboard/invitation`)
+ * from shared/embed/signin/ (@simplewebauthn/browser bundled in): one minified IIFE for
+ * browsers with WebAuthn (ES2020). Output: EMBED_DIR/signin.js and signin.json (its version).
+ */
+export async function buildSigninScript(outDir: string = EMBED_DIR): Promise<{ version: string; bytes: number }> {
+  const esbuild = await import("esbuild");
+  const built = await esbuild.build({
+    entryPoints: [sourcePath("shared", "embed", "signin", "main.ts")],
+    bundle: true,
+    format: "iife",
+    target: "es2020",
+    minify: true,
+    legalComments: "none",
+    write: false,
+    charset: "utf8",
+  });
+  const code = Buffer.from(built.outputFiles[0].text);
+  const manifest = { version: createHash("sha256").update(code).digest("hex").slice(0, 12), bytes: code.length };
+  mkdirSync(outDir, { recursive: true });
+  writeAtomic(join(outDir, "signin.js"), code);
+  writeAtomic(join(outDir, "signin.json"), `${JSON.stringify(manifest)}\n`);
+  return manifest;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  buildEmbed().then(
-    (m) => process.stdout.write(`botcheck.js ${m.version}: ${m.bytes} bytes minified, ${m.gzip_bytes} gzipped\n`),
+  Promise.all([buildEmbed(), buildSigninScript()]).then(
+    ([m, s]) => process.stdout.write(`botcheck.js ${m.version}: ${m.bytes} bytes minified, ${m.gzip_bytes} gzipped; signin.js ${s.version}: ${s.bytes} bytes\n`),
     (error: unknown) => {
       process.stderr.write(`embed build failed: ${String(error)}\n`);
       process.exit(1);

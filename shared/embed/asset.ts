@@ -37,3 +37,24 @@ export function embedAssetLoader(dir: string = EMBED_DIR): () => EmbedAsset | nu
   let asset: EmbedAsset | null = null;
   return () => (asset ??= readEmbedAsset(dir));
 }
+
+/** A page script of the service's own pages (the sign-in pages' `signin.js`): served as built, not gzipped. */
+export interface PageScript {
+  version: string;
+  code: Buffer;
+}
+
+/** Loads `<name>.js` and its manifest once; a missing build is retried on the next call. */
+export function pageScriptLoader(name: string, dir: string = EMBED_DIR): () => PageScript | null {
+  let script: PageScript | null = null;
+  return () => {
+    if (script) return script;
+    try {
+      const manifest = JSON.parse(readFileSync(join(dir, `${name}.json`), "utf8")) as { version: string };
+      script = { version: manifest.version, code: readFileSync(join(dir, `${name}.js`)) };
+    } catch {
+      script = null;
+    }
+    return script;
+  };
+}

@@ -90,6 +90,10 @@ export function createKeys(prefix: string) {
     siemVersion: () => `${prefix}siem:version`,
     /** Pub/sub channel telling pushers that destinations changed (start or stop their delivery loops). */
     siemChanged: () => `${prefix}siem:changed`,
+    /** A WebAuthn challenge between its options call and its verify call (JSON: what it is bound to, its end). */
+    authChallenge: (challenge: string) => `${prefix}auth:challenge:${challenge}`,
+    /** A fixed window of a sign-in budget; `subject` is a digest of the source network or e-mail, never the address itself. */
+    authBudget: (name: string, subject: string, window: number) => `${prefix}auth:budget:${name}:${subject}:${window}`,
     clockOffset: () => `${prefix}clock:offset`,
     clockChannel: () => `${prefix}clock:moved`,
   } as const;

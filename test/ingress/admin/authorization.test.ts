@@ -3,9 +3,10 @@ import { type RunningActor, startActor } from "../../../actors/index.js";
 import { defineActor } from "../../../actors/runtime/index.js";
 import { ADMIN_ROUTES } from "../../../ingress/admin/routes.js";
 import type { AdminRoute } from "../../../ingress/admin/common.js";
-import { sessionResolvers } from "../../../ingress/admin/principal.js";
 import type { Role } from "../../../shared/accounts/principal.js";
-import { findMember, findOrg } from "../../../shared/db/orgs.js";
+import { LIFETIMES } from "../../../shared/accounts/policy.js";
+import { csrfTokenOf, newToken, tokenHash } from "../../../shared/accounts/secrets.js";
+import { insertSession } from "../../../shared/db/member-sessions.js";
 import type { Pool } from "../../../shared/db/pool.js";
 import { SIEM_TEST_STREAM, siemTestSchema, type SiemTestRequest } from "../../../shared/streams/siem.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
@@ -18,8 +19,8 @@ import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
  * table says. The expectations below are written from the contract's words, not read from
  * the route table's declarations, so a wrong declaration fails here.
  *
- * Members are signed in by a test-only session resolver (this file only): the header
- * `x-test-member: <member id>` resolves to that member, as the dashboard's cookie will.
+ * Members are signed in with real dashboard sessions (a session row and its cookie, with
+ * the Origin and CSRF headers a state change needs), made directly in the database.
  */
 
 let gw: TestGateway;
@@ -38,18 +39,6 @@ async function operator(method: string, path: string, body?: unknown) {
 
 beforeAll(async () => {
   gw = await startTestGateway("authz");
-  sessionResolvers.push(async (request, deps) => {
-    const id = Number(request.headers["x-test-member"] ?? "");
-    if (!Number.isInteger(id) || id <= 0) return null;
-    const member = await findMember(deps.db, id);
-    const org = member ? await findOrg(deps.db, member.org_id) : null;
-    if (!member || !org) return null;
-    return {
-      principal: {
-        kind: "member", orgId: org.id, orgName: org.name, memberId: member.id, role: member.role, name: member.name, email: member.email, sessionId: 0,
-      },
-    };
-  });
   // Stands in for the SIEM pusher's "send test event" consumer, so that route answers at once.
   responder = await startActor(gw.ctx, defineActor<SiemTestRequest, Pool>({
     name: "siem-test", streams: SIEM_TEST_STREAM, schema: siemTestSchema, concurrency: 4, maxAttempts: 1, startId: "$", blockMs: 200,
@@ -66,10 +55,10 @@ beforeAll(async () => {
     members[role] = (await operator("POST", `/orgs/${orgA}/members`, { name: `A ${role}`, email: `${role}@a.example`, role })).member.id;
   }
   members.bOwner = (await operator("POST", `/orgs/${orgB}/members`, { name: "B owner", email: "owner@b.example", role: "owner" })).member.id;
+  for (const id of Object.values(members)) await signIn(id);
 });
 
 afterAll(async () => {
-  sessionResolvers.length = 0;
   await responder?.stop();
   await gw?.stop();
 });
@@ -90,10 +79,31 @@ const PRINCIPALS: Principal[] = [
   { name: "A's owner", kind: "member", id: () => members.owner, org: "A", role: "owner" },
 ];
 
+const sessions = new Map<number, Record<string, string>>();
+
+/** A live dashboard session of the member: its cookie, and the Origin and CSRF token a change needs. */
+async function signIn(memberId: number): Promise<void> {
+  const token = newToken();
+  const hash = tokenHash(token);
+  await insertSession(gw.ctx.db, {
+    memberId, tokenHash: hash, method: "link", passkeyId: null, userAgent: "authorization test", nowMs: gw.ctx.clock.now(),
+    absoluteMs: LIFETIMES.sessionAbsoluteMs, idleMs: LIFETIMES.sessionIdleMs,
+  });
+  sessions.set(memberId, {
+    cookie: `gw_session=${token}`, origin: new URL(gw.url).origin, "x-csrf-token": csrfTokenOf(gw.ingress.deps.masterSecret, hash),
+  });
+}
+
+function memberHeaders(memberId: number): Record<string, string> {
+  const headers = sessions.get(memberId);
+  if (!headers) throw new Error(`member ${memberId} has no session`);
+  return headers;
+}
+
 function headersOf(p: Principal): Record<string, string> {
   if (p.kind === "operator") return { authorization: "Bearer test-admin-token-0123456789" };
   if (p.kind === "token") return { authorization: `Bearer ${tokens[p.token as keyof typeof tokens]}` };
-  return { "x-test-member": String(p.id()) };
+  return memberHeaders(p.id());
 }
 
 // The contract's words, as rules over a route's method and path.
@@ -248,7 +258,7 @@ describe("the admin route table", () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     };
     await content({ authorization: `Bearer ${tokens.aWrite}` }, "who-token");
-    await content({ "x-test-member": String(members.admin) }, "who-member");
+    await content(memberHeaders(members.admin), "who-member");
     await content({ authorization: "Bearer test-admin-token-0123456789" }, "who-operator");
     const { rows } = await gw.ctx.db.query<{ who: string; detail: { content_key: string } }>(
       "SELECT who, detail FROM activity WHERE org_id = $1 AND action_code = 'content.updated' AND detail->>'content_key' LIKE 'who-%' ORDER BY id",

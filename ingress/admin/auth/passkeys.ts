@@ -1,0 +1,102 @@
+import type { RegistrationResponseJSON } from "@simplewebauthn/server";
+import { recordActivity } from "../../../shared/activity.js";
+import { challengeOf, storeChallenge, takeChallenge } from "../../../shared/accounts/challenges.js";
+import { LIFETIMES } from "../../../shared/accounts/policy.js";
+import { userHandleOf } from "../../../shared/accounts/secrets.js";
+import { registrationOptions, relyingPartyOf, verifyRegistration } from "../../../shared/accounts/webauthn.js";
+import { findPasskeyByCredential, insertPasskey, listPasskeys, removePasskey } from "../../../shared/db/passkeys.js";
+import { transaction } from "../../../shared/db/pool.js";
+import type { IngressDeps } from "../../deps.js";
+import { ok, refuse } from "../../reply.js";
+import type { HttpReply } from "../../types.js";
+import { check, idParam, validator } from "../common.js";
+import type { LiveSession } from "../session-principal.js";
+import { memberWho, passkeyNameSchema, passkeyView, registrationResponseSchema, withSession } from "./common.js";
+import { siteOf } from "./cookie.js";
+
+/**
+ * The member's passkeys: list, add (a WebAuthn registration made with the session, which
+ * must come from a sign-in at most 15 minutes old: an older cookie, stolen or left open,
+ * cannot add a way in), and remove any but the last (the member keeps a passkey; an
+ * e-mailed link stays the recovery path).
+ */
+
+const optionsBody = validator<Record<string, never>>({ type: "object", additionalProperties: false });
+
+const verifyBody = validator<{ response: RegistrationResponseJSON; name?: string }>({
+  type: "object",
+  required: ["response"],
+  properties: { response: registrationResponseSchema, name: passkeyNameSchema },
+  additionalProperties: false,
+});
+
+function staleSignin(deps: IngressDeps, live: LiveSession): HttpReply | null {
+  return live.session.created_at.getTime() + LIFETIMES.freshSigninMs < deps.clock.now() ? refuse("reauthentication_required") : null;
+}
+
+export const listMemberPasskeys = withSession(async (_request, deps, _params, _body, live) => {
+  const passkeys = await listPasskeys(deps.db, live.member.id);
+  return ok({ passkeys: passkeys.map(passkeyView) });
+});
+
+export const addPasskeyOptions = withSession(async (_request, deps, _params, body, live) => {
+  const input = check(optionsBody, body);
+  if ("reply" in input) return input.reply;
+  const stale = staleSignin(deps, live);
+  if (stale) return stale;
+  const existing = await listPasskeys(deps.db, live.member.id);
+  const options = await registrationOptions(
+    relyingPartyOf(siteOf(deps)),
+    { handle: userHandleOf(deps.masterSecret, live.member.id), email: live.member.email, name: live.member.name },
+    existing.map((p) => ({ credentialId: p.credential_id, transports: p.transports })),
+  );
+  await storeChallenge(deps.redis, deps.keys, options.challenge, { purpose: "add", sessionId: live.session.id }, deps.clock.now());
+  return ok({ options });
+});
+
+export const addPasskeyVerify = withSession(async (request, deps, _params, body, live) => {
+  const input = check(verifyBody, body);
+  if ("reply" in input) return input.reply;
+  const stale = staleSignin(deps, live);
+  if (stale) return stale;
+  const { response } = input.value;
+  const now = deps.clock.now();
+  const challenge = challengeOf(response.response.clientDataJSON);
+  const binding = challenge === null ? null : await takeChallenge(deps.redis, deps.keys, challenge, now);
+  if (challenge === null || binding?.purpose !== "add" || binding.sessionId !== live.session.id) return refuse("invalid_passkey");
+  const verified = await verifyRegistration(relyingPartyOf(siteOf(deps)), response, challenge);
+  if (!verified.ok) {
+    deps.logger.info({ requestId: request.requestId, detail: verified.detail }, "new passkey refused");
+    return refuse("invalid_passkey");
+  }
+  if (await findPasskeyByCredential(deps.db, verified.credential.credentialId)) return refuse("conflict", { detail: "this passkey is registered already" });
+  const passkey = await transaction(deps.db, async (tx) => {
+    const count = (await listPasskeys(tx, live.member.id)).length;
+    const row = await insertPasskey(tx, { memberId: live.member.id, ...verified.credential, name: input.value.name ?? `Passkey ${count + 1}`, nowMs: now });
+    if (!row) throw new Error("passkey credential registered concurrently");
+    await recordActivity(tx, {
+      orgId: live.member.org_id, atMs: now, who: memberWho(live.member), via: "admin", group: "team_security",
+      action: `Passkey "${row.name}" added`, actionCode: "passkey.added", detail: { passkey_id: row.id, name: row.name },
+    });
+    return row;
+  });
+  return ok({ passkey: passkeyView(passkey) }, 201);
+});
+
+export const deleteMemberPasskey = withSession(async (_request, deps, params, _body, live) => {
+  const id = idParam(params, "id");
+  if (id === null) return refuse("not_found");
+  const now = deps.clock.now();
+  const removed = await transaction(deps.db, async (tx) => {
+    const row = await removePasskey(tx, live.member.id, id);
+    if (row === null || row === "last") return row;
+    await recordActivity(tx, {
+      orgId: live.member.org_id, atMs: now, who: memberWho(live.member), via: "admin", group: "team_security",
+      action: `Passkey "${row.name}" removed`, actionCode: "passkey.removed", detail: { passkey_id: row.id, name: row.name },
+    });
+    return row;
+  });
+  if (removed === null) return refuse("not_found");
+  if (removed === "last") return refuse("conflict", { detail: "the last passkey cannot be removed; add another first" });
+  return ok({ passkey: passkeyView(removed) });
+});

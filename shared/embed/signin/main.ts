@@ -1,0 +1,196 @@
+import { browserSupportsWebAuthn, startAuthentication, startRegistration } from "@simplewebauthn/browser";
+import { call, messageOf, useCsrfToken, type Answer } from "./api.js";
+
+/**
+ * The script of the sign-in and invitation pages (ingress/dashboard/pages.ts renders their
+ * HTML; this fills it in). Plain DOM, textContent only, no inline script or style: the pages
+ * run under `script-src 'self'`. `body[data-state]` says where the page is (loading,
+ * signed-out, signed-in, invited, invalid), for the browser tests and for styling later.
+ */
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+
+function setState(state: string): void {
+  document.body.setAttribute("data-state", state);
+}
+
+function say(text: string): void {
+  $("status").textContent = text;
+}
+
+/** The token in the URL fragment (`#link=...`, `#token=...`): never sent to a server by the browser. */
+function fragmentToken(name: string): string | null {
+  const value = new URLSearchParams(location.hash.slice(1)).get(name);
+  return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : null;
+}
+
+/** Drops the fragment from the address bar and history once the link is spent or refused. */
+function forgetFragment(): void {
+  history.replaceState(null, "", location.pathname + location.search);
+}
+
+/** A WebAuthn ceremony the member cancelled or the browser refused: said, never thrown further. */
+async function ceremony<T>(run: () => Promise<T>): Promise<T | null> {
+  try {
+    return await run();
+  } catch (error) {
+    const name = error instanceof Error ? error.name : "";
+    say(name === "NotAllowedError" ? "The passkey request was cancelled or timed out." : `The browser refused the passkey request (${name || "error"}).`);
+    return null;
+  }
+}
+
+function item(text: string, action: { label: string; run: () => void } | null): HTMLLIElement {
+  const li = document.createElement("li");
+  li.append(text);
+  if (action) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = action.label;
+    button.addEventListener("click", action.run);
+    li.append(" ", button);
+  }
+  return li;
+}
+
+const when = (iso: unknown) => (typeof iso === "string" ? new Date(iso).toLocaleString() : "never");
+
+interface Who {
+  member: { name: string; email: string; role: string };
+  org: { name: string };
+  passkeys: number;
+}
+
+async function refreshLists(): Promise<void> {
+  const [sessions, passkeys] = await Promise.all([call("GET", "/sessions"), call("GET", "/passkeys")]);
+  if (!sessions.ok || !passkeys.ok) return signedOut(messageOf(sessions.ok ? passkeys : sessions));
+  const sessionList = $("sessions");
+  sessionList.replaceChildren(...(sessions.sessions as Record<string, unknown>[]).map((s) => item(
+    `${s.current ? "This session" : String(s.user_agent || "A browser")}: signed in ${when(s.created_at)} by ${String(s.method)}, last seen ${when(s.last_seen_at)}`,
+    s.current ? null : { label: "Revoke", run: () => void revoke("/sessions/" + String(s.id)) },
+  )));
+  const list = passkeys.passkeys as Record<string, unknown>[];
+  $("passkeys").replaceChildren(...list.map((p) => item(
+    `${String(p.name)}: added ${when(p.created_at)}, last used ${when(p.last_used_at)}`,
+    list.length > 1 ? { label: "Remove", run: () => void revoke("/passkeys/" + String(p.id)) } : null,
+  )));
+  $("no-passkey").hidden = list.length > 0;
+}
+
+async function revoke(path: string): Promise<void> {
+  const answer = await call("DELETE", path);
+  say(answer.ok ? "Done." : messageOf(answer));
+  await refreshLists();
+}
+
+async function signedIn(who: Who, message: string): Promise<void> {
+  useCsrfToken((who as unknown as Answer).csrf_token);
+  $("signed-out").hidden = true;
+  $("signed-in").hidden = false;
+  $("who").textContent = `${who.member.name} (${who.member.email}), ${who.member.role} of ${who.org.name}`;
+  say(message);
+  await refreshLists();
+  setState("signed-in");
+  $("who").focus();
+}
+
+function signedOut(message: string): void {
+  useCsrfToken("");
+  $("signed-in").hidden = true;
+  $("signed-out").hidden = false;
+  say(message);
+  setState("signed-out");
+}
+
+async function signInWithPasskey(): Promise<void> {
+  const options = await call("POST", "/signin/options");
+  if (!options.ok) return say(messageOf(options));
+  const response = await ceremony(() => startAuthentication({ optionsJSON: options.options as Parameters<typeof startAuthentication>[0]["optionsJSON"] }));
+  if (!response) return;
+  const answer = await call("POST", "/signin/verify", { response });
+  if (!answer.ok) return say(messageOf(answer));
+  await signedIn(answer as unknown as Who, "Signed in.");
+}
+
+async function addPasskey(): Promise<void> {
+  const options = await call("POST", "/passkeys/options");
+  if (!options.ok) return say(messageOf(options));
+  const response = await ceremony(() => startRegistration({ optionsJSON: options.options as Parameters<typeof startRegistration>[0]["optionsJSON"] }));
+  if (!response) return;
+  const answer = await call("POST", "/passkeys/verify", { response });
+  say(answer.ok ? "Passkey added." : messageOf(answer));
+  await refreshLists();
+}
+
+async function requestLink(event: Event): Promise<void> {
+  event.preventDefault();
+  const answer = await call("POST", "/signin/link", { email: $<HTMLInputElement>("email").value });
+  say(answer.ok ? "If this address belongs to a member, a sign-in link is on its way. It works once, within 15 minutes." : messageOf(answer));
+}
+
+/** Signs in with the link in the fragment, if any; false when there is none. */
+async function consumeLink(): Promise<boolean> {
+  const link = fragmentToken("link");
+  if (!link) return false;
+  setState("loading");
+  const answer = await call("POST", "/signin/link/consume", { token: link });
+  forgetFragment();
+  if (answer.ok) {
+    const who = answer as unknown as Who;
+    await signedIn(who, who.passkeys === 0 ? "Signed in. Add a passkey to sign in without e-mail next time." : "Signed in with your link.");
+  } else signedOut(messageOf(answer));
+  return true;
+}
+
+async function signinPage(): Promise<void> {
+  $("passkey-signin").addEventListener("click", () => void signInWithPasskey());
+  $("link-form").addEventListener("submit", (event) => void requestLink(event));
+  $("add-passkey").addEventListener("click", () => void addPasskey());
+  $("signout").addEventListener("click", async () => {
+    const answer = await call("POST", "/signout");
+    if (answer.ok) signedOut("Signed out.");
+    else say(messageOf(answer));
+  });
+  $("passkey-signin").hidden = !browserSupportsWebAuthn();
+  // A link opened in a tab already on this page changes only the fragment: no new load.
+  window.addEventListener("hashchange", () => void consumeLink());
+  if (await consumeLink()) return;
+  const current = await call("GET", "/session");
+  if (current.ok) return signedIn(current as unknown as Who, "");
+  signedOut(current.status === 401 && current.reason !== "session_expired" ? "" : messageOf(current));
+}
+
+async function invitationPage(): Promise<void> {
+  const token = fragmentToken("token");
+  if (!token) {
+    say("This invitation link is incomplete. Open it again from your e-mail, or ask for a sign-in link.");
+    $("fallback").hidden = false;
+    return setState("invalid");
+  }
+  const invited = await call("POST", "/invitation/accept/options", { token });
+  if (!invited.ok) {
+    forgetFragment();
+    say(messageOf(invited));
+    $("fallback").hidden = false;
+    return setState("invalid");
+  }
+  const who = invited as unknown as Who & { expires_at: string };
+  $("invite-text").textContent = `${who.member.name} (${who.member.email}): you are invited to ${who.org.name} as ${who.member.role}. Create a passkey to sign in.`;
+  $("invited").hidden = false;
+  setState("invited");
+  $("create-passkey").addEventListener("click", async () => {
+    // Fresh options for each try: a challenge lives five minutes and is spent by every verify.
+    const options = await call("POST", "/invitation/accept/options", { token });
+    if (!options.ok) return say(messageOf(options));
+    const response = await ceremony(() => startRegistration({ optionsJSON: options.options as Parameters<typeof startRegistration>[0]["optionsJSON"] }));
+    if (!response) return;
+    const name = $<HTMLInputElement>("passkey-name").value.trim();
+    const answer = await call("POST", "/invitation/accept/verify", { token, response, ...(name ? { name } : {}) });
+    if (!answer.ok) return say(messageOf(answer));
+    forgetFragment();
+    location.assign("/dashboard/signin");
+  });
+}
+
+const page = document.body.getAttribute("data-page");
+void (page === "invitation" ? invitationPage() : signinPage());

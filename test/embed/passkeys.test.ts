@@ -1,0 +1,228 @@
+import { createRequire } from "node:module";
+import puppeteer, { type Browser, type CDPSession, type Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSigninScript } from "../../ops/embed/build.js";
+import { EMBED_DIR } from "../../shared/embed/asset.js";
+import { startTestGateway, waitFor, type TestGateway } from "../helpers/gateway.js";
+import { nextLinks } from "../helpers/mail-links.js";
+import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
+
+/**
+ * Passkeys end to end: Debian's chromium (headless, puppeteer-core) with a CDP virtual
+ * authenticator (ctap2, internal, resident keys, user verification) on the sign-in and
+ * invitation pages the ingress serves, against the real gateway, PostgreSQL, Redis and an
+ * SMTP sink. SITE_URL is http://localhost:PORT: WebAuthn needs a secure context, which
+ * http://localhost is and http://127.0.0.1 is too, but an RP ID must be a domain name, not an
+ * IP address, so 127.0.0.1 could not be the relying party.
+ */
+
+// Functions passed to page.evaluate run in the browser; these names are theirs (see botcheck-widget.test.ts).
+declare const document: any, window: any;
+
+const WAIT = { timeout: 20_000 };
+const OWNER = { name: "Olga Owner", email: "olga@example.com" };
+
+let gw: TestGateway;
+let smtp: SmtpSink;
+let browser: Browser;
+let site: string;
+let orgId: number;
+
+beforeAll(async () => {
+  await buildSigninScript(EMBED_DIR);
+  smtp = await startSmtpSink();
+  gw = await startTestGateway("passkeys", { SITE_URL: "http://localhost:0", SMTP_URL: `smtp://127.0.0.1:${smtp.port}` });
+  site = gw.ingress.deps.baseUrl().replace(/\/api\/v1$/, "");
+  expect(site).toMatch(/^http:\/\/localhost:\d+$/);
+  orgId = (await gw.admin("POST", "/orgs", { name: "Passkey Org" })).body.org.id;
+  browser = await puppeteer.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    // localhost (and *.localhost) to the gateway's IPv4 listener (Chromium would also try ::1).
+    args: ["--no-sandbox", "--host-resolver-rules=MAP localhost 127.0.0.1, MAP *.localhost 127.0.0.1", "--lang=en-US"],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+  await smtp?.stop();
+});
+
+interface Device {
+  page: Page;
+  cdp: CDPSession;
+  authenticatorId: string;
+  violations(): Promise<string[]>;
+}
+
+/** A fresh browser profile with its own virtual authenticator, recording CSP violations of every page it opens. */
+async function device(): Promise<Device> {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  await page.evaluateOnNewDocument(() => {
+    window.__csp = [];
+    document.addEventListener("securitypolicyviolation", (e: any) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  const cdp = await page.createCDPSession();
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  return { page, cdp, authenticatorId, violations: () => page.evaluate(() => window.__csp as string[]) };
+}
+
+const state = (page: Page, wanted: string) =>
+  page.waitForFunction((s: string) => document.body?.getAttribute("data-state") === s, WAIT, wanted);
+
+const text = (page: Page, id: string) => page.evaluate((i: string) => document.getElementById(i)?.textContent ?? "", id);
+
+async function activityOf(codes: string[]): Promise<{ grp: string; who: string; action_code: string }[]> {
+  const { rows } = await gw.ctx.db.query(
+    "SELECT grp, who, action_code, detail FROM activity WHERE org_id = $1 AND action_code = ANY($2) ORDER BY id", [orgId, codes],
+  );
+  return rows;
+}
+
+describe("passkeys in chromium", () => {
+  let owner: Device;
+
+  it("the invited owner opens the e-mailed link, creates a passkey and is signed in", async () => {
+    const before = smtp.mails.length;
+    const added = await gw.admin("POST", `/orgs/${orgId}/members`, { ...OWNER, role: "owner" });
+    expect(added.status).toBe(201);
+    expect(added.body.invitation.sent).toBe(true);
+    const [link] = await nextLinks(smtp, OWNER.email, before);
+    expect(link).toMatch(new RegExp(`^${site}/dashboard/invitation#token=`));
+
+    owner = await device();
+    const response = await owner.page.goto(link, { waitUntil: "load" });
+    expect(response?.headers()["content-security-policy"]).toContain("script-src 'self'");
+    await state(owner.page, "invited");
+    expect(await text(owner.page, "invite-text")).toContain("Passkey Org as owner");
+    await owner.page.type("#passkey-name", "Laptop");
+    await owner.page.click("#create-passkey");
+    // The page goes to the sign-in page, which finds the new session.
+    await owner.page.waitForFunction(() => document.location.pathname === "/dashboard/signin" && document.body?.getAttribute("data-state") === "signed-in", WAIT);
+    expect(await text(owner.page, "who")).toBe(`${OWNER.name} (${OWNER.email}), owner of Passkey Org`);
+    expect(await text(owner.page, "passkeys")).toContain("Laptop");
+
+    const { credentials } = await owner.cdp.send("WebAuthn.getCredentials", { authenticatorId: owner.authenticatorId });
+    expect(credentials).toHaveLength(1);
+    expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: "localhost" });
+    // The cookie is HttpOnly: the page's script cannot read it.
+    expect(await owner.page.evaluate(() => document.cookie)).toBe("");
+    const cookies = await owner.page.browserContext().cookies();
+    expect(cookies.find((c) => c.name === "gw_session")).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/", secure: false });
+    expect(await owner.violations()).toEqual([]);
+  });
+
+  it("signs out, then signs in again with the passkey; the counter moves and the activity names the member", async () => {
+    const { rows: [before] } = await gw.ctx.db.query("SELECT counter FROM member_passkeys WHERE name = 'Laptop'");
+    await owner.page.click("#signout");
+    await state(owner.page, "signed-out");
+    expect(await owner.page.browserContext().cookies()).toEqual([]);
+
+    await owner.page.click("#passkey-signin");
+    await state(owner.page, "signed-in");
+    expect(await text(owner.page, "status")).toBe("Signed in.");
+    const { rows: [after] } = await gw.ctx.db.query("SELECT counter, last_used_at FROM member_passkeys WHERE name = 'Laptop'");
+    expect(after.counter).toBeGreaterThan(before.counter);
+    expect(after.last_used_at).not.toBeNull();
+
+    const entries = await activityOf(["member.signed_in", "passkey.added", "member.signed_out"]);
+    expect(entries.map((e) => e.action_code)).toEqual(["passkey.added", "member.signed_in", "member.signed_out", "member.signed_in"]);
+    for (const entry of entries) expect(entry).toMatchObject({ grp: "team_security", who: `${OWNER.name} <${OWNER.email}>` });
+    expect(await owner.violations()).toEqual([]);
+  });
+
+  it("on a new device without the passkey, an e-mailed link signs in and the member adds a passkey there", async () => {
+    const laptop = await device();
+    await laptop.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
+    await state(laptop.page, "signed-out");
+    const before = smtp.mails.length;
+    await laptop.page.type("#email", OWNER.email);
+    await laptop.page.click("#link-form button[type=submit]");
+    await laptop.page.waitForFunction(() => document.getElementById("status")?.textContent.includes("on its way"), WAIT);
+    const [link] = await nextLinks(smtp, OWNER.email, before);
+    expect(link).toMatch(new RegExp(`^${site}/dashboard/signin#link=`));
+
+    await laptop.page.goto(link, { waitUntil: "load" });
+    await state(laptop.page, "signed-in");
+    // The token left the address bar once spent.
+    expect(laptop.page.url()).toBe(`${site}/dashboard/signin`);
+    await laptop.page.click("#add-passkey");
+    await laptop.page.waitForFunction(() => document.getElementById("status")?.textContent === "Passkey added.", WAIT);
+    const { credentials } = await laptop.cdp.send("WebAuthn.getCredentials", { authenticatorId: laptop.authenticatorId });
+    expect(credentials).toHaveLength(1);
+    await waitFor(async () => (await laptop.page.$$("#passkeys li")).length === 2);
+
+    // The same link, opened again, is refused.
+    const replay = await device();
+    await replay.page.goto(link, { waitUntil: "load" });
+    await state(replay.page, "signed-out");
+    expect(await text(replay.page, "status")).toContain("already used");
+
+    // Both devices are in the owner's list of sessions; the laptop revokes the first device's.
+    await laptop.page.reload({ waitUntil: "load" });
+    await state(laptop.page, "signed-in");
+    expect(await laptop.page.$$("#sessions li")).toHaveLength(2);
+    await laptop.page.click("#sessions li button");
+    await waitFor(async () => (await laptop.page.$$("#sessions li")).length === 1);
+    await owner.page.reload({ waitUntil: "load" });
+    await state(owner.page, "signed-out");
+    expect(await text(owner.page, "status")).toBe("Your session has ended. Sign in again.");
+    expect(await laptop.violations()).toEqual([]);
+    await replay.page.browserContext().close();
+    await laptop.page.browserContext().close();
+  });
+
+  it("a page of another origin cannot make a signed-in browser change anything", async () => {
+    await owner.page.click("#passkey-signin");
+    await state(owner.page, "signed-in");
+    const live = async () => (await gw.ctx.db.query("SELECT count(*)::int AS n FROM member_sessions WHERE revoked_at IS NULL")).rows[0].n;
+    const before = await live();
+    // Attackers' pages (answered by interception: no server behind them) post a form to
+    // sign-out: a top-level navigation, JSON smuggled in a text/plain body.
+    const attackPage = `<form id="f" method="POST" action="${site}/admin/v1/auth/signout" enctype="text/plain"><input name='{"a":"' value='"}'></form>`;
+    await owner.page.setRequestInterception(true);
+    const onRequest = (request: import("puppeteer-core").HTTPRequest) => {
+      if (request.url().endsWith("/attack")) void request.respond({ status: 200, contentType: "text/html", body: attackPage });
+      else void request.continue();
+    };
+    owner.page.on("request", onRequest);
+    const attack = async (origin: string) => {
+      await owner.page.goto(`${origin}/attack`, { waitUntil: "load" });
+      const answer = owner.page.waitForResponse((r) => r.url() === `${site}/admin/v1/auth/signout`);
+      await owner.page.evaluate(() => document.getElementById("f").submit());
+      const response = await answer;
+      return { status: response.status(), body: await response.json() };
+    };
+    // Another site (evil.localhost): SameSite=Lax keeps the cookie out of a cross-site POST.
+    expect(await attack(`http://evil.localhost:${new URL(site).port}`)).toMatchObject({ status: 401, body: { reason: "unauthorized" } });
+    // Another origin of the same site (another port of localhost) gets the cookie sent, and
+    // is refused by the Origin and CSRF token check.
+    expect(await attack(`http://localhost:${Number(new URL(site).port) + 1}`)).toMatchObject({ status: 403, body: { reason: "csrf_rejected" } });
+    owner.page.off("request", onRequest);
+    await owner.page.setRequestInterception(false);
+    expect(await live()).toBe(before);
+    await owner.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
+    await state(owner.page, "signed-in");
+  });
+
+  it("the pages have no accessibility violations axe-core can find", async () => {
+    const require = createRequire(import.meta.url);
+    const axePath = require.resolve("axe-core/axe.min.js");
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
+    await page.setBypassCSP(true);
+    for (const path of ["/dashboard/signin", "/dashboard/invitation#token=" + "A".repeat(43)]) {
+      await page.goto(`${site}${path}`, { waitUntil: "load" });
+      await page.waitForFunction(() => document.body.getAttribute("data-state") !== "loading", WAIT);
+      await page.addScriptTag({ path: axePath });
+      const result = await page.evaluate(async () => (await window.axe.run(document)).violations.map((v: any) => v.id));
+      expect(result, path).toEqual([]);
+    }
+    await context.close();
+  });
+});
