@@ -27,9 +27,11 @@ export const contentParams = compile({ ...KEY, domain: scalar(2048), content_key
 
 export const secretParams = compile({ ...KEY, domain: scalar(2048), nonce: scalar(256), name: {} });
 
+// proof and interaction are judged by the grant (an unreadable one is no proof, no evidence).
 export const botcheckParams = compile({
   ...KEY, action: scalar(16), nonce: {}, held_ms: scalar(16), token: scalar(1024),
   signals: { anyOf: [{ type: "object" }, { type: "string", maxLength: 16_384 }] },
+  proof: {}, interaction: {},
 });
 
 export const scanParams = compile({ ...KEY, domain: scalar(2048), list: scalar(8), history: scalar(8) });
