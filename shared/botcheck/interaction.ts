@@ -16,11 +16,11 @@ export type InputKind = "mouse" | "pen" | "touch" | "keyboard";
 export interface Interaction {
   /** What pressed the button: the pointerdown's pointerType, or the keyboard. */
   input: InputKind;
-  /** Pointer, touch and mouse presses seen on the page since the script loaded (the hold's own included). */
+  /** pointerdown, touchstart and mousedown events seen since the script loaded (the hold's own included). */
   presses: number;
   /** keydown events seen since the script loaded (a keyboard hold's own included). */
   keys: number;
-  /** Mouse and pen pointermove events seen since the script loaded. */
+  /** pointermove events (any pointer) seen since the script loaded. */
   moves: number;
   /** Segments of the approach trail: the last moves (at most INTERACTION_TRAIL) before the press. */
   trail: number;

@@ -36,12 +36,13 @@ describe("a script that waits the hold", () => {
     // A key as an operator makes it: the default difficulty.
     const made = await clientSetup(gw, { botcheck: { enabled: true, hold_ms: 1500 } });
     const assessed = await botcheckCall(gw, { key: made.key, signals: {} });
-    expect(assessed.body.config).toMatchObject({ hold_ms: 1500, difficulty: DEFAULT_DIFFICULTY, difficulty_without_evidence: DEFAULT_DIFFICULTY + 2 });
     const nonce = assessed.body.nonce as string;
     await advance(gw, 2);
     const refused = await grant(made.key, nonce);
-    expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ ok: false, enforced: true, allow: false, reason: "hold_too_short", ts: expect.any(Number) });
+    expect(refused.status).toBe(403);
+    // The challenge said what work was due.
+    expect(assessed.body.config).toMatchObject({ hold_ms: 1500, difficulty: DEFAULT_DIFFICULTY, difficulty_without_evidence: DEFAULT_DIFFICULTY + 2 });
     // A human-looking summary does not stand in for the work.
     const again = await challenge(gw, made);
     await advance(gw, 2);
