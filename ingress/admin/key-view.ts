@@ -1,3 +1,4 @@
+import { DEFAULT_DIFFICULTY } from "../../shared/botcheck/index.js";
 import type { KeyRow } from "../../shared/db/keys.js";
 import type { OrgRow } from "../../shared/db/orgs.js";
 import { windowEnd } from "../../shared/plans.js";
@@ -42,7 +43,8 @@ export function keyDetails(key: KeyRow, org: OrgRow, nowMs: number) {
     rate_per_minute: key.rate_per_minute,
     rate_per_source_per_minute: key.rate_per_source_per_minute,
     hard_expires_at: iso(key.expires_at),
-    botcheck: key.botcheck,
+    // Settings stored before the proof's difficulty existed show the default they run with.
+    botcheck: { ...key.botcheck, difficulty: key.botcheck.difficulty ?? DEFAULT_DIFFICULTY },
     firewall: key.firewall,
     content_origin: key.content_origin,
     created_at: iso(key.created_at),

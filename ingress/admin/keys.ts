@@ -1,4 +1,5 @@
 import { recordActivity } from "../../shared/activity.js";
+import { DEFAULT_DIFFICULTY, MAX_DIFFICULTY } from "../../shared/botcheck/index.js";
 import { randomToken, sha256 } from "../../shared/crypto/hash.js";
 import {
   countLiveKeys, findKey, insertKey, listKeysOfOrg, setKeyStatus, updateKeySettings, type KeyRow, type KeySettings,
@@ -45,6 +46,7 @@ const settingsProperties = {
       allow_tablet: { type: "boolean" },
       allow_mobile: { type: "boolean" },
       blocked_url: { anyOf: [{ type: "string", format: "http-url", maxLength: 2048 }, { type: "null" }] },
+      difficulty: { type: "integer", minimum: 0, maximum: MAX_DIFFICULTY },
     },
     additionalProperties: false,
   },
@@ -67,7 +69,9 @@ const patchBody = validator<KeyBody>({
   additionalProperties: false,
 });
 
-const BOTCHECK_DEFAULTS = { enabled: false, hold_ms: 1500, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null };
+const BOTCHECK_DEFAULTS = {
+  enabled: false, hold_ms: 1500, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null, difficulty: DEFAULT_DIFFICULTY,
+};
 
 function settingsOf(body: KeyBody, base?: KeyRow): Partial<KeySettings> {
   const out: Partial<KeySettings> = {};

@@ -3,14 +3,20 @@ import {
   assess,
   type BotcheckReason,
   CHALLENGE_TTL_S,
+  type ChallengeIssue,
   challengeAnswer,
   challengeRecord,
   createNonce,
+  DECISIVE,
+  difficulties,
   evaluateGrant,
   grantedAnswer,
   isNonce,
   issueToken,
+  judgeInteraction,
+  networkHash,
   parseChallenge,
+  parseProof,
   serializeChallenge,
   uaHash,
   verifiedAnswer,
@@ -89,19 +95,32 @@ async function judge(
   }
   const nonce = params.nonce;
   if (!isNonce(nonce)) return { kind: "refused", reason: "invalid_challenge" };
-  const decision = evaluateGrant(parseChallenge(await consume(nonce)), {
+  const record = parseChallenge(await consume(nonce));
+  // The grant is assessed again on its own headers: a rule that refuses alone refuses it
+  // too (the page's signals are the assess's business; their absence here proves nothing).
+  const again = assess({ headers: request.headers, headerOrder: request.headerOrder, signals: undefined, config: key.botcheck, tokenValid: false });
+  const decisive = again.clues.find((clue) => clue.weight >= DECISIVE);
+  if (decisive) return { kind: "refused", reason: decisive.reason };
+  const decision = evaluateGrant(record, {
     nowMs,
     heldMs: heldMs(params.held_ms),
     holdMs: key.botcheck.hold_ms,
     keyId: key.id,
     uaHash: uaHash(userAgent),
+    netHash: networkHash(request.remoteAddress),
+    nonce,
+    proof: parseProof(params.proof),
+    interaction: judgeInteraction(state.parseInteraction(params.interaction)),
   });
   return decision.ok ? { kind: "granted" } : { kind: "refused", reason: decision.reason };
 }
 
-/** A fresh nonce stored for two minutes; NX so a nonce is never issued twice. */
-async function storeChallenge(deps: IngressDeps, keyId: number, userAgent: string): Promise<string> {
-  const record = serializeChallenge(challengeRecord({ keyId, nowMs: deps.clock.now(), userAgent }));
+/**
+ * A fresh nonce stored for two minutes, with whom it was issued to (key, user agent,
+ * network) and the difficulties its proof must reach; NX so a nonce is never issued twice.
+ */
+async function storeChallenge(deps: IngressDeps, issue: Omit<ChallengeIssue, "nowMs">): Promise<string> {
+  const record = serializeChallenge(challengeRecord({ ...issue, nowMs: deps.clock.now() }));
   for (let attempt = 0; attempt < 3; attempt++) {
     const nonce = createNonce(pooledRandomBytes);
     if ((await deps.redis.set(deps.keys.challenge(nonce), record, "EX", CHALLENGE_TTL_S, "NX")) === "OK") return nonce;
@@ -143,8 +162,11 @@ export async function botcheck(request: HttpRequest, deps: IngressDeps): Promise
       return disabledReply();
     case "verified":
       return answerReply(verifiedAnswer(), ts);
-    case "challenge":
-      return answerReply(challengeAnswer(await storeChallenge(deps, key.id, userAgent), key.botcheck), ts);
+    case "challenge": {
+      const work = difficulties(key.botcheck.difficulty);
+      const nonce = await storeChallenge(deps, { keyId: key.id, userAgent, address: request.remoteAddress, ...work });
+      return answerReply(challengeAnswer(nonce, key.botcheck, work), ts);
+    }
     case "granted":
       return answerReply(grantedAnswer(issueToken({ keyId: key.id, userAgent, address: request.remoteAddress, nowS: ts }, state.tokenSecret)), ts);
     case "refused":

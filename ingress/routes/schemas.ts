@@ -32,6 +32,8 @@ export const PUBLIC_PARAMETERS = {
   botcheck: {
     ...KEY, action: scalar(16), nonce: {}, held_ms: scalar(16), token: scalar(1024),
     signals: { anyOf: [{ type: "object" }, { type: "string", maxLength: 16_384 }] },
+    // proof and interaction are judged by the grant (an unreadable one is no proof, no evidence).
+    proof: {}, interaction: {},
   },
   scan: { ...KEY, domain: scalar(2048), list: scalar(8), history: scalar(8) },
   // Values are judged by their routes (unknown_status, bad_due, bad_finding_key, ...); only lengths here.

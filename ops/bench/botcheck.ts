@@ -1,3 +1,4 @@
+import { solveWork } from "../../shared/botcheck/work.js";
 import type { Target } from "./load.js";
 
 /**
@@ -57,7 +58,11 @@ export async function botcheckTargets(gatewayUrl: string, key: string, domain: s
   const assess = { key, action: "assess", signals: SIGNALS };
   const first = await post(url, headers, assess);
   if (first.challenge !== true) throw new Error(`botcheck did not challenge a new browser: ${JSON.stringify(first)}`);
-  const granted = await post(url, headers, { key, action: "grant", nonce: first.nonce, held_ms: 1600 });
+  // The returning visitor's token costs one proof at the key's difficulty, without interaction evidence.
+  const nonce = String(first.nonce);
+  const config = first.config as { difficulty_without_evidence: number };
+  const proof = solveWork(nonce, config.difficulty_without_evidence);
+  const granted = await post(url, headers, { key, action: "grant", nonce, held_ms: 1600, proof });
   if (typeof granted.token !== "string") throw new Error(`botcheck grant failed: ${JSON.stringify(granted)}`);
   const returning = { ...assess, token: granted.token };
   const back = await post(url, headers, returning);

@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import type { InteractionVerdict } from "./interaction.js";
+import { networkHash } from "./network.js";
+import { proofBits } from "./proof.js";
 import type { GrantReason } from "./reasons.js";
 import { uaHash } from "./ua-hash.js";
 
@@ -16,6 +19,12 @@ export interface ChallengeRecord {
   issuedAtMs: number;
   /** `uaHash` of the visitor's User-Agent. */
   uaHash: string;
+  /** `networkHash` of the visitor's address: the /24 or /48 the pass token will be bound to. */
+  netHash: string;
+  /** Leading zero bits the proof must reach with credible interaction evidence (0: no proof asked). */
+  difficulty: number;
+  /** ... and without it. */
+  withoutEvidence: number;
 }
 
 export type GrantDecision = { ok: true } | { ok: false; reason: GrantReason };
@@ -29,6 +38,14 @@ export interface GrantAttempt {
   keyId: string | number;
   /** `uaHash` of the User-Agent of the grant request. */
   uaHash: string;
+  /** `networkHash` of the grant request's address. */
+  netHash: string;
+  /** The nonce being answered (the proof is bound to it). */
+  nonce: string;
+  /** `proof` as parsed (parseProof); undefined is no proof. */
+  proof: number | undefined;
+  /** `judgeInteraction` of the grant's `interaction`. */
+  interaction: InteractionVerdict;
 }
 
 /** 16 random bytes as 32 lower-case hex characters. */
@@ -41,13 +58,33 @@ export function isNonce(value: unknown): value is string {
   return typeof value === "string" && NONCE_SHAPE.test(value);
 }
 
-export function challengeRecord(issue: { keyId: string | number; nowMs: number; userAgent: string }): ChallengeRecord {
-  return { keyId: String(issue.keyId), issuedAtMs: issue.nowMs, uaHash: uaHash(issue.userAgent) };
+export interface ChallengeIssue {
+  keyId: string | number;
+  nowMs: number;
+  userAgent: string;
+  /** The visitor's address (the request's client address). */
+  address: string;
+  difficulty: number;
+  withoutEvidence: number;
+}
+
+export function challengeRecord(issue: ChallengeIssue): ChallengeRecord {
+  return {
+    keyId: String(issue.keyId),
+    issuedAtMs: issue.nowMs,
+    uaHash: uaHash(issue.userAgent),
+    netHash: networkHash(issue.address),
+    difficulty: issue.difficulty,
+    withoutEvidence: issue.withoutEvidence,
+  };
 }
 
 export function serializeChallenge(record: ChallengeRecord): string {
-  return JSON.stringify({ keyId: record.keyId, issuedAtMs: record.issuedAtMs, uaHash: record.uaHash });
+  const { keyId, issuedAtMs, uaHash: ua, netHash, difficulty, withoutEvidence } = record;
+  return JSON.stringify({ keyId, issuedAtMs, uaHash: ua, netHash, difficulty, withoutEvidence });
 }
+
+const isBits = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 32;
 
 /** The stored record, or null when absent or unreadable. */
 export function parseChallenge(raw: string | null | undefined): ChallengeRecord | null {
@@ -59,11 +96,13 @@ export function parseChallenge(raw: string | null | undefined): ChallengeRecord 
     return null;
   }
   if (typeof value !== "object" || value === null) return null;
-  const { keyId, issuedAtMs, uaHash: hash } = value as Record<string, unknown>;
+  const { keyId, issuedAtMs, uaHash: hash, netHash, difficulty, withoutEvidence } = value as Record<string, unknown>;
   if (typeof keyId !== "string" || typeof hash !== "string" || typeof issuedAtMs !== "number" || !Number.isFinite(issuedAtMs)) {
     return null;
   }
-  return { keyId, issuedAtMs, uaHash: hash };
+  // A record stored before the proof existed reads as none: the visitor asks again.
+  if (typeof netHash !== "string" || !isBits(difficulty) || !isBits(withoutEvidence)) return null;
+  return { keyId, issuedAtMs, uaHash: hash, netHash, difficulty, withoutEvidence };
 }
 
 /**
@@ -71,15 +110,20 @@ export function parseChallenge(raw: string | null | undefined): ChallengeRecord 
  * attempt whatever the outcome). In order:
  * - no record → `expired_challenge`: expired, already used or never issued look the
  *   same in Redis, and the visitor's remedy is the same: ask for a new challenge;
- * - record of another key or another user agent → `invalid_challenge`;
+ * - record of another key, another user agent or another network (the grant is not the
+ *   visitor the challenge was issued to) → `invalid_challenge`;
  * - issued CHALLENGE_TTL_MS or more ago → `expired_challenge`;
  * - `held_ms` below the hold time, or less time than the hold time passed since the
  *   challenge was issued (a client cannot have held longer than that) → `hold_too_short`;
+ * - when the challenge asked for a proof (difficulty > 0): interaction evidence the widget
+ *   cannot produce → `automation`; a proof missing, or short of the difficulty the
+ *   evidence calls for (a proof for another nonce is short of it) → `hold_too_short`:
+ *   the proof is how the service knows the hold happened, and the remedy is the same;
  * - otherwise ok.
  */
 export function evaluateGrant(record: ChallengeRecord | null, attempt: GrantAttempt): GrantDecision {
   if (record === null) return { ok: false, reason: "expired_challenge" };
-  if (record.keyId !== String(attempt.keyId) || record.uaHash !== attempt.uaHash) {
+  if (record.keyId !== String(attempt.keyId) || record.uaHash !== attempt.uaHash || record.netHash !== attempt.netHash) {
     return { ok: false, reason: "invalid_challenge" };
   }
   const ageMs = attempt.nowMs - record.issuedAtMs;
@@ -88,5 +132,9 @@ export function evaluateGrant(record: ChallengeRecord | null, attempt: GrantAtte
   if (held === undefined || !(held >= attempt.holdMs) || ageMs < attempt.holdMs) {
     return { ok: false, reason: "hold_too_short" };
   }
+  if (record.difficulty === 0) return { ok: true };
+  if (attempt.interaction === "forged") return { ok: false, reason: "automation" };
+  const needed = attempt.interaction === "human" ? record.difficulty : record.withoutEvidence;
+  if (attempt.proof === undefined || proofBits(attempt.nonce, attempt.proof) < needed) return { ok: false, reason: "hold_too_short" };
   return { ok: true };
 }

@@ -1,6 +1,7 @@
 /**
  * Every reason a bot-check answer can carry beyond the enforcement chain's own
- * (`invalid_key`, `domain_mismatch`, ...). `stage` says which action produces it.
+ * (`invalid_key`, `domain_mismatch`, ...). `stage` says which action produces it (a grant is
+ * also refused for the assess reasons its own headers earn: the grant request is assessed again).
  * Names are part of the interface: never rename or reuse one.
  */
 export const BOTCHECK_REASONS = {
@@ -13,8 +14,8 @@ export const BOTCHECK_REASONS = {
     meaning: "A headless browser: HeadlessChrome in the user agent or client hints, or headless traits in the page signals.",
   },
   automation: {
-    stage: "assess",
-    meaning: "The page reported a driven browser: navigator.webdriver, automation globals, inhumanly fast input.",
+    stage: "assess, grant",
+    meaning: "The page reported a driven browser: navigator.webdriver, automation globals, inhumanly fast input; or a grant's interaction evidence contradicts itself.",
   },
   missing_headers: {
     stage: "assess",
@@ -34,16 +35,16 @@ export const BOTCHECK_REASONS = {
   },
   hold_too_short: {
     stage: "grant",
-    meaning: "held_ms, or the time since the challenge was issued, is below the key's hold time.",
+    meaning: "held_ms, or the time since the challenge was issued, is below the key's hold time; or the proof-of-work is missing or short of the difficulty.",
   },
   invalid_challenge: {
     stage: "grant",
-    meaning: "The nonce is malformed, or was issued for another key or another user agent.",
+    meaning: "The nonce is malformed, or was issued for another key, another user agent or another network.",
   },
 } as const;
 
 type Reasons = typeof BOTCHECK_REASONS;
 
 export type BotcheckReason = keyof Reasons;
-export type AssessReason = { [K in BotcheckReason]: Reasons[K]["stage"] extends "assess" ? K : never }[BotcheckReason];
-export type GrantReason = { [K in BotcheckReason]: Reasons[K]["stage"] extends "grant" ? K : never }[BotcheckReason];
+export type AssessReason = { [K in BotcheckReason]: Reasons[K]["stage"] extends `assess${string}` ? K : never }[BotcheckReason];
+export type GrantReason = { [K in BotcheckReason]: Reasons[K]["stage"] extends `${string}grant` ? K : never }[BotcheckReason];

@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type SchemaObject } from "ajv";
+import { INTERACTION_TRAIL, type Interaction } from "./interaction.js";
 
 /**
  * What the page script observed about the visitor (request parameter `signals`).
@@ -84,6 +85,42 @@ export const signalsSchema: SchemaObject = {
 };
 
 export type SignalsParse = { ok: true; signals: Signals } | { ok: false; errors: string[] };
+
+/** The grant's `interaction` summary (interaction.ts): every field required, nothing else kept. */
+export const interactionSchema: SchemaObject = {
+  $id: "botcheck/interaction",
+  type: "object",
+  required: ["input", "presses", "keys", "moves", "trail", "path_px", "span_px", "speed_cv", "max_speed", "contact_px"],
+  properties: {
+    input: { type: "string", enum: ["mouse", "pen", "touch", "keyboard"] },
+    presses: count,
+    keys: count,
+    moves: count,
+    trail: { type: "integer", minimum: 0, maximum: INTERACTION_TRAIL },
+    path_px: millis,
+    span_px: millis,
+    speed_cv: millis,
+    max_speed: millis,
+    contact_px: millis,
+  },
+};
+
+/** An `interaction` sent as a JSON string (form encoding) longer than this is set aside unread. */
+export const INTERACTION_MAX_JSON_CHARS = 2_048;
+
+/**
+ * Like `createSignalsParser`, for the grant's `interaction`: the summary, or undefined when
+ * it is absent or breaks the schema (then judged as no evidence at all).
+ */
+export function createInteractionParser(): (raw: unknown) => Interaction | undefined {
+  const ajv = new Ajv({ allErrors: false, removeAdditional: "all", strict: true });
+  const validate = ajv.compile<Interaction>(interactionSchema);
+  return (raw) => {
+    if (typeof raw === "string" && raw.length > INTERACTION_MAX_JSON_CHARS) return undefined;
+    const value = decode(raw, false);
+    return value !== undefined && validate(value) ? value : undefined;
+  };
+}
 
 /**
  * Builds the parser once (at start-up, not at import). The parser accepts the decoded

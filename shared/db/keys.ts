@@ -7,6 +7,8 @@ export interface BotcheckSettings {
   allow_tablet: boolean;
   allow_mobile: boolean;
   blocked_url?: string | null;
+  /** Leading zero bits of the hold's proof-of-work (docs/botcheck.md); absent in settings stored before it existed: the default. */
+  difficulty?: number;
 }
 
 /**

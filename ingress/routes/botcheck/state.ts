@@ -1,18 +1,20 @@
-import { createSignalsParser, type SignalsParse } from "../../../shared/botcheck/index.js";
+import { createInteractionParser, createSignalsParser, type Interaction, type SignalsParse } from "../../../shared/botcheck/index.js";
 import { deriveKey } from "../../../shared/crypto/seal.js";
 
 /**
  * What botcheck.php keeps between calls, built once at ingress start (IngressDeps): the
- * compiled `signals` schema and the pass-token secret, derived from the master secret
+ * compiled `signals` and `interaction` schemas and the pass-token secret, derived from the master secret
  * (so every process of a deployment shares it without storing it, and rotating
  * GATEWAY_SECRET ends every outstanding token).
  */
 export interface BotcheckState {
   /** `owned`: the value was parsed for this call alone and may be changed (unknown fields dropped in place). */
   parseSignals(raw: unknown, owned?: boolean): SignalsParse;
+  /** The grant's `interaction` summary, or undefined when absent or out of its schema. */
+  parseInteraction(raw: unknown): Interaction | undefined;
   tokenSecret: Buffer;
 }
 
 export function createBotcheckState(masterSecret: Buffer): BotcheckState {
-  return { parseSignals: createSignalsParser(), tokenSecret: deriveKey(masterSecret, "botcheck-token") };
+  return { parseSignals: createSignalsParser(), parseInteraction: createInteractionParser(), tokenSecret: deriveKey(masterSecret, "botcheck-token") };
 }

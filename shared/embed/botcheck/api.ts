@@ -1,3 +1,4 @@
+import type { Interaction } from "../../botcheck/interaction.js";
 import type { Signals } from "./signals.js";
 
 /** One answer of botcheck.php (interface.md 2.5), as the widget reads it. */
@@ -7,7 +8,7 @@ export interface Answer {
   challenge?: boolean;
   verified?: boolean;
   nonce?: string;
-  config?: { hold_ms?: number };
+  config?: { hold_ms?: number; difficulty?: number; difficulty_without_evidence?: number };
   token?: string;
   reason?: string;
   blocked_url?: string;
@@ -20,7 +21,7 @@ export class Unavailable extends Error {}
 
 export interface Api {
   assess(signals: Signals, token: string | null): Promise<Answer>;
-  grant(nonce: string, heldMs: number): Promise<Answer>;
+  grant(nonce: string, heldMs: number, proof: number, interaction: Interaction): Promise<Answer>;
 }
 
 export function createApi(endpoint: string, key: string, vocabulary: Vocabulary): Api {
@@ -52,6 +53,7 @@ export function createApi(endpoint: string, key: string, vocabulary: Vocabulary)
       if (token) body.token = token;
       return call(body);
     },
-    grant: (nonce, heldMs) => call({ key, action: vocabulary === "check" ? "solve" : "grant", nonce, held_ms: heldMs }),
+    grant: (nonce, heldMs, proof, interaction) =>
+      call({ key, action: vocabulary === "check" ? "solve" : "grant", nonce, held_ms: heldMs, proof, interaction }),
   };
 }

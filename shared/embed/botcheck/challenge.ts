@@ -1,10 +1,12 @@
 import { CSS } from "./styles.js";
 import type { Strings } from "./i18n.js";
+import type { InputKind } from "../../botcheck/interaction.js";
 
 /**
  * The press-and-hold button: pointer (mouse, pen, touch), touch events where Pointer
  * Events are missing, and the keyboard (holding Space or Enter). It measures how long
- * the visitor held and reports it; the caller decides what the service makes of it.
+ * the visitor held and reports it with what pressed (the input kind and the contact size);
+ * the caller decides what the service makes of it.
  */
 
 export interface ChallengeView {
@@ -59,7 +61,7 @@ export function createChallenge(
   text: Strings,
   lang: string,
   nonce: string | undefined,
-  onHeld: (heldMs: number) => void,
+  onHeld: (heldMs: number, input: InputKind, contact: number) => void,
 ): ChallengeView {
   const id = `gwbc${++counter}`;
   const root = host.shadowRoot || host.attachShadow({ mode: "open" });
@@ -102,6 +104,8 @@ export function createChallenge(
   let startedAt = -1;
   let frame = 0;
   let heldKey = "";
+  let input: InputKind = "mouse";
+  let contact = 0;
 
   const draw = (progress: number) => {
     // Reduced motion: the ring moves in quarters and the label says how far, instead of a sweep.
@@ -122,7 +126,7 @@ export function createChallenge(
     const held = stop();
     if (held < 0 || !armed) return;
     armed = false;
-    onHeld(Math.round(held));
+    onHeld(Math.round(held), input, contact);
   };
   const tick = () => {
     if (startedAt < 0) return;
@@ -132,8 +136,10 @@ export function createChallenge(
     if (progress >= 1) finish();
     else frame = requestAnimationFrame(tick);
   };
-  const start = () => {
+  const start = (kind: InputKind, size: number) => {
     if (!armed || startedAt >= 0) return;
+    input = kind;
+    contact = size;
     startedAt = performance.now();
     button.classList.add("active");
     view.say(text.holding);
@@ -149,15 +155,16 @@ export function createChallenge(
       } catch (_) {
         /* capture is a convenience */
       }
-      start();
+      const kind = event.pointerType;
+      start(kind === "pen" || kind === "touch" ? kind : "mouse", Math.max(event.width || 0, event.height || 0));
     });
     for (const name of ["pointerup", "pointercancel", "lostpointercapture"]) button.addEventListener(name, finish);
   } else {
     button.addEventListener("touchstart", (event) => {
       event.preventDefault();
-      start();
+      start("touch", 0);
     });
-    button.addEventListener("mousedown", start);
+    button.addEventListener("mousedown", () => start("mouse", 0));
     for (const name of ["touchend", "touchcancel", "mouseup", "mouseleave"]) button.addEventListener(name, finish);
   }
   button.addEventListener("contextmenu", (event) => event.preventDefault());
@@ -166,7 +173,7 @@ export function createChallenge(
     event.preventDefault();
     if (event.repeat || heldKey) return;
     heldKey = event.key;
-    start();
+    start("keyboard", 0);
   });
   button.addEventListener("keyup", (event) => {
     if (event.key === heldKey) {

@@ -1,7 +1,9 @@
+import { judgeInteraction } from "../../botcheck/interaction.js";
 import { createApi, Unavailable, type Answer, type Vocabulary } from "./api.js";
 import { createChallenge, type ChallengeView } from "./challenge.js";
 import { pick } from "./i18n.js";
-import { gatherSignals, watchActivity } from "./signals.js";
+import { gatherSignals, summarise, watchActivity } from "./signals.js";
+import { createSolver, type Solver } from "./solver.js";
 import { tokenStore, type StorageKind } from "./storage.js";
 
 /**
@@ -84,6 +86,13 @@ export function render(target: HTMLElement | string, options: RenderOptions): Wi
   const store = tokenStore(options.storage || "session", options.key, options.cookieName || "gateway_botcheck");
   const nonce = options.nonce || (script && script.nonce) || undefined;
   let view: ChallengeView | null = null;
+  let solver: Solver | null = null;
+  // Difficulties of the current challenge; `raise`: the service refused a full hold's proof
+  // (a rule newer than this script), so every later proof reaches the higher one.
+  let difficulty = 0;
+  let withoutEvidence = 0;
+  let raise = false;
+  let holdMs = 1500;
   let settled = false;
   let resolve: (value: PassResult | FailResult) => void = () => undefined;
   const result = new Promise<PassResult | FailResult>((r) => (resolve = r));
@@ -128,11 +137,19 @@ export function render(target: HTMLElement | string, options: RenderOptions): Wi
     if (answer.challenge && answer.nonce) {
       const challengeNonce = answer.nonce;
       if (!view) {
-        view = createChallenge(host, strings, lang, nonce, (heldMs) => {
-          if (!view) return;
+        view = createChallenge(host, strings, lang, nonce, (heldMs, input, contact) => {
+          if (!view || !solver) return;
           view.busy();
-          api.grant(nonceOf(), heldMs).then((granted) => {
+          const interaction = summarise(activity, input, contact);
+          const needed = raise || judgeInteraction(interaction) !== "human" ? withoutEvidence : difficulty;
+          const work = solver;
+          const answering = nonceOf();
+          work.until(needed).then((proof) => {
+            work.stop();
+            return api.grant(answering, heldMs, proof, interaction);
+          }).then((granted) => {
             if (!granted.allow && granted.reason && RETRY.indexOf(granted.reason) >= 0) {
+              if (granted.reason === "hold_too_short" && heldMs >= holdMs) raise = true;
               host.setAttribute("data-last-reason", granted.reason);
               // The old challenge is spent: the widget is checking again until the fresh one is armed.
               host.setAttribute("data-state", "checking");
@@ -145,8 +162,16 @@ export function render(target: HTMLElement | string, options: RenderOptions): Wi
         host.setAttribute("data-ready", String(performance.now()));
       }
       current = challengeNonce;
+      const config = answer.config || {};
+      holdMs = config.hold_ms || 1500;
+      difficulty = config.difficulty || 0;
+      withoutEvidence = Math.max(difficulty, config.difficulty_without_evidence || 0);
+      // The work starts with the challenge, towards the higher difficulty: the visitor's
+      // reading and holding time is spent on it, and a keyboard hold then waits for nothing.
+      if (solver) solver.stop();
+      solver = createSolver(challengeNonce, withoutEvidence);
       host.setAttribute("data-state", "challenge");
-      view.arm(answer.config && answer.config.hold_ms ? answer.config.hold_ms : 1500);
+      view.arm(holdMs);
       if (retryText) view.say(retryText, "bad");
       return;
     }
@@ -162,6 +187,7 @@ export function render(target: HTMLElement | string, options: RenderOptions): Wi
   return {
     result,
     remove() {
+      if (solver) solver.stop();
       if (view) view.remove();
     },
   };

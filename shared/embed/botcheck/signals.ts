@@ -7,6 +7,7 @@
 // The one declaration of the signals is the service's (shared/botcheck/signals.ts); a type import
 // costs the built script nothing.
 import type { Signals } from "../../botcheck/signals.js";
+import { INTERACTION_TRAIL, type InputKind, type Interaction } from "../../botcheck/interaction.js";
 
 export type { Signals };
 
@@ -56,23 +57,37 @@ export interface Activity {
   domContentLoaded?: number;
   pointerMoves: number;
   keypresses: number;
+  /** pointerdown, touchstart and mousedown events (a press may count more than once). */
+  presses: number;
+  /** The last mouse and pen moves, as x, y, time triples (at most INTERACTION_TRAIL + 1 points). */
+  points: number[];
+  /** `points` as they were at the last pointerdown: the approach to what was pressed. */
+  approach: number[];
 }
 
 export function watchActivity(): Activity {
-  const activity: Activity = { pointerMoves: 0, keypresses: 0 };
+  const activity: Activity = { pointerMoves: 0, keypresses: 0, presses: 0, points: [], approach: [] };
   const now = () => performance.now();
   const first = () => {
+    activity.presses++;
     if (activity.firstInteraction === undefined) activity.firstInteraction = now();
   };
   const options = { capture: true, passive: true };
-  addEventListener("pointerdown", first, options);
-  addEventListener("touchstart", first, options);
-  addEventListener("keydown", () => {
+  addEventListener("pointerdown", () => {
     first();
+    activity.approach = activity.points.slice();
+  }, options);
+  addEventListener("touchstart", first, options);
+  addEventListener("mousedown", first, options);
+  addEventListener("keydown", () => {
+    if (activity.firstInteraction === undefined) activity.firstInteraction = now();
     activity.keypresses++;
   }, options);
-  addEventListener("pointermove", () => {
+  addEventListener("pointermove", (event) => {
     activity.pointerMoves++;
+    if (event.pointerType !== "mouse" && event.pointerType !== "pen") return;
+    activity.points.push(event.clientX, event.clientY, event.timeStamp);
+    if (activity.points.length > (INTERACTION_TRAIL + 1) * 3) activity.points.splice(0, 3);
   }, options);
   const nav = performance.getEntriesByType && (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined);
   if (nav && nav.domContentLoadedEventStart > 0) activity.domContentLoaded = nav.domContentLoadedEventStart;
@@ -131,4 +146,40 @@ export async function gatherSignals(activity: Activity): Promise<Signals> {
   s.pointer_moves = count(activity.pointerMoves);
   s.keypresses = count(activity.keypresses);
   return JSON.parse(JSON.stringify(s)) as Signals; // drops the undefined fields
+}
+
+const round = (value: number, places: number): number => Math.round(value * places) / places;
+
+/**
+ * The grant's `interaction` (shared/botcheck/interaction.ts): what pressed the button, the
+ * page's counts, and the shape of the approach trail (mouse and pen only).
+ */
+export function summarise(activity: Activity, input: InputKind, contact: number): Interaction {
+  const p = input === "mouse" || input === "pen" ? activity.approach : [];
+  const speeds: number[] = [];
+  let path = 0;
+  for (let i = 3; i < p.length; i += 3) {
+    const d = Math.sqrt((p[i] - p[i - 3]) * (p[i] - p[i - 3]) + (p[i + 1] - p[i - 2]) * (p[i + 1] - p[i - 2]));
+    path += d;
+    speeds.push(d / Math.max(1, p[i + 2] - p[i - 1]));
+  }
+  const n = speeds.length;
+  let mean = 0;
+  let spread = 0;
+  for (const v of speeds) mean += v / n;
+  for (const v of speeds) spread += (v - mean) * (v - mean) / n;
+  const last = p.length - 3;
+  const span = n ? Math.sqrt((p[last] - p[0]) * (p[last] - p[0]) + (p[last + 1] - p[1]) * (p[last + 1] - p[1])) : 0;
+  return {
+    input,
+    presses: count(activity.presses) || 0,
+    keys: count(activity.keypresses) || 0,
+    moves: count(activity.pointerMoves) || 0,
+    trail: n,
+    path_px: round(path, 10),
+    span_px: Math.min(round(span, 10), round(path, 10)),
+    speed_cv: mean > 0 ? round(Math.sqrt(spread) / mean, 1000) : 0,
+    max_speed: round(n ? Math.max.apply(null, speeds) : 0, 1000),
+    contact_px: millis(contact, 4096) || 0,
+  };
 }

@@ -51,7 +51,7 @@ describe("POST /orgs/:org/keys", () => {
       countries_allow: [],
       countries_block: [],
       rate_per_minute: 600,
-      botcheck: { enabled: false, hold_ms: 1500, allow_desktop: true, allow_tablet: true, allow_mobile: true },
+      botcheck: { enabled: false, hold_ms: 1500, allow_desktop: true, allow_tablet: true, allow_mobile: true, difficulty: 18 },
       firewall: null,
       content_origin: null,
     });
@@ -139,6 +139,10 @@ describe("POST /orgs/:org/keys", () => {
     [{ name: "k", kind: "server", botcheck: { enabled: "yes" } }, "bad_botcheck"],
     [{ name: "k", kind: "server", botcheck: { hold_ms: -1 } }, "bad_botcheck"],
     [{ name: "k", kind: "server", botcheck: { blocked_url: "javascript:alert(1)" } }, "bad_botcheck"],
+    [{ name: "k", kind: "server", botcheck: { difficulty: 25 } }, "bad_botcheck"],
+    [{ name: "k", kind: "server", botcheck: { difficulty: -1 } }, "bad_botcheck"],
+    [{ name: "k", kind: "server", botcheck: { difficulty: 17.5 } }, "bad_botcheck"],
+    [{ name: "k", kind: "server", botcheck: { difficulty: "18" } }, "bad_botcheck"],
     [{ name: "k", kind: "server", firewall: [] }, "bad_firewall"],
     [{ name: "k", kind: "server", content_origin: "ftp://example.com" }, "bad_content_origin"],
     [{ name: "k", kind: "server", secret: "x" }, "bad_secret"],
@@ -208,8 +212,8 @@ describe("GET and PATCH /keys/:id", () => {
       kind: "client",
     });
     // Later patches keep what earlier ones set.
-    const again = await gw.admin("PATCH", `/keys/${keyId}`, { botcheck: { hold_ms: 900 }, expires_at: null });
-    expect(again.body.details.botcheck).toMatchObject({ enabled: true, hold_ms: 900 });
+    const again = await gw.admin("PATCH", `/keys/${keyId}`, { botcheck: { hold_ms: 900, difficulty: 0 }, expires_at: null });
+    expect(again.body.details.botcheck).toMatchObject({ enabled: true, hold_ms: 900, difficulty: 0 });
     expect(again.body.details.hard_expires_at).toBeNull();
     expect(again.body.details.name).toBe("renamed");
 

@@ -1,4 +1,6 @@
 import { expect } from "vitest";
+import type { Interaction } from "../../../shared/botcheck/interaction.js";
+import { solveWork } from "../../../shared/botcheck/work.js";
 import type { TestGateway } from "../../helpers/gateway.js";
 import { clientSetup, type MadeKey } from "./verify-fixtures.js";
 import { chromeDesktopSignals } from "../../shared/botcheck/fixtures.js";
@@ -34,9 +36,22 @@ export const PHONE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 
 export const PHONE_SIGNALS = Object.freeze({ ...BROWSER_SIGNALS, user_agent_data_mobile: true, touch_points: 5, plugins: 0, screen: { width: 412, height: 915, color_depth: 24, pixel_ratio: 2.625 } });
 
-/** A client key on example.com with bot protection on (hold time 1.5 s unless said otherwise). */
+/** The difficulty of the fixture's keys: low, so a test solves a proof in a millisecond; the default's own tests say so. */
+export const TEST_DIFFICULTY = 8;
+
+/** A client key on example.com with bot protection on (hold time 1.5 s, difficulty TEST_DIFFICULTY unless said otherwise). */
 export function botcheckKey(gw: TestGateway, botcheck: Record<string, unknown> = {}, key: Record<string, unknown> = {}): Promise<MadeKey> {
-  return clientSetup(gw, { botcheck: { enabled: true, ...botcheck }, ...key });
+  return clientSetup(gw, { botcheck: { enabled: true, difficulty: TEST_DIFFICULTY, ...botcheck }, ...key });
+}
+
+/** The widget's summary of a hand moving a mouse to the button (judged `human`). */
+export const HAND: Readonly<Interaction> = Object.freeze({
+  input: "mouse", presses: 1, keys: 0, moves: 42, trail: 18, path_px: 312.4, span_px: 281.9, speed_cv: 0.61, max_speed: 2.3, contact_px: 1,
+});
+
+/** What the widget adds to a grant: a proof of `bits` for the nonce and the hand's evidence. */
+export function answerOf(nonce: string, bits = TEST_DIFFICULTY): { proof: number; interaction: Interaction } {
+  return { proof: solveWork(nonce, bits), interaction: { ...HAND } };
 }
 
 export function botcheckCall(gw: TestGateway, params: Record<string, unknown>, headers: Record<string, string> = BROWSER_HEADERS) {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postFrom } from "../../helpers/from-address.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import {
-  BROWSER_HEADERS, BROWSER_SIGNALS, botcheckCall, botcheckKey, challenge, PHONE_HEADERS, PHONE_SIGNALS,
+  answerOf, BROWSER_HEADERS, BROWSER_SIGNALS, botcheckCall, botcheckKey, challenge, PHONE_HEADERS, PHONE_SIGNALS, TEST_DIFFICULTY,
 } from "./botcheck-fixtures.js";
 import { usageTally } from "./content-fixtures.js";
 import { advance, clientSetup, usedOf } from "./verify-fixtures.js";
@@ -40,7 +40,11 @@ describe("assess", () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
       enforced: true, allow: false, challenge: true, nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
-      config: { hold_ms: 2500, allow_desktop: true, allow_tablet: false, allow_mobile: true }, ts: expect.any(Number),
+      config: {
+        hold_ms: 2500, allow_desktop: true, allow_tablet: false, allow_mobile: true,
+        difficulty: TEST_DIFFICULTY, difficulty_without_evidence: TEST_DIFFICULTY + 2,
+      },
+      ts: expect.any(Number),
     });
     expect(answer.headers.get("access-control-allow-origin")).toBe("*");
     const ttl = await gw.ctx.redis.ttl(gw.ctx.keys.challenge(answer.body.nonce));
@@ -68,7 +72,10 @@ describe("assess", () => {
     for (const [path, action] of [["/api/v1/botcheck.php", "grant"], ["/api/v1/botcheck", "solve"]] as const) {
       const nonce = await challenge(gw, made);
       await advance(gw, 2);
-      grants.push(await gw.call(path, { method: "POST", form: { key: made.key, action, nonce, held_ms: "1600" }, headers }));
+      // Form encoding: the proof as digits, the evidence as a JSON string.
+      const { proof, interaction } = answerOf(nonce);
+      const form = { key: made.key, action, nonce, held_ms: "1600", proof: String(proof), interaction: JSON.stringify(interaction) };
+      grants.push(await gw.call(path, { method: "POST", form, headers }));
     }
     for (const g of grants) {
       expect(g.status, JSON.stringify(g.body)).toBe(200);
@@ -119,7 +126,7 @@ describe("challenge, grant and token", () => {
     const made = await botcheckKey(gw, { hold_ms: 1500 });
     const nonce = await challenge(gw, made);
     await advance(gw, 2);
-    const granted = await botcheckCall(gw, { key: made.key, action: "grant", nonce, held_ms: 1600 });
+    const granted = await botcheckCall(gw, { key: made.key, action: "grant", nonce, held_ms: 1600, ...answerOf(nonce) });
     expect(granted.status).toBe(200);
     const token = granted.body.token as string;
     expect(token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
@@ -146,9 +153,10 @@ describe("challenge, grant and token", () => {
     const made = await botcheckKey(gw);
     const nonce = await challenge(gw, made);
     await advance(gw, 2);
-    const first = await botcheckCall(gw, { key: made.key, action: "grant", nonce, held_ms: 1600 });
+    const answer = answerOf(nonce);
+    const first = await botcheckCall(gw, { key: made.key, action: "grant", nonce, held_ms: 1600, ...answer });
     expect(first.body.token).toEqual(expect.any(String));
-    const replay = await botcheckCall(gw, { key: made.key, action: "grant", nonce, held_ms: 1600 });
+    const replay = await botcheckCall(gw, { key: made.key, action: "grant", nonce, held_ms: 1600, ...answer });
     expect(replay.status).toBe(403);
     expect(replay.body).toMatchObject({ ok: false, allow: false, reason: "expired_challenge" });
     expect(replay.body).not.toHaveProperty("token");
@@ -159,7 +167,8 @@ describe("challenge, grant and token", () => {
     const made = await botcheckKey(gw);
     const nonce = await challenge(gw, made);
     await advance(gw, 2);
-    const answers = await Promise.all(Array.from({ length: 8 }, () => botcheckCall(gw, { key: made.key, action: "grant", nonce, held_ms: 1600 })));
+    const answer = answerOf(nonce);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => botcheckCall(gw, { key: made.key, action: "grant", nonce, held_ms: 1600, ...answer })));
     expect(answers.filter((a) => typeof a.body.token === "string")).toHaveLength(1);
     expect(answers.filter((a) => a.body.reason === "expired_challenge")).toHaveLength(7);
   });
@@ -169,7 +178,7 @@ describe("challenge, grant and token", () => {
     const nonce = await challenge(gw, made);
     await advance(gw, 121);
     expect(await gw.ctx.redis.exists(gw.ctx.keys.challenge(nonce))).toBe(1); // Redis still holds it: the clock decides.
-    const late = await botcheckCall(gw, { key: made.key, action: "grant", nonce, held_ms: 1600 });
+    const late = await botcheckCall(gw, { key: made.key, action: "grant", nonce, held_ms: 1600, ...answerOf(nonce) });
     expect(late.status).toBe(403);
     expect(late.body).toMatchObject({ ok: false, enforced: true, allow: false, reason: "expired_challenge" });
   });
@@ -178,15 +187,15 @@ describe("challenge, grant and token", () => {
     const made = await botcheckKey(gw, { hold_ms: 3000, blocked_url: "https://example.com/blocked" });
     const short = await challenge(gw, made);
     await advance(gw, 4);
-    const held = await botcheckCall(gw, { key: made.key, action: "grant", nonce: short, held_ms: 2999 });
+    const held = await botcheckCall(gw, { key: made.key, action: "grant", nonce: short, held_ms: 2999, ...answerOf(short) });
     expect(held.status).toBe(403);
     // A failed challenge is retried, so the key's blocked page is not offered.
     expect(held.body).toEqual({ ok: false, enforced: true, allow: false, reason: "hold_too_short", ts: expect.any(Number) });
     const missing = await challenge(gw, made);
     await advance(gw, 4);
-    expect((await botcheckCall(gw, { key: made.key, action: "grant", nonce: missing })).body.reason).toBe("hold_too_short");
+    expect((await botcheckCall(gw, { key: made.key, action: "grant", nonce: missing, ...answerOf(missing) })).body.reason).toBe("hold_too_short");
     const tooSoon = await challenge(gw, made);
-    expect((await botcheckCall(gw, { key: made.key, action: "grant", nonce: tooSoon, held_ms: 3500 })).body.reason).toBe("hold_too_short");
+    expect((await botcheckCall(gw, { key: made.key, action: "grant", nonce: tooSoon, held_ms: 3500, ...answerOf(tooSoon) })).body.reason).toBe("hold_too_short");
   });
 
   it("refuses a malformed nonce, and one issued to another key or browser, with invalid_challenge", async () => {
@@ -199,11 +208,11 @@ describe("challenge, grant and token", () => {
     }
     const foreign = await challenge(gw, other);
     await advance(gw, 2);
-    expect((await botcheckCall(gw, { key: made.key, action: "grant", nonce: foreign, held_ms: 1600 })).body.reason).toBe("invalid_challenge");
+    expect((await botcheckCall(gw, { key: made.key, action: "grant", nonce: foreign, held_ms: 1600, ...answerOf(foreign) })).body.reason).toBe("invalid_challenge");
     const mine = await challenge(gw, made);
     await advance(gw, 2);
     const otherBrowser = { ...BROWSER_HEADERS, "user-agent": `${BROWSER_HEADERS["user-agent"]} Edg/126.0.0.0` };
-    expect((await botcheckCall(gw, { key: made.key, action: "grant", nonce: mine, held_ms: 1600 }, otherBrowser)).body.reason).toBe("invalid_challenge");
+    expect((await botcheckCall(gw, { key: made.key, action: "grant", nonce: mine, held_ms: 1600, ...answerOf(mine) }, otherBrowser)).body.reason).toBe("invalid_challenge");
   });
 });
 

@@ -10,12 +10,13 @@ describe("bot-check answers", () => {
   it("builds the other answers of interface 2.5", () => {
     expect(verifiedAnswer()).toStrictEqual({ enforced: true, allow: true, verified: true });
     expect(grantedAnswer("t.k")).toStrictEqual({ enforced: true, allow: true, token: "t.k" });
-    expect(challengeAnswer("ab".repeat(16), { ...ALL_DEVICES, extra: 1 } as typeof ALL_DEVICES)).toStrictEqual({
+    const work = { difficulty: 18, withoutEvidence: 20 };
+    expect(challengeAnswer("ab".repeat(16), { ...ALL_DEVICES, extra: 1 } as typeof ALL_DEVICES, work)).toStrictEqual({
       enforced: true,
       allow: false,
       challenge: true,
       nonce: "ab".repeat(16),
-      config: ALL_DEVICES,
+      config: { ...ALL_DEVICES, difficulty: 18, difficulty_without_evidence: 20 },
     });
     expect(refusedAnswer("bot_ua")).toStrictEqual({ enforced: true, allow: false, reason: "bot_ua" });
     expect(refusedAnswer("headless", "https://shop.example/blocked")).toStrictEqual({

@@ -10,18 +10,41 @@ import {
   parseChallenge,
   serializeChallenge,
 } from "../../../shared/botcheck/nonce.js";
+import { networkHash } from "../../../shared/botcheck/network.js";
+import { proofBits } from "../../../shared/botcheck/proof.js";
 import { uaHash } from "../../../shared/botcheck/ua-hash.js";
+import { solveWork } from "../../../shared/botcheck/work.js";
 import { UA } from "./fixtures.js";
 
 const issuedAtMs = 1_750_000_000_000;
-const record = challengeRecord({ keyId: 42, nowMs: issuedAtMs, userAgent: UA.chromeWindows });
+const ADDRESS = "203.0.113.7";
+const NONCE = "ab".repeat(16);
+const OTHER_NONCE = "cd".repeat(16);
+const work = { difficulty: 8, withoutEvidence: 10 };
+const record = challengeRecord({ keyId: 42, nowMs: issuedAtMs, userAgent: UA.chromeWindows, address: ADDRESS, ...work });
 const holdMs = 1500;
+// Proofs for NONCE: one that reaches 10 bits (so 8 too), one of exactly 8 or 9 bits, one of fewer than 8.
+const strong = solveWork(NONCE, 10);
+const medium = (() => {
+  for (let c = 0; ; c++) if (proofBits(NONCE, c) >= 8 && proofBits(NONCE, c) < 10) return c;
+})();
+const weak = (() => {
+  for (let c = 0; ; c++) if (proofBits(NONCE, c) < 8) return c;
+})();
+// A proof for another nonce that is no proof for NONCE.
+const foreign = (() => {
+  for (let c = 0; ; c = solveWork(OTHER_NONCE, 10, c + 1)) if (proofBits(OTHER_NONCE, c) >= 10 && proofBits(NONCE, c) < 8) return c;
+})();
 const attempt = (changes: Partial<GrantAttempt> = {}): GrantAttempt => ({
   nowMs: issuedAtMs + 5_000,
   heldMs: 1_600,
   holdMs,
   keyId: 42,
   uaHash: uaHash(UA.chromeWindows),
+  netHash: networkHash(ADDRESS),
+  nonce: NONCE,
+  proof: strong,
+  interaction: "human",
   ...changes,
 });
 
@@ -49,7 +72,7 @@ describe("challenge nonce", () => {
   });
 
   it("stores a JSON record that reads back", () => {
-    expect(record).toEqual({ keyId: "42", issuedAtMs, uaHash: uaHash(UA.chromeWindows) });
+    expect(record).toEqual({ keyId: "42", issuedAtMs, uaHash: uaHash(UA.chromeWindows), netHash: networkHash(ADDRESS), difficulty: 8, withoutEvidence: 10 });
     expect(JSON.parse(serializeChallenge(record))).toEqual(record);
     expect(parseChallenge(serializeChallenge(record))).toEqual(record);
   });
@@ -61,6 +84,8 @@ describe("challenge nonce", () => {
     ["a number", "5"],
     ["missing fields", '{"keyId":"42"}'],
     ["wrong types", '{"keyId":42,"issuedAtMs":"1","uaHash":"x"}'],
+    ["a record stored before the proof (no network, no difficulty)", '{"keyId":"42","issuedAtMs":1,"uaHash":"x"}'],
+    ["a difficulty out of range", '{"keyId":"42","issuedAtMs":1,"uaHash":"x","netHash":"y","difficulty":33,"withoutEvidence":35}'],
   ])("reads %s as no record", (_name, raw) => {
     expect(parseChallenge(raw)).toBeNull();
   });
@@ -86,6 +111,22 @@ describe("evaluateGrant", () => {
       record,
       attempt({ uaHash: uaHash(UA.firefoxWindows), nowMs: issuedAtMs + 200_000 }),
       "invalid_challenge",
+    ],
+    ["another network (another /24)", record, attempt({ netHash: networkHash("203.0.114.7") }), "invalid_challenge"],
+    ["another address of the same /24", record, attempt({ netHash: networkHash("203.0.113.200") }), null],
+    ["no proof", record, attempt({ proof: undefined }), "hold_too_short"],
+    ["a proof short of the difficulty", record, attempt({ proof: weak }), "hold_too_short"],
+    ["a proof made for another nonce", record, attempt({ proof: foreign }), "hold_too_short"],
+    ["the key's difficulty with human evidence", record, attempt({ proof: medium }), null],
+    ["the key's difficulty without evidence", record, attempt({ proof: medium, interaction: "absent" }), "hold_too_short"],
+    ["two bits more without evidence", record, attempt({ interaction: "absent" }), null],
+    ["evidence the widget cannot produce", record, attempt({ interaction: "forged" }), "automation"],
+    ["a short hold before the proof", record, attempt({ heldMs: 10, proof: undefined }), "hold_too_short"],
+    [
+      "no proof when the key asks none (difficulty 0): evidence not judged",
+      { ...record, difficulty: 0, withoutEvidence: 0 },
+      attempt({ proof: undefined, interaction: "forged" }),
+      null,
     ],
   ];
 

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { BOTCHECK_REASONS } from "../../../shared/botcheck/reasons.js";
 import { RULES } from "../../../shared/botcheck/rules.js";
-import { signalsSchema } from "../../../shared/botcheck/signals.js";
+import { interactionSchema, signalsSchema } from "../../../shared/botcheck/signals.js";
 
 const readme = readFileSync(new URL("../../../shared/botcheck/README.md", import.meta.url), "utf8");
 
@@ -44,6 +44,13 @@ describe("shared/botcheck/README.md", () => {
     const rows = tableRows(section("The `signals` object"));
     const properties = Object.keys((signalsSchema.properties ?? {}) as Record<string, unknown>);
     expect(properties.length).toBeGreaterThan(10);
+    for (const field of properties) expect(rows.has(field), field).toBe(true);
+  });
+
+  it("documents every interaction field", () => {
+    const rows = tableRows(section("Interaction evidence"));
+    const properties = Object.keys((interactionSchema.properties ?? {}) as Record<string, unknown>);
+    expect(properties).toHaveLength(10);
     for (const field of properties) expect(rows.has(field), field).toBe(true);
   });
 });
