@@ -39,11 +39,18 @@ export const recheckWith =
     return result.ok ? result.finding : null;
   };
 
+/** Scans per process at once. */
+export const SCANS_AT_ONCE = 8;
+/** Scans of one organization per process at once: the other slots stay open to other organizations. */
+export const SCANS_PER_ORG = 2;
+/** Jobs held beyond SCANS_AT_ONCE, so another organization's job behind one organization's run of jobs is read. */
+export const SCAN_BACKLOG = 56;
+
 /**
  * The scanner: several scans at once per process (they wait on the network, not the
  * CPU; the checks run on `evaluator`, the worker pool in production), any number of
- * processes. Scans are not retried on their own: the requester has a deadline, and a
- * re-run would only repeat outbound traffic.
+ * processes, organizations served in turn (`fairness`). Scans are not retried on their
+ * own: the requester has a deadline, and a re-run would only repeat outbound traffic.
  */
 export const scannerActor = (options: ScanOptions, evaluator: Evaluator) => {
   const scan: RunScan = (domain, scanOptions, nowMs) => runScan(domain, scanOptions, nowMs, { evaluator });
@@ -52,7 +59,8 @@ export const scannerActor = (options: ScanOptions, evaluator: Evaluator) => {
     streams: SCAN_STREAM,
     schema: scanJobSchema,
     handler: scanHandler(scan, options, recheckWith(evaluator)),
-    concurrency: 8,
+    concurrency: SCANS_AT_ONCE,
+    fairness: { key: (job) => String(job.org_id), perKey: SCANS_PER_ORG, backlog: SCAN_BACKLOG },
     maxAttempts: 2,
     backoffBaseMs: 500,
     claimIdleMs: 60_000,
