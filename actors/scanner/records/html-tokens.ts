@@ -149,10 +149,11 @@ export function tokenize(html: string, wanted: ReadonlySet<string>): Tokens {
     for (;;) {
       const close = find("</", at);
       if (close === -1) return length;
-      const after = close + 2 + name.length;
-      steps += name.length;
-      if (html.slice(close + 2, after).toLowerCase() === name) {
-        const c = code(after);
+      // The name, letter by letter and ignoring ASCII case, up to the first difference.
+      let matched = 0;
+      while (matched < name.length && (code(close + 2 + matched) | 0x20) === name.charCodeAt(matched)) matched++;
+      if (matched === name.length) {
+        const c = code(close + 2 + matched);
         if (isSpace(c) || c === SLASH || c === GT) return close;
       }
       at = close + 2;

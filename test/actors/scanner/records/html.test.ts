@@ -25,6 +25,7 @@ const HOSTILE: readonly [string, string][] = [
   ["unquoted attributes", "<a x=y "],
   ["end tags", "</a "],
   ["raw text never ended", "<script></scrip"],
+  ["end-tag openers in raw text", "<style></</st</sty</styl"],
   ["bare less-than signs", "<"],
   ["bogus comments", "<!x"],
 ];
