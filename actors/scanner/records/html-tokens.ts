@@ -11,6 +11,13 @@
  * over a second). Here the cursor only moves forward and every search starts where the last
  * one stopped: the work is linear in the length of the text. `steps` counts the characters
  * looked at, so tests hold that bound without measuring time.
+ *
+ * It is a tokenizer without HTML's tree builder, so on random documents it finds the script
+ * and meta tags parse5 finds except in these places: inside a script, `<!--<script>` makes a
+ * browser read the next `</script>` as text, while here it ends the script (tags after it are
+ * reported though a browser never runs them); inside `<svg>` and `<math>` a browser reads
+ * `<style>` as markup, here as raw text; a `<meta>` inside `<select>` is dropped by browsers,
+ * reported here.
  */
 
 export interface StartTag {
