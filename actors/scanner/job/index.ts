@@ -25,7 +25,7 @@ export function scanOptionsOf(config: Context["config"]): ScanOptions {
 /** Worker threads per scanner process that run the checks (offload/pool.ts). */
 export const CHECK_WORKERS = 4;
 /**
- * Time the checks of one scan may take in a worker. They take milliseconds on the
+ * Time the checks of one scan may take in a worker. They take tens of milliseconds on the
  * largest page examined (records/html.ts `HTML_LIMIT`); past this, the scan fails with
  * `scan_failed` rather than hold a worker.
  */
