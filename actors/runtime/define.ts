@@ -82,6 +82,23 @@ export interface ActorOptions {
   statsIntervalMs: number;
 }
 
+/**
+ * Fair shares between the parties a stream's messages belong to (the scanner's
+ * organizations): at most `perKey` handlers of one key run at once, a freed slot goes to
+ * the next key in turn (fair-queue.ts), and up to `backlog` messages beyond `concurrency`
+ * are held waiting their turn, so a message of another key behind one key's run of
+ * messages in the stream is read and can start. Held messages are kept by the heartbeat;
+ * at stop, those not started are left pending for another consumer to claim.
+ */
+export interface Fairness<T> {
+  /** The party of a valid message; messages that fail validation share the key "". */
+  key(message: T): string;
+  /** Handlers of one key running at once, 1..concurrency. */
+  perKey: number;
+  /** Messages held beyond `concurrency`, waiting their turn. */
+  backlog: number;
+}
+
 export interface ActorDefinition<T, Db = undefined> extends Partial<ActorOptions> {
   name: string;
   streams: StreamSelector;
@@ -90,6 +107,8 @@ export interface ActorDefinition<T, Db = undefined> extends Partial<ActorOptions
   /** JSON schema of the payload (ajv); T is declared beside it. */
   schema: SchemaObject;
   handler: Handler<T, Db>;
+  /** Without it, messages run in the order read, `concurrency` at a time. */
+  fairness?: Fairness<T>;
 }
 
 export interface Actor<T, Db> extends ActorOptions {
@@ -98,6 +117,7 @@ export interface Actor<T, Db> extends ActorOptions {
   readonly streams: StreamSelector;
   readonly schema: SchemaObject;
   readonly handler: Handler<T, Db>;
+  readonly fairness?: Fairness<T>;
 }
 
 export interface BaseDeps {
@@ -159,6 +179,13 @@ export function defineActor<T, Db = undefined>(definition: ActorDefinition<T, Db
   }
   for (const option of ["backoffBaseMs", "backoffMaxMs", "drainTimeoutMs", "errorDelayMs", "readPauseMs"] as const) {
     if (!Number.isFinite(actor[option]) || actor[option] < 0) throw new Error(`actor ${actor.name}: ${option} must be >= 0`);
+  }
+  const fairness = actor.fairness;
+  if (fairness !== undefined) {
+    if (!Number.isInteger(fairness.perKey) || fairness.perKey < 1 || fairness.perKey > actor.concurrency) {
+      throw new Error(`actor ${actor.name}: fairness.perKey must be an integer from 1 to concurrency`);
+    }
+    if (!Number.isInteger(fairness.backlog) || fairness.backlog < 0) throw new Error(`actor ${actor.name}: fairness.backlog must be an integer >= 0`);
   }
   return Object.freeze(actor);
 }

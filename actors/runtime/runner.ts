@@ -16,17 +16,20 @@
  * A message keeps its slot from delivery to ack or dead letter, backoff included: a
  * failing dependency slows the actor instead of flooding it. Reader and claimer each
  * take at most the free slots they saw (per stream, for the reader), so a moment of
- * overlap can put a few more entries in hand than `concurrency`; p-queue still runs at
- * most `concurrency` handlers, and the extra entries wait under the heartbeat.
+ * overlap can put a few more entries in hand than `concurrency`; the run queue still runs
+ * at most `concurrency` handlers, and the extra entries wait under the heartbeat. With
+ * `fairness` the runner holds up to `backlog` more entries, and the run queue
+ * (fair-queue.ts) takes turns between their keys.
  */
 import { setMaxListeners } from "node:events";
 import { Ajv } from "ajv";
 import ajvFormats from "ajv-formats";
-import PQueue from "p-queue";
 import { type BlockingConnection, isCluster, openBlocking } from "../../shared/redis/client.js";
 import { type Actor, type BaseDeps, type RunDeps, resolveStreams } from "./define.js";
 import { createCounters, type StreamCounters } from "./metrics.js";
 import { createAcker } from "./acks.js";
+import { createFairQueue } from "./fair-queue.js";
+import { decodeFields } from "../../shared/streams/envelope.js";
 import { createProcessor, type Delivery } from "./process-message.js";
 import { ensureGroup, isNoGroupError, parseAutoClaim, parsePendingEntries, parseReadGroup } from "../../shared/streams/redis-replies.js";
 import { type GroupStats, streamStats } from "../../shared/streams/stats.js";
@@ -101,7 +104,9 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
   }
 
   const counters = createCounters(actor.name, group, streams, { registry: deps.registry, prefix: keys.prefix });
-  const queue = new PQueue({ concurrency: actor.concurrency });
+  const fairness = actor.fairness;
+  const queue = createFairQueue(actor.concurrency, fairness?.perKey ?? actor.concurrency);
+  const inHandLimit = actor.concurrency + (fairness?.backlog ?? 0);
   const active = new Map<string, Delivery>();
   const handlerAbort = new AbortController();
   const stopAbort = new AbortController();
@@ -149,24 +154,38 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
     ack: createAcker(redis, group),
   });
 
+  /** The party a message belongs to for the run queue's turns; "" without fairness, or for a message that will be dead-lettered. */
+  const partyOf = (delivery: Delivery): string => {
+    if (fairness === undefined || delivery.fields === null) return "";
+    const decoded = decodeFields(delivery.fields);
+    return decoded.ok && validate(decoded.envelope.payload) ? fairness.key(decoded.envelope.payload) : "";
+  };
+
   const dispatch = (delivery: Delivery) => {
     const key = entryKey(delivery.stream, delivery.id);
     if (active.has(key)) return;
     active.set(key, delivery);
-    void queue.add(async () => {
-      try {
-        await processMessage(delivery);
-      } catch (error) {
-        // A fault (Redis down mid-ack): the entry stays pending and will be claimed again.
-        if (!abandoned) logger.error({ err: error, stream: delivery.stream, messageId: delivery.id }, "message left pending after a fault");
-      } finally {
-        active.delete(key);
-        wakeSlotWaiters();
-      }
-    });
+    const release = () => {
+      active.delete(key);
+      wakeSlotWaiters();
+    };
+    queue.add(
+      partyOf(delivery),
+      async () => {
+        try {
+          await processMessage(delivery);
+        } catch (error) {
+          // A fault (Redis down mid-ack): the entry stays pending and will be claimed again.
+          if (!abandoned) logger.error({ err: error, stream: delivery.stream, messageId: delivery.id }, "message left pending after a fault");
+        } finally {
+          release();
+        }
+      },
+      release,
+    );
   };
 
-  const freeSlots = () => actor.concurrency - active.size;
+  const freeSlots = () => inHandLimit - active.size;
 
   /** Reads once; resolves with the number of entries it brought. */
   const readOnce = async (blocking: BlockingConnection, names: string[], free: number): Promise<number> => {
@@ -285,6 +304,11 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
       const finished = (async () => {
         await Promise.all([claimer.stop(), gauges?.stop()]);
         await reading;
+        // Held messages that have not started stay pending: another consumer claims them once idle.
+        if (fairness !== undefined && fairness.backlog > 0) {
+          const left = queue.dropWaiting();
+          if (left > 0) logger.info({ left }, "messages waiting their turn left pending for another consumer");
+        }
         await queue.onIdle();
       })();
       let deadline: NodeJS.Timeout | undefined;

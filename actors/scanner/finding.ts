@@ -3,6 +3,7 @@
  * the evidence of its section that names one of its declared results; the result
  * decides the status and summary, and the grading table decides the score modifier.
  */
+import { boundDetail, boundEvidence } from "./bounds.js";
 
 /**
  * Finding status: `pass` the control is in place; `warn` weaker than recommended;
@@ -75,6 +76,7 @@ export function outcome<R extends string>(result: R, detail: string, evidence = 
   return { result, detail, evidence };
 }
 
+/** Runs a check; its detail and evidence are bounded (bounds.ts) whatever the site sent. */
 export function evaluate<R extends string, E>(check: Check<R, E>, evidence: E): Finding {
   const out = check.run(evidence);
   const spec = check.results[out.result];
@@ -84,8 +86,8 @@ export function evaluate<R extends string, E>(check: Check<R, E>, evidence: E): 
     label: check.label,
     status: spec.status,
     summary: spec.summary,
-    detail: out.detail,
-    evidence: out.evidence,
+    detail: boundDetail(out.detail),
+    evidence: boundEvidence(out.evidence),
     result: out.result,
   };
 }

@@ -1,18 +1,21 @@
 /**
  * The scan: retrieve the evidence of both sections once (in parallel), run every check
  * of the section over it, grade. Retrieval records failures as evidence, so a scan of
- * an unreachable domain completes with findings that say so; only a bug throws.
+ * an unreachable domain completes with findings that say so; only a bug throws (and,
+ * with the scanner's worker pool, checks that exceed their time budget).
  */
 import { domainToASCII } from "node:url";
 import { normalizeDomain } from "../../shared/validation.js";
-import { DNS_CHECKS, findCheck, WEB_CHECKS, type DnsCheck, type WebCheck } from "./checks/index.js";
-import { evaluate, type Finding, type Section } from "./finding.js";
-import { ALGORITHM_VERSION, gradeSection } from "./grading.js";
+import { findCheck } from "./checks/index.js";
+import { type Evaluator, IN_THREAD } from "./evaluate.js";
+import type { Finding, Section } from "./finding.js";
+import { ALGORITHM_VERSION } from "./grading.js";
 import type { ScanOptions } from "./options.js";
 import { createDnsClient, type DnsQuery } from "./retrieve/dns-client.js";
 import { retrieveDns } from "./retrieve/dns-evidence.js";
-import type { DnsEvidence, WebEvidence } from "./retrieve/evidence.js";
 import { retrieveWeb } from "./retrieve/web-evidence.js";
+
+export { evaluateDns, evaluateWeb } from "./evaluate.js";
 
 export interface ScanResult {
   readonly algorithm: string;
@@ -42,19 +45,11 @@ function requireDomain(input: string): string {
   return parsed.domain;
 }
 
-export function evaluateDns(evidence: DnsEvidence): Section {
-  const checks: readonly DnsCheck[] = DNS_CHECKS;
-  return gradeSection(checks.map((check) => evaluate(check, evidence)));
-}
-
-export function evaluateWeb(evidence: WebEvidence): Section {
-  const checks: readonly WebCheck[] = WEB_CHECKS;
-  return gradeSection(checks.map((check) => evaluate(check, evidence)));
-}
-
 export interface ScanDependencies {
   /** Replaces the DNS client (tests, or a caller sharing one client). */
   readonly query?: DnsQuery;
+  /** Where the checks run: this thread unless given (the scanner actor gives its worker pool, offload/pool.ts). */
+  readonly evaluator?: Evaluator;
 }
 
 /** `now` (ms since the epoch) is the instant certificate validity is judged at. */
@@ -63,12 +58,8 @@ export async function runScan(domainInput: string, options: ScanOptions, now: nu
   const started = performance.now();
   const query = deps.query ?? createDnsClient(options.resolver, options.timeoutMs);
   const [dnsEvidence, webEvidence] = await Promise.all([retrieveDns(domain, options, now, query), retrieveWeb(domain, options, now, query)]);
-  return {
-    algorithm: ALGORITHM_VERSION,
-    dns: evaluateDns(dnsEvidence),
-    web: evaluateWeb(webEvidence),
-    durationMs: Math.round(performance.now() - started),
-  };
+  const { dns, web } = await (deps.evaluator ?? IN_THREAD).sections(dnsEvidence, webEvidence);
+  return { algorithm: ALGORITHM_VERSION, dns, web, durationMs: Math.round(performance.now() - started) };
 }
 
 export type RecheckResult = { readonly ok: true; readonly finding: Finding } | { readonly ok: false; readonly reason: "unknown_finding" };
@@ -85,6 +76,9 @@ export async function recheck(
   if (!found) return { ok: false, reason: "unknown_finding" };
   const domain = requireDomain(domainInput);
   const query = deps.query ?? createDnsClient(options.resolver, options.timeoutMs);
-  if (found.section === "dns") return { ok: true, finding: evaluate(found.check, await retrieveDns(domain, options, now, query)) };
-  return { ok: true, finding: evaluate(found.check, await retrieveWeb(domain, options, now, query)) };
+  const evaluator = deps.evaluator ?? IN_THREAD;
+  const target = found.section === "dns"
+    ? { section: "dns" as const, evidence: await retrieveDns(domain, options, now, query) }
+    : { section: "web" as const, evidence: await retrieveWeb(domain, options, now, query) };
+  return { ok: true, finding: await evaluator.check(found.check.id, target) };
 }

@@ -1,7 +1,7 @@
 import { defineCheck, outcome } from "../finding.js";
 import { broadSources, type CspPolicy, effectiveSources, hasNonceOrHash, parseCspPolicies, scriptSources } from "../records/csp.js";
 import { firstHeader, headerLine, headerValues } from "../records/headers.js";
-import { looksLikeHtml, metaCsp } from "../records/html.js";
+import { examinedNote, looksLikeHtml, metaCsp } from "../records/html.js";
 import type { HttpExchange, WebEvidence } from "../retrieve/evidence.js";
 import { NO_RESPONSE_DETAIL, primaryResponse } from "./support.js";
 
@@ -64,12 +64,13 @@ function withoutMetaOnly(policy: CspPolicy): CspPolicy {
 }
 
 /** The page's policies: every header value and, on an HTML page, every `<meta http-equiv>` one. */
-function policiesOf(page: HttpExchange): { headers: string[]; metas: string[]; policies: CspPolicy[] } {
+function policiesOf(page: HttpExchange): { headers: string[]; metas: string[]; policies: CspPolicy[]; note: string } {
   const headers = headerValues(page, "content-security-policy");
-  const metas = looksLikeHtml(firstHeader(page, "content-type"), page.body) ? metaCsp(page.body) : [];
+  const html = looksLikeHtml(firstHeader(page, "content-type"), page.body);
+  const metas = html ? metaCsp(page.body) : [];
   const known = (p: CspPolicy) => [...p.keys()].some((d) => KNOWN_DIRECTIVES.has(d));
   const policies = [...parseCspPolicies(headers), ...parseCspPolicies(metas).map(withoutMetaOnly)].filter(known);
-  return { headers, metas, policies };
+  return { headers, metas, policies, note: html ? examinedNote(page) : "" };
 }
 
 /**
@@ -100,16 +101,16 @@ export const csp = defineCheck({
   run(e: WebEvidence) {
     const page = primaryResponse(e);
     if (!page) return outcome("csp-no-response", NO_RESPONSE_DETAIL);
-    const { headers, metas, policies } = policiesOf(page);
+    const { headers, metas, policies, note } = policiesOf(page);
     if (headers.length === 0 && metas.length === 0) {
       const reportOnly = headerValues(page, "content-security-policy-report-only");
-      if (reportOnly.length > 0) return outcome("csp-report-only", "Only Content-Security-Policy-Report-Only is sent.", headerLine("content-security-policy-report-only", reportOnly[0]));
-      return outcome("csp-missing", `${page.url} sends no Content-Security-Policy header or <meta> policy.`);
+      if (reportOnly.length > 0) return outcome("csp-report-only", `Only Content-Security-Policy-Report-Only is sent.${note}`, headerLine("content-security-policy-report-only", reportOnly[0]));
+      return outcome("csp-missing", `${page.url} sends no Content-Security-Policy header or <meta> policy.${note}`);
     }
     const evidence = [...headers.map((v) => headerLine("content-security-policy", v)), ...metas.map((v) => `<meta http-equiv="Content-Security-Policy" content="${v}">`)].join("\n");
-    if (policies.length === 0) return outcome("csp-invalid", "No known directive in the policy.", evidence);
+    if (policies.length === 0) return outcome("csp-invalid", `No known directive in the policy.${note}`, evidence);
     const secure = page.url.startsWith("https:");
     const judged = policies.map((p) => judge(p, secure)).sort((a, b) => RANK.indexOf(a.verdict) - RANK.indexOf(b.verdict));
-    return outcome(judged[0].verdict, judged[0].detail, evidence);
+    return outcome(judged[0].verdict, `${judged[0].detail}${note}`, evidence);
   },
 });

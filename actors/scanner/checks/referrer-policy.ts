@@ -1,6 +1,7 @@
+import { boundedList } from "../bounds.js";
 import { defineCheck, outcome } from "../finding.js";
 import { effectiveReferrerPolicy, firstHeader, headerLine, headerValues } from "../records/headers.js";
-import { looksLikeHtml, metaReferrer } from "../records/html.js";
+import { examinedNote, looksLikeHtml, metaReferrer } from "../records/html.js";
 import type { WebEvidence } from "../retrieve/evidence.js";
 import { NO_RESPONSE_DETAIL, primaryResponse } from "./support.js";
 
@@ -25,15 +26,17 @@ export const referrerPolicy = defineCheck({
     const page = primaryResponse(e);
     if (!page) return outcome("referrer-no-response", NO_RESPONSE_DETAIL);
     const headers = headerValues(page, "referrer-policy");
-    const metas = looksLikeHtml(firstHeader(page, "content-type"), page.body) ? metaReferrer(page.body) : [];
+    const html = looksLikeHtml(firstHeader(page, "content-type"), page.body);
+    const metas = html ? metaReferrer(page.body) : [];
+    const note = html ? examinedNote(page) : "";
     // The <meta> policy is applied after the header, so its last known token wins.
     const values = [...headers, ...metas];
-    if (values.length === 0) return outcome("referrer-missing", "Set Referrer-Policy explicitly so older browsers behave the same.");
+    if (values.length === 0) return outcome("referrer-missing", `Set Referrer-Policy explicitly so older browsers behave the same.${note}`);
     const evidence = [...headers.map((v) => headerLine("referrer-policy", v)), ...metas.map((v) => `<meta name="referrer" content="${v}">`)].join("\n");
     const policy = effectiveReferrerPolicy(values);
-    if (policy === null) return outcome("referrer-invalid", `No known policy in "${values.join(", ")}".`, evidence);
-    if (UNSAFE.has(policy)) return outcome("referrer-unsafe", `${policy} leaks full URLs; use strict-origin-when-cross-origin or stricter.`, evidence);
-    if (PRIVATE.has(policy)) return outcome("referrer-private", `Effective policy: ${policy}.`, evidence);
-    return outcome("referrer-ok", `Effective policy: ${policy}.`, evidence);
+    if (policy === null) return outcome("referrer-invalid", `No known policy in ${boundedList(values.map((v) => `"${v}"`))}.${note}`, evidence);
+    if (UNSAFE.has(policy)) return outcome("referrer-unsafe", `${policy} leaks full URLs; use strict-origin-when-cross-origin or stricter.${note}`, evidence);
+    if (PRIVATE.has(policy)) return outcome("referrer-private", `Effective policy: ${policy}.${note}`, evidence);
+    return outcome("referrer-ok", `Effective policy: ${policy}.${note}`, evidence);
   },
 });

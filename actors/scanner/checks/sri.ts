@@ -1,7 +1,8 @@
 import { getDomain } from "tldts";
+import { boundedLines, boundedList } from "../bounds.js";
 import { defineCheck, outcome } from "../finding.js";
 import { firstHeader } from "../records/headers.js";
-import { looksLikeHtml, scriptTags } from "../records/html.js";
+import { examinedNote, looksLikeHtml, scriptTags } from "../records/html.js";
 import type { WebEvidence } from "../retrieve/evidence.js";
 import { NO_RESPONSE_DETAIL, primaryResponse } from "./support.js";
 
@@ -26,6 +27,7 @@ export const sri = defineCheck({
     const page = primaryResponse(e);
     if (!page) return outcome("sri-no-response", NO_RESPONSE_DETAIL);
     if (!looksLikeHtml(firstHeader(page, "content-type"), page.body)) return outcome("sri-not-html", `${page.url} is not HTML.`);
+    const note = examinedNote(page);
     const base = new URL(page.url);
     const scripts = scriptTags(page.body).flatMap((tag) => {
       try {
@@ -35,13 +37,15 @@ export const sri = defineCheck({
       }
     });
     const insecure = scripts.filter((s) => s.url.protocol === "http:" && base.protocol === "https:");
-    if (insecure.length > 0) return outcome("sri-insecure-scripts", `Over http: ${insecure.map((s) => s.url.href).join(", ")}.`, insecure.map((s) => s.tag.tag).join("\n"));
+    if (insecure.length > 0) return outcome("sri-insecure-scripts", `Over http: ${boundedList(insecure.map((s) => s.url.href))}.${note}`, boundedLines(insecure.map((s) => s.tag.tag)));
     // As the Observatory: a script from the same registrable domain (cdn.example.com on www.example.com) is first-party.
     const site = (host: string) => getDomain(host, { allowPrivateDomains: true }) ?? host;
     const foreign = scripts.filter((s) => site(s.url.hostname) !== site(base.hostname));
-    if (foreign.length === 0) return outcome("sri-same-origin", `${scripts.length} script(s), all from ${site(base.hostname)}.`);
+    if (foreign.length === 0) return outcome("sri-same-origin", `${scripts.length} script(s), all from ${site(base.hostname)}.${note}`);
     const unprotected = foreign.filter((s) => !s.tag.integrity);
-    if (unprotected.length > 0) return outcome("sri-missing", `Without integrity: ${unprotected.map((s) => s.url.href).join(", ")}.`, unprotected.map((s) => s.tag.tag).join("\n"));
-    return outcome("sri-ok", `${foreign.length} cross-origin script(s), all with integrity.`, foreign.map((s) => s.tag.tag).join("\n"));
+    if (unprotected.length > 0) {
+      return outcome("sri-missing", `Without integrity: ${boundedList(unprotected.map((s) => s.url.href))}.${note}`, boundedLines(unprotected.map((s) => s.tag.tag)));
+    }
+    return outcome("sri-ok", `${foreign.length} cross-origin script(s), all with integrity.${note}`, boundedLines(foreign.map((s) => s.tag.tag)));
   },
 });

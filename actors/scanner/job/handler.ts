@@ -3,6 +3,7 @@ import { transaction, type Pool } from "../../../shared/db/pool.js";
 import { insertEvent } from "../../../shared/db/events.js";
 import { findingsOf, insertScan, jobStored, previousScan, type ScanKind, type SectionInput } from "../../../shared/db/scans.js";
 import type { Helpers } from "../../runtime/index.js";
+import { CheckBudgetExceeded } from "../offload/pool.js";
 import type { ScanOptions } from "../options.js";
 import { applyScanToFindings } from "../../../shared/findings/scan-stored.js";
 import { compareFindings } from "./regression.js";
@@ -35,7 +36,9 @@ export function scanHandler(runScan: RunScan, options: ScanOptions, runRecheck?:
     try {
       result = await runScan(job.domain, options, startedMs);
     } catch (error) {
-      helpers.logger.error({ err: error, domain: job.domain }, "scan failed");
+      // Over its budget the scan answers scan_failed and stores nothing: a partial grade would read as the site's.
+      if (error instanceof CheckBudgetExceeded) helpers.logger.warn({ domain: job.domain, orgId: job.org_id, budgetMs: error.budgetMs }, "scan checks exceeded their time budget");
+      else helpers.logger.error({ err: error, domain: job.domain }, "scan failed");
       await helpers.reply?.({ ok: false, error: "scan_failed" } satisfies ScanReply);
       return;
     }

@@ -4,10 +4,12 @@ import type { Pool } from "../../../shared/db/pool.js";
 import { startActor, type RunningActor } from "../../index.js";
 import { defineActor } from "../../runtime/index.js";
 import { outboundPolicyOf } from "../../../shared/net/address-policy.js";
+import type { Evaluator } from "../evaluate.js";
+import { createCheckPool } from "../offload/pool.js";
 import { defaultScanOptions, type ScanOptions } from "../options.js";
 import { recheck, runScan } from "../scan.js";
 import type { RunRecheck } from "./recheck.js";
-import { scanHandler } from "./handler.js";
+import { scanHandler, type RunScan } from "./handler.js";
 import { SCAN_STREAM, scanJobSchema, type ScanJob } from "../../../shared/streams/scan.js";
 
 /** Scan options from the configuration, read once at start. */
@@ -21,30 +23,65 @@ export function scanOptionsOf(config: Context["config"]): ScanOptions {
   });
 }
 
+/** Worker threads per scanner process that run the checks (offload/pool.ts). */
+export const CHECK_WORKERS = 4;
+/**
+ * Time the checks of one scan may take in a worker. They take tens of milliseconds on the
+ * largest page examined (records/html.ts `HTML_LIMIT`); past this, the scan fails with
+ * `scan_failed` rather than hold a worker.
+ */
+export const CHECK_BUDGET_MS = 5_000;
+
 /** One finding's check, through the same retrieval, SSRF guard and time-outs as a scan. */
-export const runRecheck: RunRecheck = async (domain, findingKey, options, nowMs) => {
-  const result = await recheck(domain, findingKey, options, nowMs);
-  return result.ok ? result.finding : null;
-};
+export const recheckWith =
+  (evaluator: Evaluator): RunRecheck =>
+  async (domain, findingKey, options, nowMs) => {
+    const result = await recheck(domain, findingKey, options, nowMs, { evaluator });
+    return result.ok ? result.finding : null;
+  };
+
+/** Scans per process at once. */
+export const SCANS_AT_ONCE = 8;
+/** Scans of one organization per process at once: the other slots stay open to other organizations. */
+export const SCANS_PER_ORG = 2;
+/** Jobs held beyond SCANS_AT_ONCE, so another organization's job behind one organization's run of jobs is read. */
+export const SCAN_BACKLOG = 56;
 
 /**
  * The scanner: several scans at once per process (they wait on the network, not the
- * CPU), any number of processes. Scans are not retried on their own: the requester has
- * a deadline, and a re-run would only repeat outbound traffic.
+ * CPU; the checks run on `evaluator`, the worker pool in production), any number of
+ * processes, organizations served in turn (`fairness`). Scans are not retried on their
+ * own: the requester has a deadline, and a re-run would only repeat outbound traffic.
  */
-export const scannerActor = (options: ScanOptions) =>
-  defineActor<ScanJob, Pool>({
+export const scannerActor = (options: ScanOptions, evaluator: Evaluator) => {
+  const scan: RunScan = (domain, scanOptions, nowMs) => runScan(domain, scanOptions, nowMs, { evaluator });
+  return defineActor<ScanJob, Pool>({
     name: "scanner",
     streams: SCAN_STREAM,
     schema: scanJobSchema,
-    handler: scanHandler(runScan, options, runRecheck),
-    concurrency: 8,
+    handler: scanHandler(scan, options, recheckWith(evaluator)),
+    concurrency: SCANS_AT_ONCE,
+    fairness: { key: (job) => String(job.org_id), perKey: SCANS_PER_ORG, backlog: SCAN_BACKLOG },
     maxAttempts: 2,
     backoffBaseMs: 500,
     claimIdleMs: 60_000,
     replyTtlSeconds: 60,
   });
+};
 
-export function startScanner(ctx: Context): Promise<RunningActor> {
-  return startActor(ctx, scannerActor(scanOptionsOf(ctx.config)));
+export async function startScanner(ctx: Context): Promise<RunningActor> {
+  const pool = createCheckPool({ size: CHECK_WORKERS, budgetMs: CHECK_BUDGET_MS });
+  let running: RunningActor;
+  try {
+    running = await startActor(ctx, scannerActor(scanOptionsOf(ctx.config), pool));
+  } catch (error) {
+    await pool.close();
+    throw error;
+  }
+  return {
+    stop: async () => {
+      await running.stop();
+      await pool.close();
+    },
+  };
 }

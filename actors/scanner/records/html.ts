@@ -1,33 +1,55 @@
 /**
- * `<script src>` tags of a page. A tag scanner, not a parser: the checks only need the
- * src and integrity attributes of script start tags, and comments are dropped first so
- * commented-out scripts are not reported.
+ * What the checks read from a page's HTML: `<script src>` tags (SRI) and `<meta>` tags
+ * (CSP and Referrer-Policy delivered in the page). A linear tokenizer (html-tokens.ts),
+ * not a parser: comments and the raw text of scripts and styles hold no tags, and only
+ * the first `HTML_LIMIT` characters of a page are read.
  */
+import type { HttpExchange } from "../retrieve/evidence.js";
+import { type StartTag, tokenize } from "./html-tokens.js";
+
+/**
+ * Characters of a page the HTML checks examine (512 KiB of an ASCII page). The policies
+ * they look for sit in `<head>`, and a page's own scripts rarely come later; past this a
+ * page only costs time.
+ */
+export const HTML_LIMIT = 512 * 1024;
+
 export interface ScriptTag {
   readonly src: string;
   readonly integrity: string | null;
   readonly tag: string;
 }
 
-function attribute(tag: string, name: string): string | null {
-  const match = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s"'>]+))`, "i").exec(tag);
-  if (!match) return null;
-  return match[1] ?? match[2] ?? match[3] ?? "";
+const SCRIPT = new Set(["script"]);
+const META = new Set(["meta"]);
+
+function examined(html: string): string {
+  return html.length > HTML_LIMIT ? html.slice(0, HTML_LIMIT) : html;
+}
+
+function startTags(html: string, names: ReadonlySet<string>): readonly StartTag[] {
+  return tokenize(examined(html), names).tags;
 }
 
 export function scriptTags(html: string): ScriptTag[] {
-  const withoutComments = html.replace(/<!--[\s\S]*?-->/g, "");
-  const tags: ScriptTag[] = [];
-  for (const match of withoutComments.matchAll(/<script\b[^>]*>/gi)) {
-    const src = attribute(match[0], "src");
-    if (src !== null && src.trim() !== "") tags.push({ src: src.trim(), integrity: attribute(match[0], "integrity"), tag: match[0] });
-  }
-  return tags;
+  return startTags(html, SCRIPT).flatMap((tag) => {
+    const src = tag.attributes.get("src")?.trim();
+    return src ? [{ src, integrity: tag.attributes.get("integrity") ?? null, tag: tag.source }] : [];
+  });
 }
 
 export function looksLikeHtml(contentType: string | null, body: string): boolean {
   if (contentType !== null) return /html/i.test(contentType);
   return /<(!doctype html|html|head|body|script)\b/i.test(body.slice(0, 2048));
+}
+
+/**
+ * The note a check adds to its detail when the page was not examined whole: longer than
+ * `HTML_LIMIT`, or cut when it was read (retrieve/http-client.ts `BODY_LIMIT`). Empty otherwise.
+ */
+export function examinedNote(page: HttpExchange): string {
+  if (page.body.length <= HTML_LIMIT && !page.bodyTruncated) return "";
+  return ` Only the first ${Math.min(page.body.length, HTML_LIMIT)} characters of the page were examined.`;
 }
 
 export interface MetaTag {
@@ -39,17 +61,14 @@ export interface MetaTag {
   readonly tag: string;
 }
 
-/** `<meta>` tags with a `content` attribute (comments dropped), in document order. */
+/** `<meta>` tags with a `content` attribute, in document order. */
 export function metaTags(html: string): MetaTag[] {
-  const withoutComments = html.replace(/<!--[\s\S]*?-->/g, "");
-  const tags: MetaTag[] = [];
-  for (const match of withoutComments.matchAll(/<meta\b[^>]*>/gi)) {
-    const content = attribute(match[0], "content");
-    if (content === null) continue;
-    const lower = (value: string | null) => (value === null ? null : value.trim().toLowerCase());
-    tags.push({ httpEquiv: lower(attribute(match[0], "http-equiv")), name: lower(attribute(match[0], "name")), content: decodeEntities(content), tag: match[0] });
-  }
-  return tags;
+  const lower = (value: string | undefined) => (value === undefined ? null : value.trim().toLowerCase());
+  return startTags(html, META).flatMap((tag) => {
+    const content = tag.attributes.get("content");
+    if (content === undefined) return [];
+    return [{ httpEquiv: lower(tag.attributes.get("http-equiv")), name: lower(tag.attributes.get("name")), content: decodeEntities(content), tag: tag.source }];
+  });
 }
 
 /** The few character references a policy in an attribute can carry. */

@@ -105,6 +105,10 @@ describe("mail:mta-sts", () => {
   });
   test("fail on an invalid policy file", () => {
     expect(evaluate(mtaSts, dnsWith({ mx: mxAnswer(MX_HOST), mtaStsTxt: sts, mtaStsPolicy: policy("version: STSv1\nmode: strict\n") })).result).toBe("mta-sts-policy-invalid");
+  });  test("values are trimmed; a value with a megabyte of spaces inside is read, not backtracked over", () => {
+    const f = evaluate(mtaSts, dnsWith({ mx: mxAnswer(MX_HOST), mtaStsTxt: sts, mtaStsPolicy: policy(`${enforce}mx:  \t${MX_HOST}${" ".repeat(1 << 20)}x  \n`) }));
+    expect(f.result).toBe("mta-sts-enforce");
+    expect(evaluate(mtaSts, dnsWith({ mx: mxAnswer(MX_HOST), mtaStsTxt: sts, mtaStsPolicy: policy(": enforce\nmode : enforce\n") })).result).toBe("mta-sts-policy-invalid");
   });
 });
 
