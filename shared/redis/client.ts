@@ -70,6 +70,12 @@ export function createRedis(url: string, name: string): Redis {
       redisOptions: { ...nodeOptions(name), username: cluster.username, password: cluster.password },
       enableAutoPipelining: false,
       clusterRetryStrategy: (times) => Math.min(times * 100, 2000),
+      // A slot being migrated: a script whose keys are split between the two masters gets
+      // TRYAGAIN (nothing ran) and is sent again every 100 ms; with ASK and MOVED hops it may
+      // take 16 redirections, so a call waits at most ~1.6 s for one migration step before it
+      // fails as a fault (5xx), never as a refusal (docs/operations.md, "Slot migration").
+      retryDelayOnTryAgain: 100,
+      maxRedirections: 16,
     }),
   );
 }
