@@ -2,7 +2,7 @@ import { performance } from "node:perf_hooks";
 import type { Redis } from "../../shared/redis/client.js";
 import type { Clock } from "../../shared/clock.js";
 import type { Pool } from "../../shared/db/pool.js";
-import { insertCheck, listServices, pruneChecks, type ServiceKey } from "../../shared/db/status.js";
+import { backfillRollups, insertCheck, listServices, pruneChecks, type ServiceKey } from "../../shared/db/status.js";
 import type { Keys } from "../../shared/redis/keys.js";
 import { dnsHostResolver } from "../scanner/retrieve/ssrf.js";
 import type { AddressPolicy } from "../../shared/net/address-policy.js";
@@ -18,7 +18,8 @@ import type { ProbeOutcome } from "./messages.js";
  * (service, slot_at) row in PostgreSQL keeps a second record out even if Redis lost the
  * lease. A check is a GET through the scanner's SSRF guard, redirects followed (each hop
  * re-checked); up means a final 2xx or 3xx within the time-out, and for https a
- * certificate that validates (system store plus SCAN_CA_FILE).
+ * certificate that validates (system store plus SCAN_CA_FILE). Recording a check also adds it
+ * to the service's daily roll-up (shared/db/status.ts insertCheck), which the 90-day bars read.
  */
 
 export interface ProberDeps {
@@ -78,6 +79,17 @@ export async function probeRound(deps: ProberDeps): Promise<ServiceKey[]> {
     return inserted ? service.key : null;
   }));
   return recorded.filter((key): key is ServiceKey => key !== null);
+}
+
+/** Days of raw checks the backfill looks at: the page's bars (90) and a margin. */
+export const BACKFILL_DAYS = 92;
+
+/**
+ * Writes the missing daily roll-ups of the days the bars show (checks recorded by a prober
+ * that predates the roll-ups, during a rolling upgrade). Run at start and hourly.
+ */
+export async function backfillDailyRollups(deps: Pick<ProberDeps, "db" | "clock">): Promise<number> {
+  return backfillRollups(deps.db, deps.clock.now() - BACKFILL_DAYS * 86_400_000);
 }
 
 export async function pruneOldChecks(deps: Pick<ProberDeps, "db" | "clock">): Promise<number> {

@@ -3,7 +3,7 @@ import type { ActorStarter } from "../index.js";
 import { outboundPolicyOf } from "../../shared/net/address-policy.js";
 import { every } from "../runtime/index.js";
 import { scanOptionsOf } from "../scanner/job/index.js";
-import { probeRound, pruneOldChecks, type ProberDeps } from "./handler.js";
+import { backfillDailyRollups, probeRound, pruneOldChecks, type ProberDeps } from "./handler.js";
 
 /**
  * The status prober: a timer actor on the shared clock. It wakes every few seconds (and
@@ -41,6 +41,8 @@ export function startProberWith(ctx: Context, deps: ProberDeps, tickMs = TICK_MS
       lastPrune = ctx.clock.now();
       const removed = await pruneOldChecks(deps);
       if (removed > 0) ctx.logger.info({ removed }, "pruned old status checks");
+      const filled = await backfillDailyRollups(deps);
+      if (filled > 0) ctx.logger.info({ filled }, "wrote missing daily status roll-ups");
     }
   }, { onError: (error) => ctx.logger.error({ err: error }, "status probe round failed") });
   return { stop: () => timer.stop() };

@@ -1,6 +1,6 @@
 import { startActor, type ActorStarter } from "../index.js";
 import type { Pool } from "../../shared/db/pool.js";
-import { USAGE_SHARDS } from "../../shared/redis/keys.js";
+import { SHARDS } from "../../shared/redis/keys.js";
 import { defineActor, every } from "../runtime/index.js";
 import { pruneApplied } from "./handler.js";
 import { usageBatchSchema, type UsageBatch } from "../../shared/streams/usage.js";
@@ -16,7 +16,7 @@ const writer = createUsageWriter();
  */
 export const usageActor = defineActor<UsageBatch, Pool>({
   name: "usage",
-  streams: (keys) => Array.from({ length: USAGE_SHARDS }, (_, shard) => keys.usageStream(shard)),
+  streams: (keys) => Array.from({ length: SHARDS }, (_, shard) => keys.usageStream(shard)),
   schema: usageBatchSchema,
   concurrency: 256,
   // One message per counting-script run (~1,000 a second under load): read what 20 ms

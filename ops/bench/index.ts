@@ -9,7 +9,7 @@ import { chooseDriver, commandStats, counterValue, driveAll, scrape, statsDelta,
 import { botcheckTargets } from "./botcheck.js";
 import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "./seed.js";
 import { freePort } from "../../shared/net/free-port.js";
-import { createKeys, USAGE_SHARDS } from "../../shared/redis/keys.js";
+import { createKeys, SHARDS } from "../../shared/redis/keys.js";
 import { streamStats } from "../../shared/streams/stats.js";
 
 /**
@@ -181,7 +181,7 @@ async function main(): Promise<void> {
     const usageKeys = createKeys(prefix);
     let lag = 0;
     let pending = 0;
-    for (let shard = 0; shard < USAGE_SHARDS; shard++) {
+    for (let shard = 0; shard < SHARDS; shard++) {
       const stats = await streamStats(redis, usageKeys.usageStream(shard));
       for (const group of stats.groups) {
         lag += group.lag;

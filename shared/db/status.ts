@@ -67,12 +67,29 @@ export async function listServices(db: Queryable): Promise<ServiceRow[]> {
   return rows;
 }
 
-/** Records one check; false when this service's slot already holds one (another prober was first). */
+/**
+ * Records one check and adds it to its service's roll-up of that UTC day, in one statement:
+ * false when this service's slot already holds one (another prober was first), and then the
+ * roll-up is left alone too, so a repeated call never counts twice. A day's first roll-up
+ * row starts from the raw checks already recorded that day (checks written before the
+ * roll-up existed); later checks add one.
+ */
 export async function insertCheck(db: Queryable, check: CheckInput): Promise<boolean> {
   const result = await db.query(
-    `INSERT INTO probes (service, slot_at, at, ok, latency_ms, status_code, error)
-     VALUES ($1, to_timestamp($2 / 1000.0), to_timestamp($3 / 1000.0), $4, $5, $6, $7)
-     ON CONFLICT (service, slot_at) DO NOTHING`,
+    `WITH inserted AS (
+       INSERT INTO probes (service, slot_at, at, ok, latency_ms, status_code, error)
+       VALUES ($1, to_timestamp($2 / 1000.0), to_timestamp($3 / 1000.0), $4, $5, $6, $7)
+       ON CONFLICT (service, slot_at) DO NOTHING
+       RETURNING service, (at AT TIME ZONE 'UTC')::date AS day, ok
+     ), before AS (
+       SELECT count(p.*)::int AS checks, (count(p.*) FILTER (WHERE p.ok))::int AS up
+       FROM inserted i LEFT JOIN probes p ON p.service = i.service
+         AND p.at >= (i.day::timestamp AT TIME ZONE 'UTC') AND p.at < ((i.day + 1)::timestamp AT TIME ZONE 'UTC')
+     )
+     INSERT INTO status_daily AS d (service, day, checks, up)
+     SELECT i.service, i.day, b.checks + 1, b.up + i.ok::int FROM inserted i, before b
+     ON CONFLICT (service, day) DO UPDATE SET checks = d.checks + 1, up = d.up + $4::boolean::int
+     RETURNING 1`,
     [check.service, check.slotMs, check.atMs, check.ok, check.latencyMs, check.statusCode, check.error],
   );
   return (result.rowCount ?? 0) > 0;
@@ -100,7 +117,7 @@ export async function uptimeBetween(db: Queryable, fromMs: number, toMs: number)
   return rows;
 }
 
-/** Checks per UTC day, for the 90-day bars. */
+/** Checks per UTC day counted from the raw checks (what the roll-ups must equal). */
 export async function dailyUptime(db: Queryable, fromMs: number, toMs: number): Promise<DailyRow[]> {
   const { rows } = await db.query<DailyRow>(
     `SELECT service, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS checks, count(*) FILTER (WHERE ok)::int AS up
@@ -108,6 +125,37 @@ export async function dailyUptime(db: Queryable, fromMs: number, toMs: number): 
     [fromMs, toMs],
   );
   return rows;
+}
+
+/** The daily roll-ups of the UTC days from `fromMs` to before `toMs` (day starts), for the 90-day bars. */
+export async function dailyRollups(db: Queryable, fromMs: number, toMs: number): Promise<DailyRow[]> {
+  const { rows } = await db.query<DailyRow>(
+    `SELECT service, to_char(day, 'YYYY-MM-DD') AS day, checks, up FROM status_daily
+     WHERE day >= (to_timestamp($1 / 1000.0) AT TIME ZONE 'UTC')::date AND day < (to_timestamp($2 / 1000.0) AT TIME ZONE 'UTC')::date
+     ORDER BY 1, 2`,
+    [fromMs, toMs],
+  );
+  return rows;
+}
+
+/**
+ * Writes the roll-up of every UTC day since `fromMs` that has raw checks but no roll-up row
+ * (checks recorded by a process that predates the roll-ups); the number of rows written.
+ * A day that has a row is left alone: its row already counts every check insertCheck wrote,
+ * and a raw check deleted later does not take it back.
+ */
+export async function backfillRollups(db: Queryable, fromMs: number): Promise<number> {
+  const result = await db.query(
+    `INSERT INTO status_daily (service, day, checks, up)
+     SELECT p.service, (p.at AT TIME ZONE 'UTC')::date AS day, count(*), count(*) FILTER (WHERE p.ok)
+     FROM probes p
+     WHERE p.at >= to_timestamp($1 / 1000.0) AND NOT EXISTS (
+       SELECT 1 FROM status_daily d WHERE d.service = p.service AND d.day = (p.at AT TIME ZONE 'UTC')::date)
+     GROUP BY 1, 2
+     ON CONFLICT (service, day) DO NOTHING`,
+    [fromMs],
+  );
+  return result.rowCount ?? 0;
 }
 
 /** Checks per UTC month, for the quarterly report. */
@@ -124,6 +172,7 @@ export async function monthlyUptime(db: Queryable, fromMs: number, toMs: number)
 /** Drops checks older than `beforeMs` (retention); the number removed. */
 export async function pruneChecks(db: Queryable, beforeMs: number): Promise<number> {
   const result = await db.query("DELETE FROM probes WHERE at < to_timestamp($1 / 1000.0)", [beforeMs]);
+  await db.query("DELETE FROM status_daily WHERE day < (to_timestamp($1 / 1000.0) AT TIME ZONE 'UTC')::date", [beforeMs]);
   return result.rowCount ?? 0;
 }
 

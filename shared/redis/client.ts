@@ -70,6 +70,12 @@ export function createRedis(url: string, name: string): Redis {
       redisOptions: { ...nodeOptions(name), username: cluster.username, password: cluster.password },
       enableAutoPipelining: false,
       clusterRetryStrategy: (times) => Math.min(times * 100, 2000),
+      // A slot being migrated: a script whose keys are split between the two masters gets
+      // TRYAGAIN (nothing ran) and is sent again every 100 ms; with ASK and MOVED hops it may
+      // take 16 redirections, so a call waits at most ~1.6 s for one migration step before it
+      // fails as a fault (5xx), never as a refusal (docs/operations.md, "Slot migration").
+      retryDelayOnTryAgain: 100,
+      maxRedirections: 16,
     }),
   );
 }
@@ -121,6 +127,31 @@ export async function* scanKeys(redis: Redis, pattern: string, count = 1000): As
       if (found.length > 0) yield found;
     } while (cursor !== "0");
   }
+}
+
+/**
+ * Whether every replica connected to the master holding each of `names` has acknowledged
+ * the writes this client sent it so far (WAIT, on the connection that wrote them: a
+ * pipeline goes to the node of its first key, and a keyless command in it goes along).
+ * True at once for a master with no replica. Used after a projection (a revocation, a
+ * suspension, any key or organization change): a failover promotes a replica, and a
+ * change it had not received would be undone (docs/operations.md, "Failover"). WAIT holds
+ * its connection for up to `timeoutMs` while a replica lags; replicas answer the GETACK it
+ * sends within a round trip, so normally it returns at once.
+ */
+export async function replicated(redis: Redis, names: readonly string[], timeoutMs: number): Promise<boolean> {
+  const second = async (pipeline: ReturnType<Redis["pipeline"]>): Promise<unknown> => {
+    const [error, reply] = (await pipeline.exec())?.[1] ?? [new Error("empty pipeline reply"), null];
+    if (error) throw error;
+    return reply;
+  };
+  for (const name of names) {
+    const info = String(await second(redis.pipeline().exists(name).info("replication")));
+    const replicas = Number(/connected_slaves:(\d+)/.exec(info)?.[1] ?? 0);
+    if (replicas === 0) continue;
+    if (Number(await second(redis.pipeline().exists(name).call("WAIT", replicas, timeoutMs))) < replicas) return false;
+  }
+  return true;
 }
 
 /** DEL of keys that may sit in different slots: one command on a server, one per key on a cluster. */

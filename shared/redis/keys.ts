@@ -1,28 +1,50 @@
 /**
  * The one key builder. Every Redis key and stream name is made here, with REDIS_PREFIX
- * applied. Keys a Lua script touches together share a hash tag `{s:N}`: the shard of the
- * organization (orgId mod USAGE_SHARDS). An organization's snapshots, counters and its
+ * applied. Keys a Lua script touches together share a hash tag: the tag of the
+ * organization's shard (orgId mod SHARDS). An organization's snapshots, counters and its
  * shard's usage stream all live in one slot, so the verify script runs on Redis Cluster
- * unchanged; organizations spread over the shards. Other keys written or read together carry
- * a tag of their own ({metrics}); everything else is single-key, or written by separate
- * commands where two slots meet (docs/operations.md, "Redis Cluster").
+ * unchanged. Other keys written or read together carry a tag of their own ({metrics});
+ * everything else is single-key, or written by separate commands where two slots meet
+ * (docs/operations.md, "Redis Cluster").
+ *
+ * Shard tags sit at evenly spaced cluster slots: shard i's tag hashes (CRC16 mod 16384) to
+ * slot rev(i) × 256 + 128, rev reversing the 6 bits of i. A cluster's masters own contiguous
+ * slot ranges of about equal size (`redis-cli --cluster create` and `rebalance` keep them
+ * so), so each master holds about SHARDS / masters shards and organizations (consecutive
+ * ids, shard = id mod SHARDS) spread evenly over up to SHARDS masters; the bit reversal
+ * sends consecutive shards to distant slots, so even a handful of organizations lands on
+ * several masters. Every shard has its own usage stream (read by the usage actor: one
+ * blocking reader per stream on a cluster) and its own sentinel.
  */
 
-export const USAGE_SHARDS = 4;
+export const SHARDS = 64;
+
+/** Hash tag contents of the shards, found by search so that SHARD_TAGS[i] lies in slot rev(i) × 256 + 128 (test/shared/keys.test.ts). */
+export const SHARD_TAGS: readonly string[] = [
+  "s0.2zv", "s1.fu3", "s2.15w", "s3.89z", "s4.oag", "s5.fmj", "s6.dcv", "s7.efc", "s8.5kh", "s9.im5",
+  "s10.5os", "s11.4jf", "s12.2hw", "s13.3mb", "s14.h0j", "s15.467", "s16.3fo", "s17.2cz", "s18.3ll",
+  "s19.59", "s20.ef", "s21.5vh", "s22.7xt", "s23.69i", "s24.4od", "s25.5jq", "s26.7dm", "s27.6ax", "s28.3bc",
+  "s29.2gv", "s30.1c4v", "s31.2ey", "s32.76w", "s33.63b", "s34.egr", "s35.1h7", "s36.jin", "s37.6o3",
+  "s38.bju", "s39.6e0", "s40.5i0", "s41.afu", "s42.6b9", "s43.jdd", "s44.55a", "s45.40t", "s46.c48",
+  "s47.j85", "s48.nig", "s49.gej", "s50.fbp", "s51.2m5", "s52.aet", "s53.5j1", "s54.34q", "s55.21d",
+  "s56.475", "s57.h1h", "s58.a7f", "s59.q0c", "s60.neg", "s61.gij", "s62.egv", "s63.1h3",
+];
 
 export type KeyId = number | string;
 
 export function shardOf(orgId: KeyId): number {
-  return Number(orgId) % USAGE_SHARDS;
+  return Number(orgId) % SHARDS;
 }
 
 /** Shard of an API key's index entry, from its hash (hex): index entries spread over the shards too. */
 export function indexShardOf(keyHash: string): number {
-  return Number.parseInt(keyHash.slice(0, 8), 16) % USAGE_SHARDS;
+  return Number.parseInt(keyHash.slice(0, 8), 16) % SHARDS;
 }
 
+const shardTag = (shard: number): string => `{${SHARD_TAGS[shard]}}`;
+
 export function createKeys(prefix: string) {
-  const tag = (orgId: KeyId) => `{s:${shardOf(orgId)}}`;
+  const tag = (orgId: KeyId) => shardTag(shardOf(orgId));
   return {
     prefix,
     /**
@@ -31,12 +53,12 @@ export function createKeys(prefix: string) {
      * shard's sentinel sits in the slot of its data, so a master restarted empty loses both
      * together. Any one missing rebuilds everything; shard 0's is the one operators delete.
      */
-    snapshotSentinel: (shard = 0) => `${prefix}{s:${shard}}:snap:ready`,
-    snapshotSentinels: () => Array.from({ length: USAGE_SHARDS }, (_, shard) => `${prefix}{s:${shard}}:snap:ready`),
+    snapshotSentinel: (shard = 0) => `${prefix}${shardTag(shard)}:snap:ready`,
+    snapshotSentinels: () => Array.from({ length: SHARDS }, (_, shard) => `${prefix}${shardTag(shard)}:snap:ready`),
     /** Pub/sub channel telling ingress processes which snapshots changed. */
     snapshotChannel: () => `${prefix}snap:changed`,
     /** SHA-256 of an API key (hex) → "orgId:keyId"; tagged with indexShardOf(keyHash) and guarded by that shard's sentinel. */
-    keyIndex: (keyHash: string) => `${prefix}{s:${indexShardOf(keyHash)}}:kh:${keyHash}`,
+    keyIndex: (keyHash: string) => `${prefix}${shardTag(indexShardOf(keyHash))}:kh:${keyHash}`,
     keySnapshot: (orgId: KeyId, keyId: KeyId) => `${prefix}${tag(orgId)}:key:${keyId}`,
     orgSnapshot: (orgId: KeyId) => `${prefix}${tag(orgId)}:org:${orgId}`,
     /** Hash content_key → JSON {type, value, updated_at}. */
@@ -60,7 +82,7 @@ export function createKeys(prefix: string) {
     /** Hash install → 1: the installations of one key sighted in one minute (last_seen_at at most once a minute). */
     installSightings: (orgId: KeyId, keyId: KeyId, minute: number) => `${prefix}${tag(orgId)}:instseen:${keyId}:${minute}`,
     /** Usage events of every organization of one shard. */
-    usageStream: (shard: number) => `${prefix}{s:${shard}}:stream:usage`,
+    usageStream: (shard: number) => `${prefix}${shardTag(shard)}:stream:usage`,
     usageStreamOf: (orgId: KeyId) => `${prefix}${tag(orgId)}:stream:usage`,
     /** Any other stream by name (scan jobs, events, notifications, ...). */
     stream: (name: string) => `${prefix}stream:${name}`,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Redis } from "../redis/client.js";
+import { replicated, type Redis } from "../redis/client.js";
 import type { Clock } from "../clock.js";
 import { findKey, inheritInstallations, installationsOf, keysOfOrg, liveHeirOf, type KeyRow } from "../db/keys.js";
 import { verifiedDomains } from "../db/domains.js";
@@ -69,6 +69,9 @@ export function orgSnapshotOf(row: OrgRow, domains: string[]): OrgSnapshot {
   };
 }
 
+/** How long a projection waits for the replicas to acknowledge it (WAIT) before leaving it to the reconcile loop. */
+const REPLICA_WAIT_MS = 250;
+
 export interface ProjectorDeps {
   db: Pool;
   redis: Redis;
@@ -108,13 +111,14 @@ export function createProjector(deps: ProjectorDeps) {
    * writes the snapshot first (the index never points at a missing or older snapshot;
    * verify's version check catches an older one anyway).
    */
-  async function writeKey(q: Queryable, row: KeyRow, options: { installations: boolean; retire: boolean }): Promise<void> {
+  async function writeKey(q: Queryable, row: KeyRow, options: { installations: boolean; retire: boolean }): Promise<string[]> {
     const index = keys.keyIndex(row.key_hash.toString("hex"));
+    const written = [index, keys.keySnapshot(row.org_id, row.id)];
     if (row.status === "revoked") {
       await redis.del(index);
-      if (options.retire && (await retire(q, row))) return;
+      if (options.retire && (await retire(q, row))) return written;
       await redis.multi().del(keys.keySnapshot(row.org_id, row.id), keys.installations(row.org_id, row.id)).exec();
-      return;
+      return written;
     }
     const json = JSON.stringify(keySnapshotOf(row));
     const multi = redis.multi();
@@ -126,9 +130,10 @@ export function createProjector(deps: ProjectorDeps) {
     }
     await multi.exec();
     await redis.set(index, `${row.org_id}:${row.id}`);
+    return written;
   }
 
-  async function writeOrg(q: Queryable, row: OrgRow): Promise<void> {
+  async function writeOrg(q: Queryable, row: OrgRow): Promise<string[]> {
     const json = JSON.stringify(orgSnapshotOf(row, await verifiedDomains(q, row.id)));
     const { startMs } = orgCycle(row, clock.now());
     const used = await cycleUsed(q, row.id, startMs);
@@ -137,6 +142,7 @@ export function createProjector(deps: ProjectorDeps) {
     // Redis is ahead of PostgreSQL while usage events are in flight: restore only a lost counter.
     multi.set(keys.cycleUsed(row.id, startMs), used, "NX");
     await multi.exec();
+    return [keys.orgSnapshot(row.id)];
   }
 
   /** Content and sealed secrets of one organization, replaced whole (they are small). */
@@ -162,9 +168,18 @@ export function createProjector(deps: ProjectorDeps) {
     return withEntityLock(db, kind, id, fn);
   }
 
-  async function tracked(kind: ProjectionKind, id: number, project: () => Promise<void>): Promise<void> {
+  /**
+   * The mark is cleared only once the replicas of the masters written have the change: a
+   * failover before then would promote a replica without it (a revocation undone), so the
+   * mark stays and the reconcile loop projects again, onto the new master if there was one.
+   */
+  async function tracked(kind: ProjectionKind, id: number, project: () => Promise<string[]>): Promise<void> {
     const seq = await markPending(db, kind, id, clock.now());
-    await project();
+    const written = await project();
+    if (!(await replicated(redis, written, REPLICA_WAIT_MS))) {
+      logger.warn({ kind, id }, "projection not yet on every replica; the reconcile loop projects it again");
+      return;
+    }
     await clearPending(db, kind, id, seq);
   }
 
@@ -173,6 +188,7 @@ export function createProjector(deps: ProjectorDeps) {
       await tracked("content", orgId, async () => {
         await serialized(3, orgId, (q) => writeContent(q, orgId));
         await publish({ type: "content", id: orgId });
+        return [keys.contentSnapshot(orgId), keys.secretSnapshot(orgId)];
       });
     },
 
@@ -182,26 +198,26 @@ export function createProjector(deps: ProjectorDeps) {
      */
     async keyChanged(keyId: number, options: { installations?: boolean } = {}): Promise<void> {
       await tracked("key", keyId, async () => {
-        let found = false;
+        let written: string[] = [];
         await serialized(1, keyId, async (q) => {
           const row = await findKey(q, keyId);
           // A re-projection (reconcile) copies installations too: HSETNX never overwrites a newer status.
-          if (row) await writeKey(q, row, { installations: options.installations ?? false, retire: true });
-          found = row !== null;
+          if (row) written = await writeKey(q, row, { installations: options.installations ?? false, retire: true });
         });
-        if (found) await publish({ type: "key", id: keyId });
+        if (written.length > 0) await publish({ type: "key", id: keyId });
+        return written;
       });
     },
 
     async orgChanged(orgId: number): Promise<void> {
       await tracked("org", orgId, async () => {
-        let found = false;
+        let written: string[] = [];
         await serialized(2, orgId, async (q) => {
           const row = await findOrg(q, orgId);
-          if (row) await writeOrg(q, row);
-          found = row !== null;
+          if (row) written = await writeOrg(q, row);
         });
-        if (found) await publish({ type: "org", id: orgId });
+        if (written.length > 0) await publish({ type: "org", id: orgId });
+        return written;
       });
     },
 

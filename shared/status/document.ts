@@ -1,7 +1,7 @@
 import { activeMaintenance, currentIncidents, latestIncidents, latestMaintenance, type Incident, type MaintenanceRow } from "../db/incidents.js";
 import type { Queryable } from "../db/pool.js";
 import {
-  DEFAULT_SERVICE_NAMES, SERVICE_KEYS, dailyUptime, listServices, recentChecks, uptimeBetween, type CheckRow, type ServiceKey,
+  DEFAULT_SERVICE_NAMES, SERVICE_KEYS, dailyRollups, listServices, recentChecks, uptimeBetween, type CheckRow, type ServiceKey,
 } from "../db/status.js";
 import { INDICATOR_DESCRIPTIONS, RULES, componentStatus, indicatorOf, uptimePct, type ComponentStatus, type Indicator } from "./rules.js";
 
@@ -137,7 +137,8 @@ async function readChecks(db: Queryable, options: BuildOptions) {
   const [recent, uptime, daily] = await Promise.all([
     recentChecks(db, recentSince, nowMs, RULES.RECENT_CHECKS),
     uptimeBetween(db, nowMs - RULES.UPTIME_DAYS * DAY_MS, nowMs + 1),
-    dailyUptime(db, barsFrom, today + DAY_MS),
+    // The bars read the daily roll-ups (at most BAR_DAYS rows per service), never the raw checks.
+    dailyRollups(db, barsFrom, today + DAY_MS),
   ]);
   return { recent, uptime, daily, barsFrom };
 }

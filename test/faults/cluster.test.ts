@@ -8,7 +8,7 @@ import { publish } from "../../shared/streams/envelope.js";
 import { sharedTestClock, systemClock } from "../../shared/clock.js";
 import { silentLogger } from "../../shared/log.js";
 import { createRedis, deleteMatching, duplicateRedis, isCluster, masters, scanKeys, type Redis } from "../../shared/redis/client.js";
-import { USAGE_SHARDS, createKeys, shardOf } from "../../shared/redis/keys.js";
+import { SHARD_TAGS, SHARDS, createKeys, shardOf } from "../../shared/redis/keys.js";
 import { startDnsServer, type FixtureDns } from "../fixtures/scanner/dns-server.js";
 import { startWebServers, type FixtureWeb } from "../fixtures/scanner/web-servers.js";
 import { waitFor } from "../helpers/gateway.js";
@@ -102,7 +102,7 @@ describe("the gateway on a 3-master Redis Cluster", () => {
   it("connects as a cluster client and spreads the organizations' shards over the masters", async () => {
     expect(isCluster(redis)).toBe(true);
     expect((await masters(redis)).length).toBe(3);
-    expect(new Set(seeded.map((s) => shardOf(s.orgId))).size).toBe(USAGE_SHARDS);
+    expect(new Set(seeded.map((s) => shardOf(s.orgId))).size).toBe(6);
   });
 
   it("counts every verify call exactly once, per key, with two usage actors sharing the shards' streams", async () => {
@@ -131,7 +131,7 @@ describe("the gateway on a 3-master Redis Cluster", () => {
 
     // Both usage processes joined the group on every shard's stream, and nothing is left pending.
     const consumers = new Set<string>();
-    for (let shard = 0; shard < USAGE_SHARDS; shard++) {
+    for (let shard = 0; shard < SHARDS; shard++) {
       const stream = keys.usageStream(shard);
       // XINFO CONSUMERS: one flat [field, value, ...] list per consumer.
       for (const fields of (await redis.xinfo("CONSUMERS", stream, "usage")) as string[][]) consumers.add(String(fields[fields.indexOf("name") + 1]));
@@ -149,17 +149,17 @@ describe("the gateway on a 3-master Redis Cluster", () => {
       const streams: string[] = [];
       let cursor = "0";
       do {
-        const [nextCursor, found] = await node.scan(cursor, "MATCH", "gw:{s:*", "COUNT", 1000);
+        const [nextCursor, found] = await node.scan(cursor, "MATCH", "gw:{s*", "COUNT", 1000);
         cursor = nextCursor;
         shardKeys += found.length;
         streams.push(...found.filter((k) => k.endsWith(":stream:usage")));
       } while (cursor !== "0");
       perMaster.push({ port, shardKeys, streams });
     }
-    // Slots of {s:0}..{s:3}: 7509, 3444, 15639, 11574, i.e. all three default slot ranges.
-    expect(perMaster.filter((m) => m.shardKeys > 0).length).toBeGreaterThan(1);
-    expect(perMaster.filter((m) => m.streams.length > 0).length).toBeGreaterThan(1);
-    expect(perMaster.flatMap((m) => m.streams).sort()).toEqual(Array.from({ length: USAGE_SHARDS }, (_, s) => keys.usageStream(s)).sort());
+    // Organizations 1-6 are shards 1-6, in slots 8320, 4224, 12416, 2176, 10368, 6272: all three slot ranges.
+    expect(perMaster.filter((m) => m.shardKeys > 0).length).toBe(3);
+    expect(perMaster.map((m) => m.streams.length).sort()).toEqual([21, 21, 22]);
+    expect(perMaster.flatMap((m) => m.streams).sort()).toEqual(Array.from({ length: SHARDS }, (_, s) => keys.usageStream(s)).sort());
   });
 
   it("answers scan.php through the scanner: request on a stream, reply on a list, across the cluster", async () => {
@@ -208,10 +208,10 @@ describe("a master restarted empty (no replica, no persistence)", () => {
   it("never answers a wrong refusal: its shards' sentinels went with their data, so the gateway rebuilds", async () => {
     const live = seeded.filter((_, i) => i !== 2); // seeded[2]'s key was revoked above
     for (const s of live) expect((await verify(s.key, s.domain)).body.authorized).toBe(true);
-    // The master holding {s:1} (organizations 1 and 5, and a quarter of the key index).
+    // The master holding shard 1 (organization 1, and its share of the key index).
     let victim: number | null = null;
     for (const port of cluster.ports) {
-      const [, found] = await cluster.node(port).scan("0", "MATCH", "gw:{s:1}:*", "COUNT", 10_000);
+      const [, found] = await cluster.node(port).scan("0", "MATCH", `gw:{${SHARD_TAGS[1]}}:*`, "COUNT", 10_000);
       if (found.length > 0) victim = port;
     }
     expect(victim).not.toBeNull();
@@ -250,13 +250,13 @@ describe("the runtime on a Redis Cluster, in process", () => {
   const prefix = "rt:";
   const rtKeys = createKeys(prefix);
 
-  it("reads streams of four slots, and stop() ends every reader's blocking read at once (CLIENT UNBLOCK per node)", async () => {
+  it("reads the streams of every shard's slot, and stop() ends every reader's blocking read at once (CLIENT UNBLOCK per node)", async () => {
     const seen: number[] = [];
     // The usage actor's layout: one stream per shard tag, so one per slot, on different masters.
     const actor = defineActor<{ n: number }>({
       name: "cluster-probe",
       group: "probe",
-      streams: (k) => Array.from({ length: USAGE_SHARDS }, (_, shard) => k.usageStream(shard)),
+      streams: (k) => Array.from({ length: SHARDS }, (_, shard) => k.usageStream(shard)),
       schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
       // A read blocks far longer than the drain may take: only CLIENT UNBLOCK lets stop() drain.
       blockMs: 120_000,
@@ -266,15 +266,15 @@ describe("the runtime on a Redis Cluster, in process", () => {
       },
     });
     const handle = await runActor(actor, { redis, keys: rtKeys, clock: systemClock(), logger: silentLogger(), consumerName: "probe-1" });
-    for (let shard = 0; shard < USAGE_SHARDS; shard++) await publish(redis, rtKeys.usageStream(shard), { n: shard }, { registry: rtKeys.streamRegistry() });
-    await waitFor(() => seen.length === USAGE_SHARDS, 10_000, 20);
-    expect(seen.sort()).toEqual([0, 1, 2, 3]);
+    for (let shard = 0; shard < SHARDS; shard++) await publish(redis, rtKeys.usageStream(shard), { n: shard }, { registry: rtKeys.streamRegistry() });
+    await waitFor(() => seen.length === SHARDS, 10_000, 20);
+    expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: SHARDS }, (_, shard) => shard));
     expect(await handle.stop()).toEqual({ drained: true, abandoned: 0 });
     // The registry names every stream (SADD beside each XADD, across nodes).
-    expect((await redis.smembers(rtKeys.streamRegistry())).sort()).toEqual(Array.from({ length: USAGE_SHARDS }, (_, s) => rtKeys.usageStream(s)).sort());
+    expect((await redis.smembers(rtKeys.streamRegistry())).sort()).toEqual(Array.from({ length: SHARDS }, (_, s) => rtKeys.usageStream(s)).sort());
     let found = 0;
     for await (const batch of scanKeys(redis, `${prefix}*`)) found += batch.length;
-    expect(found).toBe(USAGE_SHARDS + 1);
+    expect(found).toBe(SHARDS + 1);
     await deleteMatching(redis, `${prefix}*`);
     for await (const batch of scanKeys(redis, `${prefix}*`)) expect(batch).toEqual([]);
   }, 60_000);

@@ -82,19 +82,32 @@ export interface PrivateRedisCluster {
   node(port: number): Redis;
   /** SIGKILL one master and start it again on its port and cluster config: it rejoins with its slots, and no data. */
   restart(port: number): Promise<void>;
+  /** SIGKILL one node and leave it down (a replica, when there is one, takes over its slots). */
+  kill(port: number): Promise<void>;
+  /** Ports of the nodes answering as masters now (a replica promoted by a failover included). */
+  masterPorts(): Promise<number[]>;
   stop(): Promise<void>;
 }
 
+export interface ClusterOptions {
+  /** Replicas per master (`--cluster-replicas`); 0 by default. */
+  replicas?: number;
+  /** cluster-node-timeout: how long a master may be unreachable before its replica takes over. */
+  nodeTimeoutMs?: number;
+}
+
 /**
- * A Redis Cluster of `masters` masters and no replicas, each a Debian redis-server in cluster
- * mode on its own loopback port (and cluster-bus port), slots spread by `redis-cli --cluster
- * create`; resolves once every node reports cluster_state:ok.
+ * A Redis Cluster of `masters` masters (and `replicas` replicas of each), each node a Debian
+ * redis-server in cluster mode on its own loopback port (and cluster-bus port), slots spread
+ * by `redis-cli --cluster create`; resolves once every node reports cluster_state:ok and
+ * every replica's link to its master is up.
  */
-export async function privateRedisCluster(masters = 3): Promise<PrivateRedisCluster> {
+export async function privateRedisCluster(masters = 3, options: ClusterOptions = {}): Promise<PrivateRedisCluster> {
   const dir = await mkdtemp(join(tmpdir(), "faults-cluster-"));
+  const replicas = options.replicas ?? 0;
   const ports: number[] = [];
   const busPorts: number[] = [];
-  while (ports.length < masters) {
+  while (ports.length < masters * (1 + replicas)) {
     const [port, bus] = [await freePort(), await freePort()];
     if (![...ports, ...busPorts].includes(port) && ![...ports, ...busPorts].includes(bus) && port !== bus) {
       ports.push(port);
@@ -104,7 +117,7 @@ export async function privateRedisCluster(masters = 3): Promise<PrivateRedisClus
   const startNode = (i: number) =>
     spawn("redis-server", [
       "--port", String(ports[i]), "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-port", String(busPorts[i]),
-      "--cluster-config-file", join(dir, `nodes-${ports[i]}.conf`), "--cluster-node-timeout", "5000",
+      "--cluster-config-file", join(dir, `nodes-${ports[i]}.conf`), "--cluster-node-timeout", String(options.nodeTimeoutMs ?? 5000),
       "--save", "", "--appendonly", "no", "--dir", dir,
     ], { stdio: "ignore" });
   const children = ports.map((_, i) => startNode(i));
@@ -128,6 +141,13 @@ export async function privateRedisCluster(masters = 3): Promise<PrivateRedisClus
       const infos = await Promise.all(probes.map((p) => p.cluster("INFO").catch(() => "")));
       return infos.every((info) => String(info).includes("cluster_state:ok"));
     }, 20_000, 100);
+  const replicasLinked = () =>
+    waitFor(async () => {
+      const infos = await Promise.all(probes.map((p) => p.info("replication").catch(() => "")));
+      return infos.filter((info) => info.includes("role:slave")).length === masters * replicas &&
+        infos.every((info) => !info.includes("role:slave") || info.includes("master_link_status:up"));
+    }, 30_000, 100);
+  const alive = (i: number) => children[i].exitCode === null && children[i].signalCode === null;
   const self: PrivateRedisCluster = {
     url: `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(",")}`,
     seeds: ports.map((p) => `127.0.0.1:${p}`).join(","),
@@ -140,6 +160,13 @@ export async function privateRedisCluster(masters = 3): Promise<PrivateRedisClus
       await allAnswer();
       await allOk();
     },
+    async kill(port) {
+      await kill(children[ports.indexOf(port)]);
+    },
+    async masterPorts() {
+      const roles = await Promise.all(ports.map(async (_, i) => (alive(i) ? String(await probes[i].info("replication").catch(() => "")) : "")));
+      return ports.filter((_, i) => roles[i].includes("role:master"));
+    },
     async stop() {
       for (const c of clients) c.disconnect();
       await Promise.all(children.map(kill));
@@ -148,8 +175,9 @@ export async function privateRedisCluster(masters = 3): Promise<PrivateRedisClus
   };
   try {
     await allAnswer();
-    await run("redis-cli", ["--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", "0", "--cluster-yes"]);
+    await run("redis-cli", ["--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", String(replicas), "--cluster-yes"]);
     await allOk();
+    await replicasLinked();
   } catch (error) {
     await self.stop();
     throw error;

@@ -4,8 +4,10 @@ turn on one shard. Variadic ("-n"): KEYS and ARGV grow with the batch. Calls are
 in groups that share a key, its snapshot versions, endpoint label, minute and cycle
 (a busy key sends many calls per run); within a group, alike calls (same outcome,
 counted flag, installation and windows) are one entry with their number, and each key
-name is sent once: ARGV refers to keys by their index in KEYS. Every key carries the shard's hash tag {s:N}, so the
-script runs on Redis Cluster unchanged. Time is an argument (the service clock, which
+name is sent once: ARGV refers to keys by their index in KEYS. Every key carries the shard's hash tag
+(shared/redis/keys.ts), so the script runs on Redis Cluster unchanged. While its slot migrates
+between masters and only some of its keys have moved, Redis answers TRYAGAIN and runs nothing:
+the client retries (shared/redis/client.ts). Time is an argument (the service clock, which
 the test clock moves): no TIME here.
 
 KEYS[1]     usage stream of the shard (keys.usageStream)

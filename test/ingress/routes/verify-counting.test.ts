@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SHARDS } from "../../../shared/redis/keys.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { advance, clientSetup, makeKey, usedOf, verify } from "./verify-fixtures.js";
 
@@ -48,10 +49,10 @@ describe("counting against the allowance (interface.md section 8)", () => {
     const unknown = await verify(gw, { key: `${made.key}x`, domain: "example.com" });
     expect(unknown.body.reason).toBe("invalid_key");
     expect(await usedOf(gw, made.orgId)).toBe(before);
-    const streams = await Promise.all([0, 1, 2, 3].map((s) => gw.ctx.redis.xlen(gw.ctx.keys.usageStream(s))));
+    const streams = await Promise.all(Array.from({ length: SHARDS }, (_, s) => gw.ctx.redis.xlen(gw.ctx.keys.usageStream(s))));
     const total = streams.reduce((a, b) => a + b, 0);
     await verify(gw, { key: "ak_live_neverissued", domain: "example.com" });
-    const after = await Promise.all([0, 1, 2, 3].map((s) => gw.ctx.redis.xlen(gw.ctx.keys.usageStream(s))));
+    const after = await Promise.all(Array.from({ length: SHARDS }, (_, s) => gw.ctx.redis.xlen(gw.ctx.keys.usageStream(s))));
     expect(after.reduce((a, b) => a + b, 0)).toBe(total);
   });
 
