@@ -1,9 +1,9 @@
-import { recordActivity } from "../shared/activity.js";
-import { randomToken, sha256 } from "../shared/crypto/hash.js";
-import { insertDomain } from "../shared/db/domains.js";
-import { insertKey, type KeySettings } from "../shared/db/keys.js";
-import { insertMember, insertOrg, lockAndCountOrgs } from "../shared/db/orgs.js";
-import { transaction, type Pool } from "../shared/db/pool.js";
+import { recordActivity } from "../shared/accounts/activity.js";
+import { randomToken, sha256 } from "../shared/platform/crypto/hash.js";
+import { insertDomain } from "../shared/scans/db/domains.js";
+import { insertKey, type KeySettings } from "../shared/verify/db/keys.js";
+import { insertMember, insertOrg, lockAndCountOrgs } from "../shared/accounts/db/orgs.js";
+import { transaction, type Pool } from "../shared/platform/db/pool.js";
 
 export interface DemoSeed {
   orgId: number;

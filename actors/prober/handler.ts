@@ -1,14 +1,14 @@
 import { performance } from "node:perf_hooks";
-import type { Redis } from "../../shared/redis/client.js";
-import type { Clock } from "../../shared/clock.js";
-import type { Pool } from "../../shared/db/pool.js";
-import { insertCheck, listServices, pruneChecks, type ServiceKey } from "../../shared/db/status.js";
-import type { Keys } from "../../shared/redis/keys.js";
-import { dnsHostResolver } from "../scanner/retrieve/ssrf.js";
-import type { AddressPolicy } from "../../shared/net/address-policy.js";
-import { createDnsClient } from "../scanner/retrieve/dns-client.js";
-import { followRedirects } from "../scanner/retrieve/http-client.js";
-import type { ScanOptions } from "../scanner/options.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
+import type { Clock } from "../../shared/platform/clock.js";
+import type { Pool } from "../../shared/platform/db/pool.js";
+import { insertCheck, listServices, pruneChecks, type ServiceKey } from "../../shared/status/db/status.js";
+import type { Keys } from "../../shared/platform/redis/keys.js";
+import { dnsHostResolver } from "../../shared/platform/net/outbound/ssrf.js";
+import type { AddressPolicy } from "../../shared/platform/net/address-policy.js";
+import { createDnsClient } from "../../shared/platform/net/outbound/dns-client.js";
+import { followRedirects } from "../../shared/platform/net/outbound/http-client.js";
+import type { ScanOptions } from "../../shared/platform/net/outbound/options.js";
 import type { ProbeOutcome } from "./messages.js";
 
 /**

@@ -4,14 +4,14 @@
  * an unreachable domain completes with findings that say so; only a bug throws.
  */
 import { domainToASCII } from "node:url";
-import { normalizeDomain } from "../../shared/validation.js";
+import { normalizeDomain } from "../../shared/platform/validation.js";
 import { DNS_CHECKS, findCheck, WEB_CHECKS, type DnsCheck, type WebCheck } from "./checks/index.js";
 import { evaluate, type Finding, type Section } from "./finding.js";
 import { ALGORITHM_VERSION, gradeSection } from "./grading.js";
-import type { ScanOptions } from "./options.js";
-import { createDnsClient, type DnsQuery } from "./retrieve/dns-client.js";
+import type { ScanOptions } from "../../shared/platform/net/outbound/options.js";
+import { createDnsClient, type DnsQuery } from "../../shared/platform/net/outbound/dns-client.js";
 import { retrieveDns } from "./retrieve/dns-evidence.js";
-import type { DnsEvidence, WebEvidence } from "./retrieve/evidence.js";
+import type { DnsEvidence, WebEvidence } from "../../shared/platform/net/outbound/evidence.js";
 import { retrieveWeb } from "./retrieve/web-evidence.js";
 
 export interface ScanResult {

@@ -1,10 +1,10 @@
-import { recordActivity } from "../../shared/activity.js";
+import { recordActivity } from "../../shared/accounts/activity.js";
 import {
   insertMember, insertOrg, orgCycle, updateOrg, findOrg, allowanceOf, cycleUsed, findMember, findMemberByEmail, listMembers, listOrgs, lockOrg,
   membersByIds, type MemberRow, type OrgRow,
-} from "../../shared/db/orgs.js";
-import { transaction } from "../../shared/db/pool.js";
-import { PLAN_NAMES, type Plan } from "../../shared/plans.js";
+} from "../../shared/accounts/db/orgs.js";
+import { transaction } from "../../shared/platform/db/pool.js";
+import { PLAN_NAMES, type Plan } from "../../shared/accounts/plans.js";
 import type { IngressDeps } from "../deps.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";

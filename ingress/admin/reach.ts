@@ -1,6 +1,6 @@
 import { type Principal, type Role, roleAtLeast } from "../../shared/accounts/principal.js";
-import { ownerOf, type OwnedKind } from "../../shared/db/ownership.js";
-import type { Reason } from "../../shared/reasons.js";
+import { ownerOf, type OwnedKind } from "../../shared/accounts/db/ownership.js";
+import type { Reason } from "../../shared/platform/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import type { RouteParams } from "../types.js";
 

@@ -1,8 +1,8 @@
 import {
   cancelMaintenance, createMaintenance, findMaintenance, latestMaintenance, updateMaintenance,
-} from "../../shared/db/incidents.js";
-import { transaction } from "../../shared/db/pool.js";
-import type { ServiceKey } from "../../shared/db/status.js";
+} from "../../shared/status/db/incidents.js";
+import { transaction } from "../../shared/platform/db/pool.js";
+import type { ServiceKey } from "../../shared/status/db/status.js";
 import { maintenanceRecord } from "../../shared/status/document.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, parseTime, validator, type AdminHandler } from "./common.js";

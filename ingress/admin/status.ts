@@ -1,12 +1,12 @@
-import { recordActivity } from "../../shared/activity.js";
+import { recordActivity } from "../../shared/accounts/activity.js";
 import {
   INCIDENT_STATUSES, addIncidentUpdate, createIncident, findIncident, latestIncidents, patchIncident,
   type Impact, type IncidentStatus,
-} from "../../shared/db/incidents.js";
-import { transaction, type Queryable } from "../../shared/db/pool.js";
+} from "../../shared/status/db/incidents.js";
+import { transaction, type Queryable } from "../../shared/platform/db/pool.js";
 import {
   DEFAULT_SERVICE_NAMES, SERVICE_KEYS, listServices, statusActivity, upsertService, type ServiceKey, type ServiceRow,
-} from "../../shared/db/status.js";
+} from "../../shared/status/db/status.js";
 import { incidentView, iso } from "../../shared/status/document.js";
 import { incidentMoveAllowed } from "../../shared/status/rules.js";
 import type { IngressDeps } from "../deps.js";

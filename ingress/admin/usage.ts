@@ -1,6 +1,6 @@
-import { findKey } from "../../shared/db/keys.js";
-import { dailyUsageOfKey } from "../../shared/db/usage.js";
-import { isIsoDate } from "../../shared/validation.js";
+import { findKey } from "../../shared/verify/db/keys.js";
+import { dailyUsageOfKey } from "../../shared/verify/db/usage.js";
+import { isIsoDate } from "../../shared/platform/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { idParam, type AdminHandler } from "./common.js";
 

@@ -1,4 +1,4 @@
-import type { AssignmentRow, HistoryRow, NoteRow } from "../../shared/db/assignments.js";
+import type { AssignmentRow, HistoryRow, NoteRow } from "../../shared/findings/db/assignments.js";
 import { isOverdue, isPastTarget, ownerOf, targetDate } from "../../shared/findings/workflow.js";
 
 function iso(date: Date): string {

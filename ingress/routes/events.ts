@@ -1,6 +1,6 @@
-import { eventView, type EventType, feedPage, isEventType } from "../../shared/db/events.js";
+import { eventView, type EventType, feedPage, isEventType } from "../../shared/events/db/events.js";
 import { syslogLine } from "../../shared/events/syslog.js";
-import type { Reason } from "../../shared/reasons.js";
+import type { Reason } from "../../shared/platform/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import { readParams, type Params } from "../params.js";
 import { refuse } from "../reply.js";

@@ -1,6 +1,6 @@
-import { checkKeySent, type Ask, type EnforceOptions, type Prepared } from "../../shared/enforcement/index.js";
-import type { RouteLabel } from "../../shared/enforcement/installations.js";
-import type { Reason } from "../../shared/reasons.js";
+import { checkKeySent, type Ask, type EnforceOptions, type Prepared } from "../../shared/verify/index.js";
+import type { RouteLabel } from "../../shared/verify/installations.js";
+import type { Reason } from "../../shared/platform/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import { str, type Params } from "../params.js";
 import type { HttpRequest } from "../types.js";

@@ -1,5 +1,5 @@
-import type { Reason } from "../../shared/reasons.js";
-import { loadScript, runScript, type LuaScript } from "../../shared/redis/scripts.js";
+import type { Reason } from "../../shared/platform/reasons.js";
+import { loadScript, runScript, type LuaScript } from "../../shared/platform/redis/scripts.js";
 import type { IngressDeps } from "../deps.js";
 
 /**

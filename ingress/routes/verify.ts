@@ -1,12 +1,12 @@
-import { UNNAMED_INSTALL } from "../../shared/enforcement/installations.js";
+import { UNNAMED_INSTALL } from "../../shared/verify/installations.js";
 import {
   checkKeySent,
   hostOf,
   scopesText,
   type Ask,
   type Prepared,
-} from "../../shared/enforcement/index.js";
-import { isStorableText } from "../../shared/validation.js";
+} from "../../shared/verify/index.js";
+import { isStorableText } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { fault } from "../reply.js";
 import { RequestAsk } from "./gate.js";

@@ -4,7 +4,7 @@ import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildEmbed } from "../../ops/embed/build.js";
 import { EMBED_DIR, type EmbedManifest } from "../../shared/embed/asset.js";
-import { sourcePath } from "../../shared/paths.js";
+import { sourcePath } from "../../shared/platform/paths.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { makeKey, makeOrg, verifyDomain, type MadeKey } from "../ingress/routes/verify-fixtures.js";
 import { startPageServer, type PageServer } from "./page-server.js";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
-import { loadConfig } from "../../shared/config.js";
-import { openContext, type Context } from "../../shared/context.js";
-import { silentLogger } from "../../shared/log.js";
+import { loadConfig } from "../../shared/platform/config.js";
+import { openContext, type Context } from "../../shared/platform/context.js";
+import { silentLogger } from "../../shared/platform/log.js";
 import { startIngress, type RunningIngress } from "../../ingress/main.js";
 import { createTestDatabase } from "./database.js";
 

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { moveToDeadLetters } from "../../shared/streams/dead-letters.js";
-import { registerStream } from "../../shared/streams/registry.js";
+import { moveToDeadLetters } from "../../shared/platform/streams/dead-letters.js";
+import { registerStream } from "../../shared/platform/streams/registry.js";
 import { type CliIo, runCli } from "../../ops/cli.js";
-import { sha256Hex } from "../../shared/crypto/hash.js";
-import { createKeys } from "../../shared/redis/keys.js";
+import { sha256Hex } from "../../shared/platform/crypto/hash.js";
+import { createKeys } from "../../shared/platform/redis/keys.js";
 import { ADMIN_TOKEN, cleanRedis, startTestGateway, type TestGateway, waitFor } from "../helpers/gateway.js";
 import { startDnsServer, type TestDnsServer } from "../ingress/admin/dns-server.js";
 

@@ -2,7 +2,7 @@ import { getDomain } from "tldts";
 import { defineCheck, outcome } from "../finding.js";
 import { firstHeader } from "../records/headers.js";
 import { looksLikeHtml, scriptTags } from "../records/html.js";
-import type { WebEvidence } from "../retrieve/evidence.js";
+import type { WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { NO_RESPONSE_DETAIL, primaryResponse } from "./support.js";
 
 /**

@@ -1,13 +1,13 @@
-import { recordActivity } from "../../../shared/activity.js";
-import { transaction, type Pool } from "../../../shared/db/pool.js";
-import { insertEvent } from "../../../shared/db/events.js";
-import { findingsOf, insertScan, jobStored, previousScan, type ScanKind, type SectionInput } from "../../../shared/db/scans.js";
+import { recordActivity } from "../../../shared/accounts/activity.js";
+import { transaction, type Pool } from "../../../shared/platform/db/pool.js";
+import { insertEvent } from "../../../shared/events/db/events.js";
+import { findingsOf, insertScan, jobStored, previousScan, type ScanKind, type SectionInput } from "../../../shared/scans/db/scans.js";
 import type { Helpers } from "../../runtime/index.js";
-import type { ScanOptions } from "../options.js";
+import type { ScanOptions } from "../../../shared/platform/net/outbound/options.js";
 import { applyScanToFindings } from "../../../shared/findings/scan-stored.js";
 import { compareFindings } from "./regression.js";
 import { handleRecheck, type RunRecheck } from "./recheck.js";
-import type { ScanJob, ScanReply } from "../../../shared/streams/scan.js";
+import type { ScanJob, ScanReply } from "../../../shared/scans/stream.js";
 
 export interface ScanResult {
   algorithm: string;

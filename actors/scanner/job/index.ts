@@ -1,14 +1,14 @@
 import { readFileSync } from "node:fs";
-import type { Context } from "../../../shared/context.js";
-import type { Pool } from "../../../shared/db/pool.js";
+import type { Context } from "../../../shared/platform/context.js";
+import type { Pool } from "../../../shared/platform/db/pool.js";
 import { startActor, type RunningActor } from "../../index.js";
 import { defineActor } from "../../runtime/index.js";
-import { outboundPolicyOf } from "../../../shared/net/address-policy.js";
-import { defaultScanOptions, type ScanOptions } from "../options.js";
+import { outboundPolicyOf } from "../../../shared/platform/net/address-policy.js";
+import { defaultScanOptions, type ScanOptions } from "../../../shared/platform/net/outbound/options.js";
 import { recheck, runScan } from "../scan.js";
 import type { RunRecheck } from "./recheck.js";
 import { scanHandler } from "./handler.js";
-import { SCAN_STREAM, scanJobSchema, type ScanJob } from "../../../shared/streams/scan.js";
+import { SCAN_STREAM, scanJobSchema, type ScanJob } from "../../../shared/scans/stream.js";
 
 /** Scan options from the configuration, read once at start. */
 export function scanOptionsOf(config: Context["config"]): ScanOptions {

@@ -1,9 +1,9 @@
 import { signinLinkMail, signinLinkUrl } from "../../../shared/accounts/mails.js";
 import { BUDGETS, LIFETIMES } from "../../../shared/accounts/policy.js";
 import { newToken, tokenHash } from "../../../shared/accounts/secrets.js";
-import { insertLink, membershipsOf, spendLink } from "../../../shared/db/member-links.js";
-import { countPasskeys } from "../../../shared/db/passkeys.js";
-import { transaction } from "../../../shared/db/pool.js";
+import { insertLink, membershipsOf, spendLink } from "../../../shared/accounts/db/member-links.js";
+import { countPasskeys } from "../../../shared/accounts/db/passkeys.js";
+import { transaction } from "../../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../../deps.js";
 import { ok, refuse } from "../../reply.js";
 import { check, validator } from "../common.js";

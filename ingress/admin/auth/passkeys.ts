@@ -1,11 +1,11 @@
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
-import { recordActivity } from "../../../shared/activity.js";
+import { recordActivity } from "../../../shared/accounts/activity.js";
 import { challengeOf, storeChallenge, takeChallenge } from "../../../shared/accounts/challenges.js";
 import { LIFETIMES } from "../../../shared/accounts/policy.js";
 import { userHandleOf } from "../../../shared/accounts/secrets.js";
 import { registrationOptions, relyingPartyOf, verifyRegistration } from "../../../shared/accounts/webauthn.js";
-import { findPasskeyByCredential, insertPasskey, listPasskeys, removePasskey } from "../../../shared/db/passkeys.js";
-import { transaction } from "../../../shared/db/pool.js";
+import { findPasskeyByCredential, insertPasskey, listPasskeys, removePasskey } from "../../../shared/accounts/db/passkeys.js";
+import { transaction } from "../../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../../deps.js";
 import { ok, refuse } from "../../reply.js";
 import type { HttpReply } from "../../types.js";

@@ -1,8 +1,8 @@
-import { recordActivity } from "../../../shared/activity.js";
+import { recordActivity } from "../../../shared/accounts/activity.js";
 import { LIFETIMES } from "../../../shared/accounts/policy.js";
-import { listLiveSessions, revokeSession } from "../../../shared/db/member-sessions.js";
-import { countPasskeys } from "../../../shared/db/passkeys.js";
-import { transaction } from "../../../shared/db/pool.js";
+import { listLiveSessions, revokeSession } from "../../../shared/accounts/db/member-sessions.js";
+import { countPasskeys } from "../../../shared/accounts/db/passkeys.js";
+import { transaction } from "../../../shared/platform/db/pool.js";
 import { ok, refuse } from "../../reply.js";
 import { idParam } from "../common.js";
 import { memberWho, sessionView, whoView, withSession } from "./common.js";

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyUsage, applyUsageMessages } from "../../../actors/usage/handler.js";
 import { createUsageWriter } from "../../../actors/usage/writer.js";
 import { usageActor } from "../../../actors/usage/index.js";
-import type { UsageBatch } from "../../../shared/streams/usage.js";
+import type { UsageBatch } from "../../../shared/verify/usage-stream.js";
 import { runActor, type ActorHandle } from "../../../actors/runtime/index.js";
-import { silentLogger } from "../../../shared/log.js";
+import { silentLogger } from "../../../shared/platform/log.js";
 import { cleanRedis, startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
 import { clientSetup, usedOf, verify } from "../../ingress/routes/verify-fixtures.js";
 
