@@ -34,7 +34,7 @@ export function templateName(): string {
     hash.update(readFileSync(`${MIGRATIONS_DIR}/${file}`));
     hash.update("\0");
   }
-  hash.update(readFileSync(sourcePath("shared", "db", "migrate.ts")));
+  hash.update(readFileSync(sourcePath("shared", "platform", "db", "migrate.ts")));
   return `${TEMPLATE_PREFIX}${hash.digest("hex").slice(0, 16)}`;
 }
 

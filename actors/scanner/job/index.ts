@@ -1,25 +1,15 @@
-import { readFileSync } from "node:fs";
 import type { Context } from "../../../shared/platform/context.js";
 import type { Pool } from "../../../shared/platform/db/pool.js";
 import { startActor, type RunningActor } from "../../index.js";
 import { defineActor } from "../../runtime/index.js";
-import { outboundPolicyOf } from "../../../shared/platform/net/address-policy.js";
-import { defaultScanOptions, type ScanOptions } from "../../../shared/platform/net/outbound/options.js";
+import { scanOptionsOf, type ScanOptions } from "../../../shared/platform/net/outbound/options.js";
 import { recheck, runScan } from "../scan.js";
 import type { RunRecheck } from "./recheck.js";
 import { scanHandler } from "./handler.js";
 import { SCAN_STREAM, scanJobSchema, type ScanJob } from "../../../shared/scans/stream.js";
 
-/** Scan options from the configuration, read once at start. */
-export function scanOptionsOf(config: Context["config"]): ScanOptions {
-  return defaultScanOptions({
-    resolver: config.dnsResolver,
-    outbound: outboundPolicyOf("scan", config),
-    httpPort: config.scanHttpPort,
-    httpsPort: config.scanHttpsPort,
-    caPem: config.scanCaFile ? readFileSync(config.scanCaFile, "utf8") : null,
-  });
-}
+/** Moved to shared/platform/net/outbound/options.ts (the prober builds on it too); kept here for callers of the scanner. */
+export { scanOptionsOf };
 
 /** One finding's check, through the same retrieval, SSRF guard and time-outs as a scan. */
 export const runRecheck: RunRecheck = async (domain, findingKey, options, nowMs) => {

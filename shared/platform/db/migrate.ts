@@ -10,7 +10,7 @@ import { sourcePath } from "../paths.js";
  */
 const LOCK_ID = 0x6761_7465; // "gate"
 
-export const MIGRATIONS_DIR = sourcePath("shared", "db", "migrations");
+export const MIGRATIONS_DIR = sourcePath("shared", "platform", "db", "migrations");
 
 export async function migrate(pool: Pool, dir = MIGRATIONS_DIR): Promise<string[]> {
   const files = (await readdir(dir)).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();

@@ -11,7 +11,7 @@ import { sourcePath } from "../paths.js";
  * full with EVAL, which also caches it again.
  */
 
-export const LUA_DIR = sourcePath("shared", "redis", "lua");
+export const LUA_DIR = sourcePath("shared", "platform", "redis", "lua");
 
 export interface LuaScript {
   readonly name: string;

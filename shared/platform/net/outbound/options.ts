@@ -1,4 +1,6 @@
-import { outboundPolicy, type OutboundPolicy } from "../address-policy.js";
+import { readFileSync } from "node:fs";
+import type { Context } from "../../context.js";
+import { outboundPolicy, outboundPolicyOf, type OutboundPolicy } from "../address-policy.js";
 
 /**
  * What a scan may reach and how long it may wait. Built once from the configuration
@@ -33,4 +35,15 @@ export function defaultScanOptions(overrides: Partial<ScanOptions> = {}): ScanOp
     timeoutMs: DEFAULT_TIMEOUT_MS,
     ...overrides,
   };
+}
+
+/** Scan options from the configuration, read once at start (the scanner's, and the prober's base). */
+export function scanOptionsOf(config: Context["config"]): ScanOptions {
+  return defaultScanOptions({
+    resolver: config.dnsResolver,
+    outbound: outboundPolicyOf("scan", config),
+    httpPort: config.scanHttpPort,
+    httpsPort: config.scanHttpsPort,
+    caPem: config.scanCaFile ? readFileSync(config.scanCaFile, "utf8") : null,
+  });
 }
