@@ -7,9 +7,9 @@ import type { Pool } from "../shared/platform/db/pool.js";
 import type { Logger } from "../shared/platform/log.js";
 import type { Mailer } from "../shared/platform/mail.js";
 import type { Keys } from "../shared/platform/redis/keys.js";
-import type { Projector } from "../shared/verify/snapshots/projector.js";
-import type { SnapshotCache } from "../shared/verify/snapshots/cache.js";
-import type { StatusCache } from "../shared/status/cache.js";
+import type { Projector } from "../shared/verify/index.js";
+import type { SnapshotCache } from "../shared/verify/index.js";
+import type { StatusCache } from "../shared/status/index.js";
 import type { BotcheckState } from "./routes/botcheck/state.js";
 import type { HttpMetrics } from "./metrics.js";
 

@@ -1,10 +1,10 @@
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { createEnforcer } from "../shared/verify/index.js";
 import type { Context } from "../shared/platform/context.js";
-import { createSnapshotCache } from "../shared/verify/snapshots/cache.js";
-import { createProjector, watchSnapshots } from "../shared/verify/snapshots/projector.js";
-import { reconcileProjections } from "../shared/verify/snapshots/reconcile.js";
-import { createStatusCache } from "../shared/status/cache.js";
+import { createSnapshotCache } from "../shared/verify/index.js";
+import { createProjector, watchSnapshots } from "../shared/verify/index.js";
+import { reconcileProjections } from "../shared/verify/index.js";
+import { createStatusCache } from "../shared/status/index.js";
 import { createMailer } from "../shared/platform/mail.js";
 import { buildApp, metricsOnly } from "./app.js";
 import type { IngressDeps } from "./deps.js";

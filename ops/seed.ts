@@ -1,8 +1,8 @@
-import { recordActivity } from "../shared/accounts/activity.js";
+import { recordActivity } from "../shared/accounts/index.js";
 import { randomToken, sha256 } from "../shared/platform/crypto/hash.js";
-import { insertDomain } from "../shared/scans/db/domains.js";
-import { insertKey, type KeySettings } from "../shared/verify/db/keys.js";
-import { insertMember, insertOrg, lockAndCountOrgs } from "../shared/accounts/db/orgs.js";
+import { insertDomain } from "../shared/scans/index.js";
+import { insertKey, type KeySettings } from "../shared/verify/index.js";
+import { insertMember, insertOrg, lockAndCountOrgs } from "../shared/accounts/index.js";
 import { transaction, type Pool } from "../shared/platform/db/pool.js";
 
 export interface DemoSeed {

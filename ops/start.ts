@@ -12,7 +12,7 @@ import { systemClock } from "../shared/platform/clock.js";
 import { createLogger } from "../shared/platform/log.js";
 import { createKeys } from "../shared/platform/redis/keys.js";
 import { createRedis } from "../shared/platform/redis/client.js";
-import { createProjector } from "../shared/verify/snapshots/projector.js";
+import { createProjector } from "../shared/verify/index.js";
 import { INGRESS_NODE_FLAGS } from "./node-flags.js";
 import { ensureServices } from "./services.js";
 import { seedDemo } from "./seed.js";

@@ -1,7 +1,7 @@
 import type { Clock } from "../../shared/platform/clock.js";
 import { unseal } from "../../shared/platform/crypto/seal.js";
 import type { Pool } from "../../shared/platform/db/pool.js";
-import { claimDeliveries, recordAttempt, webhookSecretAad, type AttemptOutcome, type DeliveryJob } from "../../shared/events/db/webhooks.js";
+import { claimDeliveries, recordAttempt, webhookSecretAad, type AttemptOutcome, type DeliveryJob } from "../../shared/events/index.js";
 import type { Logger } from "../../shared/platform/log.js";
 import { coalesce } from "../runtime/coalesce.js";
 import { every } from "../runtime/every.js";

@@ -7,7 +7,7 @@ import { defineActor } from "../runtime/index.js";
 import { DELIVERY_POLICY, startDeliveryLoop, type DeliveryPolicy } from "./deliveries.js";
 import { notifierHandler } from "./handler.js";
 import { createMailer, type Mailer } from "./mail.js";
-import { eventMessageSchema, EVENTS_STREAM, type EventMessage } from "../../shared/events/stream.js";
+import { eventMessageSchema, EVENTS_STREAM, type EventMessage } from "../../shared/events/index.js";
 
 /**
  * The notifier's consumer group on the events stream. Starts at the stream's beginning

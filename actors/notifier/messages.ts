@@ -1,4 +1,4 @@
-import type { EventView } from "../../shared/events/db/events.js";
+import type { EventView } from "../../shared/events/index.js";
 import type { Mail } from "./mail.js";
 
 // The notifier's stream message is the events stream's EventMessage (shared/streams/events.ts).

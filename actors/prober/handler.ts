@@ -2,7 +2,7 @@ import { performance } from "node:perf_hooks";
 import type { Redis } from "../../shared/platform/redis/client.js";
 import type { Clock } from "../../shared/platform/clock.js";
 import type { Pool } from "../../shared/platform/db/pool.js";
-import { insertCheck, listServices, pruneChecks, type ServiceKey } from "../../shared/status/db/status.js";
+import { insertCheck, listServices, pruneChecks, type ServiceKey } from "../../shared/status/index.js";
 import type { Keys } from "../../shared/platform/redis/keys.js";
 import { dnsHostResolver } from "../../shared/platform/net/outbound/ssrf.js";
 import type { AddressPolicy } from "../../shared/platform/net/address-policy.js";

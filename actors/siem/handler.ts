@@ -1,14 +1,14 @@
 import type { Redis } from "../../shared/platform/redis/client.js";
 import type { Clock } from "../../shared/platform/clock.js";
-import { destinationById, recordDelivered, recordFailure } from "../../shared/events/db/siem.js";
+import { destinationById, recordDelivered, recordFailure } from "../../shared/events/index.js";
 import type { Pool } from "../../shared/platform/db/pool.js";
-import type { SyslogEvent } from "../../shared/events/syslog.js";
+import type { SyslogEvent } from "../../shared/events/index.js";
 import type { Keys } from "../../shared/platform/redis/keys.js";
 import { describeError, type Handler, RetryableError } from "../runtime/index.js";
 import { createBatcher } from "./batcher.js";
-import type { DestinationMessage, SiemTestReply, SiemTestRequest } from "../../shared/events/siem-stream.js";
+import type { DestinationMessage, SiemTestReply, SiemTestRequest } from "../../shared/events/index.js";
 import type { LoadedDestination } from "./messages.js";
-import { destinationStreamName } from "../../shared/events/siem-stream.js";
+import { destinationStreamName } from "../../shared/events/index.js";
 import { jitteredBackoff, type RetryPolicy } from "./retry.js";
 import type { PushNetwork } from "./transport/guard.js";
 import { sendBatch } from "./transport/index.js";

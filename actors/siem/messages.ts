@@ -1,5 +1,5 @@
-import type { SiemKind } from "../../shared/events/db/siem.js";
-import type { SiemTarget } from "../../shared/events/siem-target.js";
+import type { SiemKind } from "../../shared/events/index.js";
+import type { SiemTarget } from "../../shared/events/index.js";
 
 /**
  * The pusher's own state. Its stream messages (the destination streams, the test request)

@@ -1,5 +1,5 @@
 import type { Clock } from "../../shared/platform/clock.js";
-import { deleteEventsBefore } from "../../shared/events/db/events.js";
+import { deleteEventsBefore } from "../../shared/events/index.js";
 import type { Queryable } from "../../shared/platform/db/pool.js";
 import type { Logger } from "../../shared/platform/log.js";
 import { type Every, every } from "../runtime/index.js";

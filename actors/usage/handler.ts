@@ -1,9 +1,9 @@
 import type { Pool } from "../../shared/platform/db/pool.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import {
-  markApplied, writeCycles, writeDaily, writeInstallations, writeLastUsed, type DailyRow, type InstallationRow,
-} from "../../shared/verify/db/usage.js";
-import type { UsageBatch } from "../../shared/verify/usage-stream.js";
+  markApplied, writeCycles, writeDaily, writeInstallations, writeLastUsed, type DailyRow, type InstallationUsageRow as InstallationRow,
+} from "../../shared/verify/index.js";
+import type { UsageBatch } from "../../shared/verify/index.js";
 
 /**
  * Usage accounting: stream messages (each the events of one verify batch) → usage_daily per
@@ -131,4 +131,4 @@ export async function applyUsage(batch: UsageBatch, ctx: ApplyContext): Promise<
   return applied;
 }
 
-export { APPLIED_RETENTION_MS, pruneApplied } from "../../shared/verify/db/usage.js";
+export { APPLIED_RETENTION_MS, pruneApplied } from "../../shared/verify/index.js";

@@ -3,7 +3,7 @@ import type { Pool } from "../../shared/platform/db/pool.js";
 import { USAGE_SHARDS } from "../../shared/platform/redis/keys.js";
 import { defineActor, every } from "../runtime/index.js";
 import { pruneApplied } from "./handler.js";
-import { usageBatchSchema, type UsageBatch } from "../../shared/verify/usage-stream.js";
+import { usageBatchSchema, type UsageBatch } from "../../shared/verify/index.js";
 import { createUsageWriter } from "./writer.js";
 
 const writer = createUsageWriter();

@@ -1,4 +1,4 @@
-import type { Principal } from "../../shared/accounts/principal.js";
+import type { Principal } from "../../shared/accounts/index.js";
 import { isStorableText, unstorableField, validator, type Validated } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { readJson, type Params } from "../params.js";

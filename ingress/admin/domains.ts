@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { recordActivity } from "../../shared/accounts/activity.js";
-import { findDomain, insertDomain, listDomains, markVerified, txtRecord, type DomainRow } from "../../shared/scans/db/domains.js";
-import { findOrg } from "../../shared/accounts/db/orgs.js";
+import { recordActivity } from "../../shared/accounts/index.js";
+import { findDomain, insertDomain, listDomains, markVerified, txtRecord, type DomainRow } from "../../shared/scans/index.js";
+import { findOrg } from "../../shared/accounts/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
-import { lookupTxt } from "../../shared/scans/dns-txt.js";
+import { lookupTxt } from "../../shared/scans/index.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";

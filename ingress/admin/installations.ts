@@ -1,5 +1,5 @@
-import { recordActivity } from "../../shared/accounts/activity.js";
-import { findKey, installationsOf, setInstallationStatus, type InstallationRow } from "../../shared/verify/db/keys.js";
+import { recordActivity } from "../../shared/accounts/index.js";
+import { findKey, installationsOf, setInstallationStatus, type InstallationRow } from "../../shared/verify/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { isStorableText } from "../../shared/platform/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";

@@ -1,6 +1,6 @@
-import type { KeyRow } from "../../shared/verify/db/keys.js";
-import type { OrgRow } from "../../shared/accounts/db/orgs.js";
-import { windowEnd } from "../../shared/accounts/plans.js";
+import type { KeyRow } from "../../shared/verify/index.js";
+import type { OrgRow } from "../../shared/accounts/index.js";
+import { windowEnd } from "../../shared/accounts/index.js";
 import { iso } from "./common.js";
 
 /** The effective end: the hard expires_at, or the organization's window end, whichever comes first. */

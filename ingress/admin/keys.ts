@@ -1,12 +1,12 @@
-import { recordActivity } from "../../shared/accounts/activity.js";
+import { recordActivity } from "../../shared/accounts/index.js";
 import { randomToken, sha256 } from "../../shared/platform/crypto/hash.js";
 import {
   countLiveKeys, findKey, insertKey, listKeysOfOrg, setKeyStatus, updateKeySettings, type KeyRow, type KeySettings,
   copyInstallations,
-} from "../../shared/verify/db/keys.js";
-import { findOrg, lockOrg } from "../../shared/accounts/db/orgs.js";
+} from "../../shared/verify/index.js";
+import { findOrg, lockOrg } from "../../shared/accounts/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
-import { PLANS, windowEnd } from "../../shared/accounts/plans.js";
+import { PLANS, windowEnd } from "../../shared/accounts/index.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { pageFields, queryPaging } from "../paging.js";

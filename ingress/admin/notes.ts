@@ -1,5 +1,5 @@
-import { recordActivity } from "../../shared/accounts/activity.js";
-import { findAssignment, insertNote, notesOf } from "../../shared/findings/db/assignments.js";
+import { recordActivity } from "../../shared/accounts/index.js";
+import { findAssignment, insertNote, notesOf } from "../../shared/findings/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";

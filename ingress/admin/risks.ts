@@ -1,11 +1,11 @@
-import { recordActivity } from "../../shared/accounts/activity.js";
-import { insertAcceptance, listAcceptances, lockDomainRow, releaseAcceptance } from "../../shared/findings/db/acknowledgements.js";
-import { findOrg } from "../../shared/accounts/db/orgs.js";
-import { findDomain } from "../../shared/scans/db/domains.js";
+import { recordActivity } from "../../shared/accounts/index.js";
+import { insertAcceptance, listAcceptances, lockDomainRow, releaseAcceptance } from "../../shared/findings/index.js";
+import { findOrg } from "../../shared/accounts/index.js";
+import { findDomain } from "../../shared/scans/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
-import { insertEvent } from "../../shared/events/db/events.js";
-import type { AckRow } from "../../shared/scans/db/scans.js";
-import { riskFindingFields } from "../../shared/findings/risk.js";
+import { insertEvent } from "../../shared/events/index.js";
+import type { AckRow } from "../../shared/scans/index.js";
+import { riskFindingFields } from "../../shared/findings/index.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";

@@ -1,5 +1,5 @@
-import { verifiedDomains } from "../../shared/scans/db/domains.js";
-import { findOrg } from "../../shared/accounts/db/orgs.js";
+import { verifiedDomains } from "../../shared/scans/index.js";
+import { findOrg } from "../../shared/accounts/index.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { refuse } from "../reply.js";

@@ -1,9 +1,9 @@
-import type { Principal } from "../../shared/accounts/principal.js";
-import { LIFETIMES } from "../../shared/accounts/policy.js";
-import { csrfTokenOf, isToken, tokenHash } from "../../shared/accounts/secrets.js";
+import type { Principal } from "../../shared/accounts/index.js";
+import { LIFETIMES } from "../../shared/accounts/index.js";
+import { csrfTokenOf, isToken, tokenHash } from "../../shared/accounts/index.js";
 import { safeEqual } from "../../shared/platform/crypto/hash.js";
-import { findSessionByToken, touchSession, type SessionRow } from "../../shared/accounts/db/member-sessions.js";
-import type { MemberRow } from "../../shared/accounts/db/orgs.js";
+import { findSessionByToken, touchSession, type SessionRow } from "../../shared/accounts/index.js";
+import type { MemberRow } from "../../shared/accounts/index.js";
 import type { IngressDeps } from "../deps.js";
 import { refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";

@@ -1,10 +1,10 @@
-import type { Scope } from "../../shared/accounts/principal.js";
-import { newOrgToken } from "../../shared/accounts/token-format.js";
-import { recordActivity } from "../../shared/accounts/activity.js";
+import type { Scope } from "../../shared/accounts/index.js";
+import { newOrgToken } from "../../shared/accounts/index.js";
+import { recordActivity } from "../../shared/accounts/index.js";
 import { sha256 } from "../../shared/platform/crypto/hash.js";
-import { findOrg } from "../../shared/accounts/db/orgs.js";
+import { findOrg } from "../../shared/accounts/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
-import { insertToken, liveTokens, revokeToken, type TokenRow } from "../../shared/accounts/db/tokens.js";
+import { insertToken, liveTokens, revokeToken, type TokenRow } from "../../shared/accounts/index.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, parseTime, validator, type AdminHandler } from "./common.js";

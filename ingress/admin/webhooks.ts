@@ -1,9 +1,9 @@
 import { literalRefusal, outboundPolicyOf, type OutboundPolicy } from "../../shared/platform/net/address-policy.js";
-import { recordActivity } from "../../shared/accounts/activity.js";
+import { recordActivity } from "../../shared/accounts/index.js";
 import { seal } from "../../shared/platform/crypto/seal.js";
-import { findOrg } from "../../shared/accounts/db/orgs.js";
+import { findOrg } from "../../shared/accounts/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
-import { deleteWebhook, deliveriesOf, findWebhook, insertWebhook, listWebhooks, nextWebhookId, webhookSecretAad } from "../../shared/events/db/webhooks.js";
+import { deleteWebhook, deliveriesOf, findWebhook, insertWebhook, listWebhooks, nextWebhookId, webhookSecretAad } from "../../shared/events/index.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
 

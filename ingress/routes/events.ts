@@ -1,5 +1,5 @@
-import { eventView, type EventType, feedPage, isEventType } from "../../shared/events/db/events.js";
-import { syslogLine } from "../../shared/events/syslog.js";
+import { eventView, type EventType, feedPage, isEventType } from "../../shared/events/index.js";
+import { syslogLine } from "../../shared/events/index.js";
 import type { Reason } from "../../shared/platform/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import { readParams, type Params } from "../params.js";

@@ -1,5 +1,5 @@
 import { checkKeySent, type Ask, type EnforceOptions, type Prepared } from "../../shared/verify/index.js";
-import type { RouteLabel } from "../../shared/verify/installations.js";
+import type { RouteLabel } from "../../shared/verify/index.js";
 import type { Reason } from "../../shared/platform/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import { str, type Params } from "../params.js";

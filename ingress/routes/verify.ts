@@ -1,4 +1,4 @@
-import { UNNAMED_INSTALL } from "../../shared/verify/installations.js";
+import { UNNAMED_INSTALL } from "../../shared/verify/index.js";
 import {
   checkKeySent,
   hostOf,

@@ -1,7 +1,7 @@
 import { randomToken, sha256 } from "../../shared/platform/crypto/hash.js";
-import { insertDomain } from "../../shared/scans/db/domains.js";
-import { insertKey } from "../../shared/verify/db/keys.js";
-import { insertOrg } from "../../shared/accounts/db/orgs.js";
+import { insertDomain } from "../../shared/scans/index.js";
+import { insertKey } from "../../shared/verify/index.js";
+import { insertOrg } from "../../shared/accounts/index.js";
 import { migrate } from "../../shared/platform/db/migrate.js";
 import { createPool, ensureDatabase, transaction } from "../../shared/platform/db/pool.js";
 

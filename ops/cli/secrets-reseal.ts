@@ -1,7 +1,7 @@
 import type { Redis } from "../../shared/platform/redis/client.js";
 import { type Config, ConfigError, decodeSecret, parseSecret } from "../../shared/platform/config.js";
 import { seal, unseal } from "../../shared/platform/crypto/seal.js";
-import { lockSealedRows, SEALED_COLUMNS, writeSealed, type SealedColumn } from "../../shared/verify/db/sealed.js";
+import { lockSealedRows, SEALED_COLUMNS, writeSealed, type SealedColumn } from "../../shared/verify/index.js";
 import { createPool, resolveDatabaseUrl, transaction, type PoolClient } from "../../shared/platform/db/pool.js";
 import type { Keys } from "../../shared/platform/redis/keys.js";
 import { type CliIo, CliFailure, EXIT, print, printJson, UsageError } from "./io.js";
@@ -19,7 +19,7 @@ import { type CliIo, CliFailure, EXIT, print, printJson, UsageError } from "./io
  * and names the row: nothing is changed.
  */
 
-export { SEALED_COLUMNS, type SealedColumn } from "../../shared/verify/db/sealed.js";
+export { SEALED_COLUMNS, type SealedColumn } from "../../shared/verify/index.js";
 
 export interface ResealCount {
   table: string;

@@ -3,7 +3,7 @@ import type { Config } from "../../shared/platform/config.js";
 import { openContext } from "../../shared/platform/context.js";
 import { silentLogger } from "../../shared/platform/log.js";
 import type { Keys } from "../../shared/platform/redis/keys.js";
-import { createProjector } from "../../shared/verify/snapshots/projector.js";
+import { createProjector } from "../../shared/verify/index.js";
 import { type CliIo, EXIT, print, printJson } from "./io.js";
 
 /**

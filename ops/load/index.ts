@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../../shared/platform/config.js";
-import { insertEvent } from "../../shared/events/db/events.js";
+import { insertEvent } from "../../shared/events/index.js";
 import { createPool, resolveDatabaseUrl, transaction } from "../../shared/platform/db/pool.js";
 import { createRedis, deleteMatching } from "../../shared/platform/redis/client.js";
 import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "../bench/seed.js";

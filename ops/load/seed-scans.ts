@@ -1,7 +1,7 @@
 import { randomToken, sha256 } from "../../shared/platform/crypto/hash.js";
-import { insertDomain } from "../../shared/scans/db/domains.js";
-import { insertKey } from "../../shared/verify/db/keys.js";
-import { insertMember, insertOrg } from "../../shared/accounts/db/orgs.js";
+import { insertDomain } from "../../shared/scans/index.js";
+import { insertKey } from "../../shared/verify/index.js";
+import { insertMember, insertOrg } from "../../shared/accounts/index.js";
 import { transaction, type Pool } from "../../shared/platform/db/pool.js";
 
 /**

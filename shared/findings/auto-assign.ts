@@ -7,7 +7,7 @@
  */
 import { acceptedFindings } from "./db/acknowledgements.js";
 import { assignmentById, firstFailingTimes, insertOwnedAssignments, updateAssignment, type AssignmentRow } from "./db/assignments.js";
-import { defaultOwnerOf } from "../accounts/db/orgs.js";
+import { defaultOwnerOf } from "../accounts/index.js";
 import type { Queryable } from "../platform/db/pool.js";
 import { DAY_MS, dateOf, recordMove } from "./workflow.js";
 

@@ -4,9 +4,9 @@
  * "message to the notifier", written by the outbox in the same transaction) and the
  * activity entry. Callers hold the assignment row locked in their transaction.
  */
-import { recordActivity, type ActivityGroup } from "../accounts/activity.js";
+import { recordActivity, type ActivityGroup } from "../accounts/index.js";
 import { insertHistory, type AssignmentRow } from "./db/assignments.js";
-import { insertEvent, type EventType } from "../events/db/events.js";
+import { insertEvent, type EventType } from "../events/index.js";
 import type { Queryable } from "../platform/db/pool.js";
 
 export interface Owner {

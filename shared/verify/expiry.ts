@@ -1,4 +1,4 @@
-import { CYCLE_MS, cycleStart, windowEnd } from "../accounts/plans.js";
+import { CYCLE_MS, cycleStart, windowEnd } from "../accounts/index.js";
 import type { KeySnapshot, OrgSnapshot } from "./snapshots/types.js";
 import { PASS, refuse, type Verdict } from "./types.js";
 

@@ -1,13 +1,13 @@
-import { recordActivity } from "../../../shared/accounts/activity.js";
+import { recordActivity } from "../../../shared/accounts/index.js";
 import { transaction, type Pool } from "../../../shared/platform/db/pool.js";
-import { insertEvent } from "../../../shared/events/db/events.js";
-import { findingsOf, insertScan, jobStored, previousScan, type ScanKind, type SectionInput } from "../../../shared/scans/db/scans.js";
+import { insertEvent } from "../../../shared/events/index.js";
+import { findingsOf, insertScan, jobStored, previousScan, type ScanKind, type SectionInput } from "../../../shared/scans/index.js";
 import type { Helpers } from "../../runtime/index.js";
 import type { ScanOptions } from "../../../shared/platform/net/outbound/options.js";
-import { applyScanToFindings } from "../../../shared/findings/scan-stored.js";
+import { applyScanToFindings } from "../../../shared/findings/index.js";
 import { compareFindings } from "./regression.js";
 import { handleRecheck, type RunRecheck } from "./recheck.js";
-import type { ScanJob, ScanReply } from "../../../shared/scans/stream.js";
+import type { ScanJob, ScanReply } from "../../../shared/scans/index.js";
 
 export interface ScanResult {
   algorithm: string;

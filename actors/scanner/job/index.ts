@@ -6,7 +6,7 @@ import { scanOptionsOf, type ScanOptions } from "../../../shared/platform/net/ou
 import { recheck, runScan } from "../scan.js";
 import type { RunRecheck } from "./recheck.js";
 import { scanHandler } from "./handler.js";
-import { SCAN_STREAM, scanJobSchema, type ScanJob } from "../../../shared/scans/stream.js";
+import { SCAN_STREAM, scanJobSchema, type ScanJob } from "../../../shared/scans/index.js";
 
 /** Moved to shared/platform/net/outbound/options.ts (the prober builds on it too); kept here for callers of the scanner. */
 export { scanOptionsOf };

@@ -1,9 +1,9 @@
-import { recordActivity } from "../../../shared/accounts/activity.js";
-import { BUDGETS, LIFETIMES, type Budget } from "../../../shared/accounts/policy.js";
-import { csrfTokenOf, newToken, tokenHash, TOKEN_PATTERN } from "../../../shared/accounts/secrets.js";
-import { insertSession, type SessionRow, type SigninMethod } from "../../../shared/accounts/db/member-sessions.js";
-import type { MemberRow } from "../../../shared/accounts/db/orgs.js";
-import type { PasskeyRow } from "../../../shared/accounts/db/passkeys.js";
+import { recordActivity } from "../../../shared/accounts/index.js";
+import { BUDGETS, LIFETIMES, type Budget } from "../../../shared/accounts/index.js";
+import { csrfTokenOf, newToken, tokenHash, TOKEN_PATTERN } from "../../../shared/accounts/index.js";
+import { insertSession, type SessionRow, type SigninMethod } from "../../../shared/accounts/index.js";
+import type { MemberRow } from "../../../shared/accounts/index.js";
+import type { PasskeyRow } from "../../../shared/accounts/index.js";
 import type { PoolClient } from "../../../shared/platform/db/pool.js";
 import { isStorableText, unstorableField } from "../../../shared/platform/validation.js";
 import type { IngressDeps } from "../../deps.js";

@@ -1,8 +1,8 @@
-import { signinLinkMail, signinLinkUrl } from "../../../shared/accounts/mails.js";
-import { BUDGETS, LIFETIMES } from "../../../shared/accounts/policy.js";
-import { newToken, tokenHash } from "../../../shared/accounts/secrets.js";
-import { insertLink, membershipsOf, spendLink } from "../../../shared/accounts/db/member-links.js";
-import { countPasskeys } from "../../../shared/accounts/db/passkeys.js";
+import { signinLinkMail, signinLinkUrl } from "../../../shared/accounts/index.js";
+import { BUDGETS, LIFETIMES } from "../../../shared/accounts/index.js";
+import { newToken, tokenHash } from "../../../shared/accounts/index.js";
+import { insertLink, membershipsOf, spendLink } from "../../../shared/accounts/index.js";
+import { countPasskeys } from "../../../shared/accounts/index.js";
 import { transaction } from "../../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../../deps.js";
 import { ok, refuse } from "../../reply.js";

@@ -1,10 +1,10 @@
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
-import { recordActivity } from "../../../shared/accounts/activity.js";
-import { challengeOf, storeChallenge, takeChallenge } from "../../../shared/accounts/challenges.js";
-import { LIFETIMES } from "../../../shared/accounts/policy.js";
-import { userHandleOf } from "../../../shared/accounts/secrets.js";
-import { registrationOptions, relyingPartyOf, verifyRegistration } from "../../../shared/accounts/webauthn.js";
-import { findPasskeyByCredential, insertPasskey, listPasskeys, removePasskey } from "../../../shared/accounts/db/passkeys.js";
+import { recordActivity } from "../../../shared/accounts/index.js";
+import { challengeOf, storeChallenge, takeChallenge } from "../../../shared/accounts/index.js";
+import { LIFETIMES } from "../../../shared/accounts/index.js";
+import { userHandleOf } from "../../../shared/accounts/index.js";
+import { registrationOptions, relyingPartyOf, verifyRegistration } from "../../../shared/accounts/index.js";
+import { findPasskeyByCredential, insertPasskey, listPasskeys, removePasskey } from "../../../shared/accounts/index.js";
 import { transaction } from "../../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../../deps.js";
 import { ok, refuse } from "../../reply.js";

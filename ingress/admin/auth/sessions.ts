@@ -1,7 +1,7 @@
-import { recordActivity } from "../../../shared/accounts/activity.js";
-import { LIFETIMES } from "../../../shared/accounts/policy.js";
-import { listLiveSessions, revokeSession } from "../../../shared/accounts/db/member-sessions.js";
-import { countPasskeys } from "../../../shared/accounts/db/passkeys.js";
+import { recordActivity } from "../../../shared/accounts/index.js";
+import { LIFETIMES } from "../../../shared/accounts/index.js";
+import { listLiveSessions, revokeSession } from "../../../shared/accounts/index.js";
+import { countPasskeys } from "../../../shared/accounts/index.js";
 import { transaction } from "../../../shared/platform/db/pool.js";
 import { ok, refuse } from "../../reply.js";
 import { idParam } from "../common.js";

@@ -1,5 +1,5 @@
 import type { ListPage, PageRange, Queryable } from "../../platform/db/pool.js";
-import type { AckRow } from "../../scans/db/scans.js";
+import type { AckRow } from "../../scans/index.js";
 
 /**
  * Risk acceptances (acknowledgements): at most one current per (organization, domain,

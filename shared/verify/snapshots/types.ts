@@ -1,5 +1,5 @@
 import type { KeySettings } from "../db/keys.js";
-import type { Plan } from "../../accounts/plans.js";
+import type { Plan } from "../../accounts/index.js";
 
 /** What verify needs of a key: a projection of its api_keys row. */
 export interface KeySnapshot extends Omit<KeySettings, "expires_at" | "rate_per_source_per_minute"> {
