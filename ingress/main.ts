@@ -1,9 +1,12 @@
 import { Registry, collectDefaultMetrics } from "prom-client";
-import { createEnforcer } from "../shared/verify/index.js";
+import {
+  createEnforcer,
+  createSnapshotCache,
+  createProjector,
+  watchSnapshots,
+  reconcileProjections,
+} from "../shared/verify/index.js";
 import type { Context } from "../shared/platform/context.js";
-import { createSnapshotCache } from "../shared/verify/index.js";
-import { createProjector, watchSnapshots } from "../shared/verify/index.js";
-import { reconcileProjections } from "../shared/verify/index.js";
 import { createStatusCache } from "../shared/status/index.js";
 import { createMailer } from "../shared/platform/mail.js";
 import { buildApp, metricsOnly } from "./app.js";

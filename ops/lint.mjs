@@ -3,8 +3,7 @@
 // `tsc -p tsconfig.test.json` (strict, unused locals and parameters, tests included).
 // Biome was the first choice; its platform binaries are not on this project's registry,
 // which makes `npm ci` fail, so these few rules are checked here instead.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { existsSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, existsSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;

@@ -1,8 +1,7 @@
-import { recordActivity } from "../shared/accounts/index.js";
+import { recordActivity, insertMember, insertOrg, lockAndCountOrgs } from "../shared/accounts/index.js";
 import { randomToken, sha256 } from "../shared/platform/crypto/hash.js";
 import { insertDomain } from "../shared/scans/index.js";
 import { insertKey, type KeySettings } from "../shared/verify/index.js";
-import { insertMember, insertOrg, lockAndCountOrgs } from "../shared/accounts/index.js";
 import { transaction, type Pool } from "../shared/platform/db/pool.js";
 
 export interface DemoSeed {

@@ -1,11 +1,24 @@
 import { recordActivity } from "../../shared/accounts/index.js";
-import { assignmentById, insertHistory } from "../../shared/findings/index.js";
+import {
+  assignmentById,
+  insertHistory,
+  claimCrossing,
+  claimRisk,
+  crossingCandidates,
+  riskCandidates,
+  type CrossingRules,
+  type FindingCrossing,
+  type RiskCrossing,
+  riskFindingFields,
+  dateOf,
+  daysOverdue,
+  recordMove,
+  targetDate,
+  type Move,
+  type AssignmentRow,
+} from "../../shared/findings/index.js";
 import { insertEvent } from "../../shared/events/index.js";
 import { transaction, type Pool } from "../../shared/platform/db/pool.js";
-import { claimCrossing, claimRisk, crossingCandidates, riskCandidates, type CrossingRules, type FindingCrossing, type RiskCrossing } from "../../shared/findings/index.js";
-import { riskFindingFields } from "../../shared/findings/index.js";
-import { dateOf, daysOverdue, recordMove, targetDate, type Move } from "../../shared/findings/index.js";
-import type { AssignmentRow } from "../../shared/findings/index.js";
 import { ESCALATE_AFTER_DAYS, NEAR_TARGET_DAYS, RISK_EXPIRING_DAYS, TIMER_BATCH } from "./thresholds.js";
 
 export interface TimerDeps {

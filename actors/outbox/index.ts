@@ -1,9 +1,17 @@
 import { registerStream } from "../../shared/platform/streams/registry.js";
 import type { PoolClient } from "pg";
 import type { Context } from "../../shared/platform/context.js";
-import { claimOutbox, deleteOutbox, eventView, listenOutbox, unlistenOutbox } from "../../shared/events/index.js";
+import {
+  claimOutbox,
+  deleteOutbox,
+  eventView,
+  listenOutbox,
+  unlistenOutbox,
+  EVENTS_STREAM,
+  EVENTS_STREAM_MAX_LEN,
+  type EventMessage,
+} from "../../shared/events/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
-import { EVENTS_STREAM, EVENTS_STREAM_MAX_LEN, type EventMessage } from "../../shared/events/index.js";
 import { encodeFields } from "../../shared/platform/streams/envelope.js";
 import { coalesce } from "../runtime/coalesce.js";
 import { every } from "../runtime/every.js";

@@ -3,19 +3,28 @@ import { readFileSync } from "node:fs";
 import type { Context } from "../../shared/platform/context.js";
 import { unseal } from "../../shared/platform/crypto/seal.js";
 import type { Pool } from "../../shared/platform/db/pool.js";
-import { allDestinations, existingDestinationIds, type SiemDestinationRow, tokenAad } from "../../shared/events/index.js";
-import { EVENTS_STREAM, EVENTS_STREAM_MAX_LEN } from "../../shared/events/index.js";
+import {
+  allDestinations,
+  existingDestinationIds,
+  type SiemDestinationRow,
+  tokenAad,
+  EVENTS_STREAM,
+  EVENTS_STREAM_MAX_LEN,
+  parseTarget,
+  type DestinationMessage,
+  destinationMessageSchema,
+  destinationStreamName,
+  SIEM_GROUP,
+  SIEM_TEST_STREAM,
+  siemTestSchema,
+  type SiemTestRequest,
+} from "../../shared/events/index.js";
 import { outboundPolicyOf } from "../../shared/platform/net/address-policy.js";
-import { parseTarget } from "../../shared/events/index.js";
 import { deleteKeys, duplicateRedis, scanKeys } from "../../shared/platform/redis/client.js";
 import type { RunningActor } from "../index.js";
 import { type ActorHandle, defineActor, runActor } from "../runtime/index.js";
 import { every } from "../runtime/index.js";
 import { deliveryHandler, fanoutHandler, testHandler } from "./handler.js";
-import {
-  type DestinationMessage, destinationMessageSchema, destinationStreamName, SIEM_GROUP,
-  SIEM_TEST_STREAM, siemTestSchema, type SiemTestRequest,
-} from "../../shared/events/index.js";
 import type { LoadedDestination } from "./messages.js";
 import { startRetention } from "./retention.js";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";

@@ -1,9 +1,15 @@
 import type { Pool } from "../../shared/platform/db/pool.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import {
-  markApplied, writeCycles, writeDaily, writeInstallations, writeLastUsed, type DailyRow, type InstallationUsageRow as InstallationRow,
+  markApplied,
+  writeCycles,
+  writeDaily,
+  writeInstallations,
+  writeLastUsed,
+  type DailyRow,
+  type InstallationUsageRow as InstallationRow,
+  type UsageBatch,
 } from "../../shared/verify/index.js";
-import type { UsageBatch } from "../../shared/verify/index.js";
 
 /**
  * Usage accounting: stream messages (each the events of one verify batch) → usage_daily per

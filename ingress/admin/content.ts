@@ -1,9 +1,8 @@
-import { recordActivity } from "../../shared/accounts/index.js";
+import { recordActivity, findOrg } from "../../shared/accounts/index.js";
 import { seal } from "../../shared/platform/crypto/seal.js";
 import {
   CONTENT_TYPES, deleteContent, deleteSecret, listContent, listSecretNames, secretAad, upsertContent, upsertSecret, type ContentType,
 } from "../../shared/verify/index.js";
-import { findOrg } from "../../shared/accounts/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";

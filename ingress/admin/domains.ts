@@ -1,9 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { recordActivity } from "../../shared/accounts/index.js";
-import { findDomain, insertDomain, listDomains, markVerified, txtRecord, type DomainRow } from "../../shared/scans/index.js";
-import { findOrg } from "../../shared/accounts/index.js";
+import { recordActivity, findOrg } from "../../shared/accounts/index.js";
+import {
+  findDomain,
+  insertDomain,
+  listDomains,
+  markVerified,
+  txtRecord,
+  type DomainRow,
+  lookupTxt,
+} from "../../shared/scans/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
-import { lookupTxt } from "../../shared/scans/index.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";

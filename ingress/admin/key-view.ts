@@ -1,6 +1,5 @@
 import type { KeyRow } from "../../shared/verify/index.js";
-import type { OrgRow } from "../../shared/accounts/index.js";
-import { windowEnd } from "../../shared/accounts/index.js";
+import { type OrgRow, windowEnd } from "../../shared/accounts/index.js";
 import { iso } from "./common.js";
 
 /** The effective end: the hard expires_at, or the organization's window end, whichever comes first. */

@@ -1,12 +1,10 @@
-import { recordActivity } from "../../shared/accounts/index.js";
+import { recordActivity, findOrg, lockOrg, PLANS, windowEnd } from "../../shared/accounts/index.js";
 import { randomToken, sha256 } from "../../shared/platform/crypto/hash.js";
 import {
   countLiveKeys, findKey, insertKey, listKeysOfOrg, setKeyStatus, updateKeySettings, type KeyRow, type KeySettings,
   copyInstallations,
 } from "../../shared/verify/index.js";
-import { findOrg, lockOrg } from "../../shared/accounts/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
-import { PLANS, windowEnd } from "../../shared/accounts/index.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { pageFields, queryPaging } from "../paging.js";

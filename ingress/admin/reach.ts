@@ -1,5 +1,4 @@
-import { type Principal, type Role, roleAtLeast } from "../../shared/accounts/index.js";
-import { ownerOf, type OwnedKind } from "../../shared/accounts/index.js";
+import { type Principal, type Role, roleAtLeast, ownerOf, type OwnedKind } from "../../shared/accounts/index.js";
 import type { Reason } from "../../shared/platform/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import type { RouteParams } from "../types.js";

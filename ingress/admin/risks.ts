@@ -1,11 +1,14 @@
-import { recordActivity } from "../../shared/accounts/index.js";
-import { insertAcceptance, listAcceptances, lockDomainRow, releaseAcceptance } from "../../shared/findings/index.js";
-import { findOrg } from "../../shared/accounts/index.js";
-import { findDomain } from "../../shared/scans/index.js";
+import { recordActivity, findOrg } from "../../shared/accounts/index.js";
+import {
+  insertAcceptance,
+  listAcceptances,
+  lockDomainRow,
+  releaseAcceptance,
+  riskFindingFields,
+} from "../../shared/findings/index.js";
+import { findDomain, type AckRow } from "../../shared/scans/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { insertEvent } from "../../shared/events/index.js";
-import type { AckRow } from "../../shared/scans/index.js";
-import { riskFindingFields } from "../../shared/findings/index.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";

@@ -1,9 +1,15 @@
-import type { Principal } from "../../shared/accounts/index.js";
-import { LIFETIMES } from "../../shared/accounts/index.js";
-import { csrfTokenOf, isToken, tokenHash } from "../../shared/accounts/index.js";
+import {
+  type Principal,
+  LIFETIMES,
+  csrfTokenOf,
+  isToken,
+  tokenHash,
+  findSessionByToken,
+  touchSession,
+  type SessionRow,
+  type MemberRow,
+} from "../../shared/accounts/index.js";
 import { safeEqual } from "../../shared/platform/crypto/hash.js";
-import { findSessionByToken, touchSession, type SessionRow } from "../../shared/accounts/index.js";
-import type { MemberRow } from "../../shared/accounts/index.js";
 import type { IngressDeps } from "../deps.js";
 import { refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";

@@ -1,17 +1,25 @@
-import { SIEM_GROUP, SIEM_TEST_STREAM, type SiemTestReply, destinationStreamName } from "../../shared/events/index.js";
+import {
+  SIEM_GROUP,
+  SIEM_TEST_STREAM,
+  type SiemTestReply,
+  destinationStreamName,
+  deleteDestination,
+  findDestination,
+  insertDestination,
+  listDestinations,
+  SIEM_KINDS,
+  type SiemDestinationRow,
+  type SiemKind,
+  tokenAad,
+  parseTarget,
+} from "../../shared/events/index.js";
 import { literalRefusal, outboundPolicyOf } from "../../shared/platform/net/address-policy.js";
 import { listDeadLetters, retryAllDeadLetters, retryDeadLetters } from "../../shared/platform/streams/dead-letters.js";
 import { request as requestReply, RequestTimeoutError } from "../../shared/platform/streams/request-reply.js";
 import { streamStats } from "../../shared/platform/streams/stats.js";
-import { recordActivity } from "../../shared/accounts/index.js";
+import { recordActivity, findOrg } from "../../shared/accounts/index.js";
 import { seal } from "../../shared/platform/crypto/seal.js";
-import { findOrg } from "../../shared/accounts/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
-import {
-  deleteDestination, findDestination, insertDestination, listDestinations, SIEM_KINDS, type SiemDestinationRow, type SiemKind,
-  tokenAad,
-} from "../../shared/events/index.js";
-import { parseTarget } from "../../shared/events/index.js";
 import type { IngressDeps } from "../deps.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, validator, type AdminHandler } from "./common.js";

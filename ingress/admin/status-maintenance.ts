@@ -1,9 +1,13 @@
 import {
-  cancelMaintenance, createMaintenance, findMaintenance, latestMaintenance, updateMaintenance,
+  cancelMaintenance,
+  createMaintenance,
+  findMaintenance,
+  latestMaintenance,
+  updateMaintenance,
+  type ServiceKey,
+  maintenanceRecord,
 } from "../../shared/status/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
-import type { ServiceKey } from "../../shared/status/index.js";
-import { maintenanceRecord } from "../../shared/status/index.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, parseTime, validator, type AdminHandler } from "./common.js";
 import { AFFECTS_SCHEMA, invalidateStatus, limitOf, recordStatusActivity } from "./status.js";

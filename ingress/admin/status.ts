@@ -1,14 +1,25 @@
 import { recordActivity } from "../../shared/accounts/index.js";
 import {
-  INCIDENT_STATUSES, addIncidentUpdate, createIncident, findIncident, latestIncidents, patchIncident,
-  type Impact, type IncidentStatus,
+  INCIDENT_STATUSES,
+  addIncidentUpdate,
+  createIncident,
+  findIncident,
+  latestIncidents,
+  patchIncident,
+  type Impact,
+  type IncidentStatus,
+  DEFAULT_SERVICE_NAMES,
+  SERVICE_KEYS,
+  listServices,
+  statusActivity,
+  upsertService,
+  type ServiceKey,
+  type ServiceRow,
+  incidentView,
+  iso,
+  incidentMoveAllowed,
 } from "../../shared/status/index.js";
 import { transaction, type Queryable } from "../../shared/platform/db/pool.js";
-import {
-  DEFAULT_SERVICE_NAMES, SERVICE_KEYS, listServices, statusActivity, upsertService, type ServiceKey, type ServiceRow,
-} from "../../shared/status/index.js";
-import { incidentView, iso } from "../../shared/status/index.js";
-import { incidentMoveAllowed } from "../../shared/status/index.js";
 import type { IngressDeps } from "../deps.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import type { HttpRequest } from "../types.js";

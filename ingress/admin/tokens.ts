@@ -1,10 +1,15 @@
-import type { Scope } from "../../shared/accounts/index.js";
-import { newOrgToken } from "../../shared/accounts/index.js";
-import { recordActivity } from "../../shared/accounts/index.js";
+import {
+  type Scope,
+  newOrgToken,
+  recordActivity,
+  findOrg,
+  insertToken,
+  liveTokens,
+  revokeToken,
+  type TokenRow,
+} from "../../shared/accounts/index.js";
 import { sha256 } from "../../shared/platform/crypto/hash.js";
-import { findOrg } from "../../shared/accounts/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
-import { insertToken, liveTokens, revokeToken, type TokenRow } from "../../shared/accounts/index.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, parseTime, validator, type AdminHandler } from "./common.js";

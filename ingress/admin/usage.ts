@@ -1,5 +1,4 @@
-import { findKey } from "../../shared/verify/index.js";
-import { dailyUsageOfKey } from "../../shared/verify/index.js";
+import { findKey, dailyUsageOfKey } from "../../shared/verify/index.js";
 import { isIsoDate } from "../../shared/platform/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { idParam, type AdminHandler } from "./common.js";

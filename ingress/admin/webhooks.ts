@@ -1,7 +1,6 @@
 import { literalRefusal, outboundPolicyOf, type OutboundPolicy } from "../../shared/platform/net/address-policy.js";
-import { recordActivity } from "../../shared/accounts/index.js";
+import { recordActivity, findOrg } from "../../shared/accounts/index.js";
 import { seal } from "../../shared/platform/crypto/seal.js";
-import { findOrg } from "../../shared/accounts/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { deleteWebhook, deliveriesOf, findWebhook, insertWebhook, listWebhooks, nextWebhookId, webhookSecretAad } from "../../shared/events/index.js";
 import { ok, refuse, refuseField } from "../reply.js";

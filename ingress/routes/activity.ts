@@ -1,5 +1,4 @@
-import { ACTIVITY_GROUPS, type ActivityGroup } from "../../shared/accounts/index.js";
-import { listActivity, type ActivityRow } from "../../shared/accounts/index.js";
+import { ACTIVITY_GROUPS, type ActivityGroup, listActivity, type ActivityRow } from "../../shared/accounts/index.js";
 import { isIsoDate, normalizeDomain, unstorableField } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { readPaging } from "../paging.js";

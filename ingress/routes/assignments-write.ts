@@ -1,10 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { request as requestReply, RequestTimeoutError } from "../../shared/platform/streams/request-reply.js";
 import { SCAN_STREAM, type RecheckReply, type ScanJob } from "../../shared/scans/index.js";
-import { hasScans, latestFinding, lockAssignment, updateAssignment, isAssignmentStatus, assignmentById, type AssignmentChange, type AssignmentRow } from "../../shared/findings/index.js";
+import {
+  hasScans,
+  latestFinding,
+  lockAssignment,
+  updateAssignment,
+  isAssignmentStatus,
+  assignmentById,
+  type AssignmentChange,
+  type AssignmentRow,
+  dateOf,
+  recordMove,
+} from "../../shared/findings/index.js";
 import { findMemberByEmail, type MemberRow } from "../../shared/accounts/index.js";
 import { transaction, type Queryable } from "../../shared/platform/db/pool.js";
-import { dateOf, recordMove } from "../../shared/findings/index.js";
 import { isIsoDate, normalizeDomain } from "../../shared/platform/validation.js";
 import type { Reason } from "../../shared/platform/reasons.js";
 import type { IngressDeps } from "../deps.js";

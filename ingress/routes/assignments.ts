@@ -1,6 +1,14 @@
-import { ASSIGNMENT_STATUSES, findAssignment, historyOf, isAssignmentStatus, listAssignments, notesOf, type AssignmentStatus } from "../../shared/findings/index.js";
+import {
+  ASSIGNMENT_STATUSES,
+  findAssignment,
+  historyOf,
+  isAssignmentStatus,
+  listAssignments,
+  notesOf,
+  type AssignmentStatus,
+  dateOf,
+} from "../../shared/findings/index.js";
 import { findMemberByEmail } from "../../shared/accounts/index.js";
-import { dateOf } from "../../shared/findings/index.js";
 import { normalizeDomain, unstorableField } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { readParams, str, type Params } from "../params.js";

@@ -1,7 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { request as requestReply, RequestTimeoutError } from "../../shared/platform/streams/request-reply.js";
-import { SCAN_STREAM, type ScanJob, type ScanReply } from "../../shared/scans/index.js";
-import { acknowledgementsOf, findingsOf, latestGrades, latestScans, scanById, scanHistory, type ScanRow } from "../../shared/scans/index.js";
+import {
+  SCAN_STREAM,
+  type ScanJob,
+  type ScanReply,
+  acknowledgementsOf,
+  findingsOf,
+  latestGrades,
+  latestScans,
+  scanById,
+  scanHistory,
+  type ScanRow,
+} from "../../shared/scans/index.js";
 import type { IngressDeps } from "../deps.js";
 import { readParams, str, type Params } from "../params.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";

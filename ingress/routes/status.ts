@@ -1,8 +1,11 @@
-import type { StatusSnapshot } from "../../shared/status/index.js";
-import { renderAtom } from "../../shared/status/index.js";
-import { badgeLanguage, renderBadge } from "../../shared/status/index.js";
-import { renderPage } from "../../shared/status/index.js";
-import { renderSummary } from "../../shared/status/index.js";
+import {
+  type StatusSnapshot,
+  renderAtom,
+  badgeLanguage,
+  renderBadge,
+  renderPage,
+  renderSummary,
+} from "../../shared/status/index.js";
 import type { Handler } from "../router.js";
 import type { IngressDeps } from "../deps.js";
 import type { HttpRequest } from "../types.js";

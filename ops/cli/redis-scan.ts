@@ -5,7 +5,7 @@ import { registeredStreams } from "../../shared/platform/streams/registry.js";
 
 /**
  * Every stream of the deployment and every dead-letter stream that exists, sorted: read from
- * the stream registry (shared/streams/registry.ts), never by scanning the keyspace.
+ * the stream registry (shared/platform/streams/registry.ts), never by scanning the keyspace.
  */
 export async function knownStreams(redis: Redis, keys: Keys): Promise<string[]> {
   const registered = await registeredStreams(redis, keys);

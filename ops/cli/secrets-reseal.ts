@@ -8,7 +8,7 @@ import { type CliIo, CliFailure, EXIT, print, printJson, UsageError } from "./io
 
 /**
  * `gateway secrets reseal --old SECRET --new SECRET`: rotating GATEWAY_SECRET. Every
- * value sealed under the master secret (shared/crypto/seal.ts) is opened with the old
+ * value sealed under the master secret (shared/platform/crypto/seal.ts) is opened with the old
  * secret and sealed again with the new one, with the same additional data, in ONE
  * PostgreSQL transaction: either every row moves or none does. Then the snapshot
  * sentinel is deleted, so running gateways rebuild their Redis snapshots (the secret

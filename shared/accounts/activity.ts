@@ -22,5 +22,5 @@ export interface ActivityEntry {
   detail?: Record<string, unknown>;
 }
 
-/** Where the entry is written: shared/db/activity.ts (every query lives in shared/db). */
+/** Where the entry is written: shared/accounts/db/activity.ts (every query lives in a room's db/ folder). */
 export { recordActivity } from "./db/activity.js";

@@ -35,7 +35,7 @@ export interface Config {
   readonly scanAllowPrivate: boolean;
   /** The status prober may reach non-public addresses (the operator's own services). */
   readonly probeAllowPrivate: boolean;
-  /** Non-public blocks SIEM collectors and webhooks may reach; empty: none (shared/net/address-policy.ts). */
+  /** Non-public blocks SIEM collectors and webhooks may reach; empty: none (shared/platform/net/address-policy.ts). */
   readonly outboundAllowCidrs: readonly string[];
   readonly scanHttpPort: number;
   readonly scanHttpsPort: number;
@@ -385,7 +385,7 @@ export function loadConfig(env: Env): Config {
     statusPageName: text(env, "STATUS_PAGE_NAME", "Gateway status").slice(0, 100),
     trustedProxies: cidrList(env, "TRUSTED_PROXIES"),
     trustedProxyHeader: proxyHeader,
-    // 64: DEFAULT_SOURCE_IPV6_PREFIX of shared/enforcement/source.ts, which says why.
+    // 64: DEFAULT_SOURCE_IPV6_PREFIX of shared/verify/source.ts, which says why.
     rateSourceIpv6Prefix: integer(env, "RATE_SOURCE_IPV6_PREFIX", 64, 32, 128),
     metricsHost: text(env, "METRICS_HOST", "127.0.0.1"),
     metricsPort: port(env, "METRICS_PORT", 9464),

@@ -2,7 +2,7 @@ import { REASONS, type Reason } from "../platform/reasons.js";
 
 /**
  * The three rules that need shared state: installation, per-minute rate and cycle
- * allowance. They run inside the counting script (shared/redis/lua/verify-batch-n.lua)
+ * allowance. They run inside the counting script (shared/platform/redis/lua/verify-batch-n.lua)
  * so that deciding and counting are one atomic step; this file is their TypeScript
  * side: which reasons they give and how a script result maps back.
  *

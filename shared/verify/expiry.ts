@@ -23,7 +23,7 @@ export function checkExpiry(key: Pick<KeySnapshot, "expires_at_ms">, org: OrgWin
 
 /**
  * Start of the allowance cycle the call is counted in: the same arithmetic as
- * `orgCycle` in shared/db/orgs.ts, so the ingress and the projector name the same
+ * `orgCycle` in shared/accounts/db/orgs.ts, so the ingress and the projector name the same
  * `cycleUsed` counter. A lapsed organization stays in the window it lapsed in.
  */
 export function allowanceCycle(org: OrgWindow, nowMs: number): { startMs: number; endMs: number } {

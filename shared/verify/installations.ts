@@ -1,6 +1,6 @@
 /**
  * Installation and endpoint-label rules of the counting script
- * (shared/redis/lua/verify-batch-n.lua; docs/security.md, "Public-key abuse and lockouts").
+ * (shared/platform/redis/lua/verify-batch-n.lua; docs/security.md, "Public-key abuse and lockouts").
  *
  * - A verify call without `install` is the installation UNNAMED_INSTALL, judged like any
  *   other: the first installation a key is seen on, named or not, is approved and keeps

@@ -1,6 +1,6 @@
 /**
  * The usage stream's message: one per run of the verify counting script
- * (shared/redis/lua/verify-batch-n.lua), carrying the events of every call of that run.
+ * (shared/platform/redis/lua/verify-batch-n.lua), carrying the events of every call of that run.
  * `at` (clock ms) and `day` (UTC date of `at`) are shared by the events; identical calls
  * of one run are one event with their number `n`. An event never carries an address.
  */
@@ -25,7 +25,7 @@ export interface UsageEvent {
   install?: string;
   install_status?: "approved" | "pending" | "blocked";
   /**
-   * 1: a refund (shared/redis/lua/usage-refund-2.lua). These n calls were counted `ok`
+   * 1: a refund (shared/platform/redis/lua/usage-refund-2.lua). These n calls were counted `ok`
    * earlier; the service then failed to answer them (reason), so they move to that reason,
    * uncounted, and leave the cycle's count.
    */

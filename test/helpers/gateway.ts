@@ -7,7 +7,7 @@ import { startIngress, type RunningIngress } from "../../ingress/main.js";
 import { createTestDatabase } from "./database.js";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
-/** Random-looking, fixed: GATEWAY_SECRET refuses low-entropy values such as "11" repeated (shared/config.ts). */
+/** Random-looking, fixed: GATEWAY_SECRET refuses low-entropy values such as "11" repeated (shared/platform/config.ts). */
 export const TEST_SECRET = "162c358e341d57ab663ae64512b8bd2a2bb2ffc62c820f34a63003582ebac81e";
 
 export interface TestGateway {

@@ -230,7 +230,7 @@ describe("redis commands", () => {
     const quiet = keys.stream("cli-quiet");
     for (let i = 0; i < 3; i++) await redis.xadd(scan, "*", "data", JSON.stringify({ n: i }));
     await redis.xadd(quiet, "*", "data", "{}");
-    // Raw XADDs play a publisher: publishers register what they make (shared/streams/registry.ts).
+    // Raw XADDs play a publisher: publishers register what they make (shared/platform/streams/registry.ts).
     await registerStream(redis, keys, scan);
     await registerStream(redis, keys, quiet);
     await redis.xgroup("CREATE", scan, "scanner", "0");

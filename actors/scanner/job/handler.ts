@@ -1,13 +1,21 @@
 import { recordActivity } from "../../../shared/accounts/index.js";
 import { transaction, type Pool } from "../../../shared/platform/db/pool.js";
 import { insertEvent } from "../../../shared/events/index.js";
-import { findingsOf, insertScan, jobStored, previousScan, type ScanKind, type SectionInput } from "../../../shared/scans/index.js";
+import {
+  findingsOf,
+  insertScan,
+  jobStored,
+  previousScan,
+  type ScanKind,
+  type SectionInput,
+  type ScanJob,
+  type ScanReply,
+} from "../../../shared/scans/index.js";
 import type { Helpers } from "../../runtime/index.js";
 import type { ScanOptions } from "../../../shared/platform/net/outbound/options.js";
 import { applyScanToFindings } from "../../../shared/findings/index.js";
 import { compareFindings } from "./regression.js";
 import { handleRecheck, type RunRecheck } from "./recheck.js";
-import type { ScanJob, ScanReply } from "../../../shared/scans/index.js";
 
 export interface ScanResult {
   algorithm: string;

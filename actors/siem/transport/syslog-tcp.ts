@@ -1,7 +1,6 @@
 import net from "node:net";
 import tls from "node:tls";
-import { octetFrame, type SyslogEvent, syslogLine } from "../../../shared/events/index.js";
-import type { SiemTarget } from "../../../shared/events/index.js";
+import { octetFrame, type SyslogEvent, syslogLine, type SiemTarget } from "../../../shared/events/index.js";
 import { guardedAddress, type PushNetwork } from "./guard.js";
 import { DeliveryError } from "./http-post.js";
 

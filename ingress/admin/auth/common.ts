@@ -1,9 +1,18 @@
-import { recordActivity } from "../../../shared/accounts/index.js";
-import { BUDGETS, LIFETIMES, type Budget } from "../../../shared/accounts/index.js";
-import { csrfTokenOf, newToken, tokenHash, TOKEN_PATTERN } from "../../../shared/accounts/index.js";
-import { insertSession, type SessionRow, type SigninMethod } from "../../../shared/accounts/index.js";
-import type { MemberRow } from "../../../shared/accounts/index.js";
-import type { PasskeyRow } from "../../../shared/accounts/index.js";
+import {
+  recordActivity,
+  BUDGETS,
+  LIFETIMES,
+  type Budget,
+  csrfTokenOf,
+  newToken,
+  tokenHash,
+  TOKEN_PATTERN,
+  insertSession,
+  type SessionRow,
+  type SigninMethod,
+  type MemberRow,
+  type PasskeyRow,
+} from "../../../shared/accounts/index.js";
 import type { PoolClient } from "../../../shared/platform/db/pool.js";
 import { isStorableText, unstorableField } from "../../../shared/platform/validation.js";
 import type { IngressDeps } from "../../deps.js";

@@ -1,13 +1,27 @@
-import { recordActivity } from "../../../shared/accounts/index.js";
-import { challengeOf, storeChallenge, takeChallenge } from "../../../shared/accounts/index.js";
-import { invitationMail, invitationUrl } from "../../../shared/accounts/index.js";
-import { LIFETIMES } from "../../../shared/accounts/index.js";
-import { newToken, tokenHash, userHandleOf } from "../../../shared/accounts/index.js";
-import { registrationOptions, relyingPartyOf, verifyRegistration } from "../../../shared/accounts/index.js";
+import {
+  recordActivity,
+  challengeOf,
+  storeChallenge,
+  takeChallenge,
+  invitationMail,
+  invitationUrl,
+  LIFETIMES,
+  newToken,
+  tokenHash,
+  userHandleOf,
+  registrationOptions,
+  relyingPartyOf,
+  verifyRegistration,
+  findUsableLink,
+  insertLink,
+  spendLink,
+  type MemberRow,
+  countPasskeys,
+  findPasskeyByCredential,
+  insertPasskey,
+  listPasskeys,
+} from "../../../shared/accounts/index.js";
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
-import { findUsableLink, insertLink, spendLink } from "../../../shared/accounts/index.js";
-import type { MemberRow } from "../../../shared/accounts/index.js";
-import { countPasskeys, findPasskeyByCredential, insertPasskey, listPasskeys } from "../../../shared/accounts/index.js";
 import { transaction, type Queryable } from "../../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../../deps.js";
 import { ok, refuse } from "../../reply.js";

@@ -1,8 +1,15 @@
-import { signinLinkMail, signinLinkUrl } from "../../../shared/accounts/index.js";
-import { BUDGETS, LIFETIMES } from "../../../shared/accounts/index.js";
-import { newToken, tokenHash } from "../../../shared/accounts/index.js";
-import { insertLink, membershipsOf, spendLink } from "../../../shared/accounts/index.js";
-import { countPasskeys } from "../../../shared/accounts/index.js";
+import {
+  signinLinkMail,
+  signinLinkUrl,
+  BUDGETS,
+  LIFETIMES,
+  newToken,
+  tokenHash,
+  insertLink,
+  membershipsOf,
+  spendLink,
+  countPasskeys,
+} from "../../../shared/accounts/index.js";
 import { transaction } from "../../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../../deps.js";
 import { ok, refuse } from "../../reply.js";

@@ -1,10 +1,19 @@
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
-import { recordActivity } from "../../../shared/accounts/index.js";
-import { challengeOf, storeChallenge, takeChallenge } from "../../../shared/accounts/index.js";
-import { LIFETIMES } from "../../../shared/accounts/index.js";
-import { userHandleOf } from "../../../shared/accounts/index.js";
-import { registrationOptions, relyingPartyOf, verifyRegistration } from "../../../shared/accounts/index.js";
-import { findPasskeyByCredential, insertPasskey, listPasskeys, removePasskey } from "../../../shared/accounts/index.js";
+import {
+  recordActivity,
+  challengeOf,
+  storeChallenge,
+  takeChallenge,
+  LIFETIMES,
+  userHandleOf,
+  registrationOptions,
+  relyingPartyOf,
+  verifyRegistration,
+  findPasskeyByCredential,
+  insertPasskey,
+  listPasskeys,
+  removePasskey,
+} from "../../../shared/accounts/index.js";
 import { transaction } from "../../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../../deps.js";
 import { ok, refuse } from "../../reply.js";

@@ -1,7 +1,10 @@
-import { recordActivity } from "../../../shared/accounts/index.js";
-import { LIFETIMES } from "../../../shared/accounts/index.js";
-import { listLiveSessions, revokeSession } from "../../../shared/accounts/index.js";
-import { countPasskeys } from "../../../shared/accounts/index.js";
+import {
+  recordActivity,
+  LIFETIMES,
+  listLiveSessions,
+  revokeSession,
+  countPasskeys,
+} from "../../../shared/accounts/index.js";
 import { transaction } from "../../../shared/platform/db/pool.js";
 import { ok, refuse } from "../../reply.js";
 import { idParam } from "../common.js";

@@ -1,9 +1,17 @@
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
-import { challengeOf, storeChallenge, takeChallenge } from "../../../shared/accounts/index.js";
-import { BUDGETS } from "../../../shared/accounts/index.js";
-import { userHandleOf } from "../../../shared/accounts/index.js";
-import { authenticationOptions, relyingPartyOf, verifyAuthentication } from "../../../shared/accounts/index.js";
-import { countPasskeys, findPasskeyWithMember, recordPasskeyUse } from "../../../shared/accounts/index.js";
+import {
+  challengeOf,
+  storeChallenge,
+  takeChallenge,
+  BUDGETS,
+  userHandleOf,
+  authenticationOptions,
+  relyingPartyOf,
+  verifyAuthentication,
+  countPasskeys,
+  findPasskeyWithMember,
+  recordPasskeyUse,
+} from "../../../shared/accounts/index.js";
 import { transaction } from "../../../shared/platform/db/pool.js";
 import { ok, refuse } from "../../reply.js";
 import { check, validator } from "../common.js";

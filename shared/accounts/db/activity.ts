@@ -1,7 +1,7 @@
 import type { ActivityEntry } from "../activity.js";
 import type { Queryable } from "../../platform/db/pool.js";
 
-/** One activity entry as stored (shared/activity.ts writes them). There is no address column. */
+/** One activity entry as stored (shared/accounts/activity.ts writes them). There is no address column. */
 export interface ActivityRow {
   id: number;
   at: Date;

@@ -7,7 +7,7 @@ import type { Logger } from "../log.js";
  * The master secret: GATEWAY_SECRET when set; otherwise a development secret generated
  * once and kept in PostgreSQL (so every process of the deployment shares it), with a
  * warning. Only outside production: a production process refuses to start without
- * GATEWAY_SECRET (requireProductionSecret in shared/config.ts, docs/security.md).
+ * GATEWAY_SECRET (requireProductionSecret in shared/platform/config.ts, docs/security.md).
  */
 export async function resolveMasterSecret(
   db: Queryable,

@@ -3,7 +3,7 @@ import type { Pool } from "./pool.js";
 import { sourcePath } from "../paths.js";
 
 /**
- * Applies the numbered, append-only migrations in shared/db/migrations. A session-level
+ * Applies the numbered, append-only migrations in shared/platform/db/migrations. A session-level
  * advisory lock serializes concurrent starters: the second waits, then finds every
  * migration recorded in the ledger and applies nothing. Each migration runs in its own
  * transaction together with its ledger row, so a failed one leaves no half-state.

@@ -12,7 +12,7 @@
  * | `webhook` | a customer (webhooks)          | the blocks of OUTBOUND_ALLOW_CIDRS                 |
  *
  * Pure: the admin API checks a literal destination address with it, and the SSRF guard
- * (actors/scanner/retrieve/ssrf.ts) every address a name resolves to, for every purpose.
+ * (shared/platform/net/outbound/ssrf.ts) every address a name resolves to, for every purpose.
  */
 import net from "node:net";
 import ipaddr from "ipaddr.js";
@@ -35,7 +35,7 @@ export interface OutboundPolicy {
 /** `checkAddress` in production; tests narrow it to "loopback only" to exercise refusals against local servers. */
 export type AddressPolicy = (ip: string, policy: OutboundPolicy) => AddressCheck;
 
-/** A policy from its reach; list entries are addresses or CIDR blocks, already validated (shared/config.ts). */
+/** A policy from its reach; list entries are addresses or CIDR blocks, already validated (shared/platform/config.ts). */
 export function outboundPolicy(purpose: OutboundPurpose, reach: PrivateReach): OutboundPolicy {
   if (reach === "none" || reach === "all") return Object.freeze({ purpose, reach, blocks: null });
   const blocks = new net.BlockList();

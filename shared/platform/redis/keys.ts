@@ -53,7 +53,7 @@ export function createKeys(prefix: string) {
     cycleUsed: (orgId: KeyId, cycleStart: number) => `${prefix}${tag(orgId)}:used:${orgId}:${cycleStart}`,
     /** Hash install → status (approved, pending, blocked) for one key. */
     installations: (orgId: KeyId, keyId: KeyId) => `${prefix}${tag(orgId)}:inst:${keyId}`,
-    /** Set of the caller-chosen endpoint labels recorded for one key on a UTC day (capped: shared/enforcement/installations.ts). */
+    /** Set of the caller-chosen endpoint labels recorded for one key on a UTC day (capped: shared/verify/installations.ts). */
     endpointLabels: (orgId: KeyId, keyId: KeyId, day: string) => `${prefix}${tag(orgId)}:labels:${keyId}:${day}`,
     /** Installations of one key recorded pending on a UTC day (capped). */
     pendingInstalls: (orgId: KeyId, keyId: KeyId, day: string) => `${prefix}${tag(orgId)}:instnew:${keyId}:${day}`,

@@ -234,7 +234,7 @@ export interface KeyListFilter extends PageRange {
   status?: "active" | "suspended" | "revoked" | "expired";
   kind?: "client" | "server";
   nowMs: number;
-  /** The end of the organization's window at `nowMs` (shared/plans.ts windowEnd): keys expire at it. */
+  /** The end of the organization's window at `nowMs` (shared/accounts/plans.ts windowEnd): keys expire at it. */
   windowEndMs: number;
 }
 

@@ -1,6 +1,6 @@
 import type { Pool, Queryable } from "../../platform/db/pool.js";
 
-/** The outbox of projections to Redis (migration 0006, shared/snapshots/reconcile.ts). */
+/** The outbox of projections to Redis (migration 0006, shared/verify/snapshots/reconcile.ts). */
 
 export type ProjectionKind = "key" | "org" | "content";
 
@@ -35,7 +35,7 @@ export async function pendingProjections(db: Queryable, limit: number): Promise<
 
 /**
  * Runs `fn` in a transaction holding the advisory lock of one entity, so projections of
- * that entity run one at a time (shared/snapshots/projector.ts says why).
+ * that entity run one at a time (shared/verify/snapshots/projector.ts says why).
  */
 export async function withEntityLock(db: Pool, kind: number, id: number, fn: (q: Queryable) => Promise<void>): Promise<void> {
   const client = await db.connect();

@@ -2,7 +2,7 @@ import { secretAad } from "./content.js";
 import type { Queryable } from "../../platform/db/pool.js";
 
 /**
- * Every column sealed under the master secret (shared/crypto/seal.ts), and the two
+ * Every column sealed under the master secret (shared/platform/crypto/seal.ts), and the two
  * queries `gateway secrets reseal` runs on each (ops/cli/secrets-reseal.ts): the table
  * and column names come from this fixed list, never from input.
  */

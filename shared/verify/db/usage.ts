@@ -43,7 +43,7 @@ export async function writeDaily(tx: Queryable, rows: DailyRow[]): Promise<void>
 
 export async function writeCycles(tx: Queryable, rows: { org: number; cycle: number; used: number }[]): Promise<void> {
   if (rows.length === 0) return;
-  // Same expression as cycleUsed() in shared/db/orgs.ts, so the projector finds the row.
+  // Same expression as cycleUsed() in shared/accounts/db/orgs.ts, so the projector finds the row.
   await tx.query(
     `INSERT INTO cycle_usage (org_id, cycle_start, used)
      SELECT o, to_timestamp(c / 1000.0), u FROM unnest($1::bigint[], $2::numeric[], $3::bigint[]) AS t(o, c, u)

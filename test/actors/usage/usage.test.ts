@@ -52,7 +52,7 @@ describe("usage accounting actor", () => {
     const made = await clientSetup(gw);
     const call = (extra: Record<string, unknown>) => verify(gw, { key: made.key, domain: "example.com", ...extra });
     // Calls without `install` first: the first of them records the "(unnamed)" installation
-    // approved, so the named ones after it are pending (shared/enforcement/installations.ts).
+    // approved, so the named ones after it are pending (shared/verify/installations.ts).
     await Promise.all([call({}), call({}), call({ endpoint: "checkout" }), call({ domain: "bad.org" })]);
     await call({ install: "i-1" });
     await call({ install: "i-2" });

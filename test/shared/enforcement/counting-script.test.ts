@@ -8,7 +8,7 @@ import { createKeys } from "../../../shared/platform/redis/keys.js";
 import { loadScript } from "../../../shared/platform/redis/scripts.js";
 import { cleanRedis } from "../../helpers/gateway.js";
 
-/** The counting script's contract (shared/redis/lua/verify-batch-n.lua), through the batcher, on real Redis. */
+/** The counting script's contract (shared/platform/redis/lua/verify-batch-n.lua), through the batcher, on real Redis. */
 
 const prefix = `t:script:${randomBytes(4).toString("hex")}:`;
 const keys = createKeys(prefix);

@@ -3,7 +3,7 @@
  * webhooks. Scans, SIEM destinations and webhooks go to names a customer controls, so a
  * name (or a redirect) must not steer them at the service's own network: loopback, private
  * ranges, link-local and the cloud metadata address, CGNAT, and their IPv4-in-IPv6 forms.
- * What each purpose may reach is its policy (shared/net/address-policy.ts).
+ * What each purpose may reach is its policy (shared/platform/net/address-policy.ts).
  *
  * The name is resolved once, the address checked against the policy (the admin API applies
  * the same check to literal addresses), and the connection made to that very
