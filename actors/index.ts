@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
-import type { Context } from "../shared/context.js";
-import type { Pool } from "../shared/db/pool.js";
-import { actorRegistry, publishActorMetrics } from "../shared/metrics/actors.js";
+import type { Context } from "../shared/platform/context.js";
+import type { Pool } from "../shared/platform/db/pool.js";
+import { actorRegistry, publishActorMetrics } from "../shared/platform/metrics/actors.js";
 import { type Actor, runActor } from "./runtime/index.js";
 
 /** A running actor process part: stopped (drained) on shutdown. */

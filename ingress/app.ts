@@ -1,4 +1,4 @@
-import type { PlainCounterChild, PlainHistogramChild } from "../shared/metrics/plain.js";
+import type { PlainCounterChild, PlainHistogramChild } from "../shared/platform/metrics/plain.js";
 import type { IngressDeps } from "./deps.js";
 import { createRouter, type Handler } from "./router.js";
 import { fault, refuse } from "./reply.js";

@@ -1,4 +1,4 @@
-import { compileList, listHas, parseAddress, type AddressList } from "../shared/enforcement/ip.js";
+import { compileList, listHas, parseAddress, type AddressList } from "../shared/verify/index.js";
 
 /**
  * Who is calling (docs/security.md, item 7). Behind a load balancer every connection

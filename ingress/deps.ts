@@ -1,15 +1,13 @@
-import type { Redis } from "../shared/redis/client.js";
+import type { Redis } from "../shared/platform/redis/client.js";
 import type { Registry } from "prom-client";
-import type { Clock, SharedTestClock } from "../shared/clock.js";
-import type { Config } from "../shared/config.js";
-import type { Enforcer } from "../shared/enforcement/index.js";
-import type { Pool } from "../shared/db/pool.js";
-import type { Logger } from "../shared/log.js";
-import type { Mailer } from "../shared/mail.js";
-import type { Keys } from "../shared/redis/keys.js";
-import type { Projector } from "../shared/snapshots/projector.js";
-import type { SnapshotCache } from "../shared/snapshots/cache.js";
-import type { StatusCache } from "../shared/status/cache.js";
+import type { Clock, SharedTestClock } from "../shared/platform/clock.js";
+import type { Config } from "../shared/platform/config.js";
+import type { Enforcer, Projector, SnapshotCache } from "../shared/verify/index.js";
+import type { Pool } from "../shared/platform/db/pool.js";
+import type { Logger } from "../shared/platform/log.js";
+import type { Mailer } from "../shared/platform/mail.js";
+import type { Keys } from "../shared/platform/redis/keys.js";
+import type { StatusCache } from "../shared/status/index.js";
 import type { BotcheckState } from "./routes/botcheck/state.js";
 import type { HttpMetrics } from "./metrics.js";
 
@@ -31,7 +29,7 @@ export interface IngressDeps {
   metrics: Registry;
   /** Request counters and durations of the HTTP layer, registered in `metrics`. */
   httpMetrics: HttpMetrics;
-  /** The enforcement engine every gated endpoint goes through (shared/enforcement/enforcer.ts). */
+  /** The enforcement engine every gated endpoint goes through (shared/verify/enforcer.ts). */
   enforcer: Enforcer;
   /** botcheck.php's compiled signals schema and pass-token secret. */
   botcheck: BotcheckState;

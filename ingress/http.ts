@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import uws from "uWebSockets.js";
-import type { Logger } from "../shared/log.js";
-import { memoize } from "../shared/memo.js";
-import type { Clock } from "../shared/clock.js";
-import type { Reason } from "../shared/reasons.js";
+import type { Logger } from "../shared/platform/log.js";
+import { memoize } from "../shared/platform/memo.js";
+import type { Clock } from "../shared/platform/clock.js";
+import type { Reason } from "../shared/platform/reasons.js";
 import { RequestGoneError, type HttpReply, type HttpRequest } from "./types.js";
 import type { ClientAddressResolver } from "./client-address.js";
 

@@ -1,11 +1,14 @@
 import { Registry, collectDefaultMetrics } from "prom-client";
-import { createEnforcer } from "../shared/enforcement/index.js";
-import type { Context } from "../shared/context.js";
-import { createSnapshotCache } from "../shared/snapshots/cache.js";
-import { createProjector, watchSnapshots } from "../shared/snapshots/projector.js";
-import { reconcileProjections } from "../shared/snapshots/reconcile.js";
-import { createStatusCache } from "../shared/status/cache.js";
-import { createMailer } from "../shared/mail.js";
+import {
+  createEnforcer,
+  createSnapshotCache,
+  createProjector,
+  watchSnapshots,
+  reconcileProjections,
+} from "../shared/verify/index.js";
+import type { Context } from "../shared/platform/context.js";
+import { createStatusCache } from "../shared/status/index.js";
+import { createMailer } from "../shared/platform/mail.js";
 import { buildApp, metricsOnly } from "./app.js";
 import type { IngressDeps } from "./deps.js";
 import { listen } from "./http.js";

@@ -1,6 +1,6 @@
 import { Counter, type Registry } from "prom-client";
-import type { EnforcerMetrics } from "../shared/enforcement/index.js";
-import { PlainCounter, PlainHistogram } from "../shared/metrics/plain.js";
+import type { EnforcerMetrics } from "../shared/verify/index.js";
+import { PlainCounter, PlainHistogram } from "../shared/platform/metrics/plain.js";
 
 /** What the HTTP layer counts (every request: plain numbers, exported on scrape), one child per label set kept by app.ts. */
 export interface HttpMetrics {

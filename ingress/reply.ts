@@ -1,4 +1,4 @@
-import { REASONS, type Reason } from "../shared/reasons.js";
+import { REASONS, type Reason } from "../shared/platform/reasons.js";
 import type { HttpReply } from "./types.js";
 
 /** One way to refuse, for every endpoint: the status comes from the reasons table. */

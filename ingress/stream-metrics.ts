@@ -1,8 +1,8 @@
-import type { Redis } from "../shared/redis/client.js";
+import type { Redis } from "../shared/platform/redis/client.js";
 import { Gauge, type Registry } from "prom-client";
-import { registeredStreams } from "../shared/streams/registry.js";
-import { streamStats, type StreamStats } from "../shared/streams/stats.js";
-import type { Keys } from "../shared/redis/keys.js";
+import { registeredStreams } from "../shared/platform/streams/registry.js";
+import { streamStats, type StreamStats } from "../shared/platform/streams/stats.js";
+import type { Keys } from "../shared/platform/redis/keys.js";
 
 /** Every stream of this deployment, from the stream registry (no keyspace scan); dead-letter streams are reported with their stream. */
 export function listStreams(redis: Redis, keys: Keys): Promise<string[]> {

@@ -1,5 +1,5 @@
-import { ping } from "../shared/db/pool.js";
-import { deploymentMetrics } from "../shared/metrics/actors.js";
+import { ping } from "../shared/platform/db/pool.js";
+import { deploymentMetrics } from "../shared/platform/metrics/actors.js";
 import type { IngressDeps } from "./deps.js";
 import { ok, refuse, refuseField } from "./reply.js";
 import type { HttpReply, HttpRequest } from "./types.js";

@@ -1,7 +1,7 @@
-import { randomToken, sha256 } from "../shared/crypto/hash.js";
-import { findDomain, insertDomain, orgOfVerifiedDomain } from "../shared/db/domains.js";
-import { insertKey, keysOfOrg, setKeyStatus, type KeySettings } from "../shared/db/keys.js";
-import { transaction, type Pool } from "../shared/db/pool.js";
+import { randomToken, sha256 } from "../shared/platform/crypto/hash.js";
+import { findDomain, insertDomain, orgOfVerifiedDomain } from "../shared/scans/index.js";
+import { insertKey, keysOfOrg, setKeyStatus, type KeySettings } from "../shared/verify/index.js";
+import { transaction, type Pool } from "../shared/platform/db/pool.js";
 import { DEMO_PAGE_HOST } from "../ingress/routes/demo.js";
 import { DEMO_DOMAIN } from "./seed.js";
 

@@ -1,9 +1,8 @@
-import { recordActivity } from "../shared/activity.js";
-import { randomToken, sha256 } from "../shared/crypto/hash.js";
-import { insertDomain } from "../shared/db/domains.js";
-import { insertKey, type KeySettings } from "../shared/db/keys.js";
-import { insertMember, insertOrg, lockAndCountOrgs } from "../shared/db/orgs.js";
-import { transaction, type Pool } from "../shared/db/pool.js";
+import { recordActivity, insertMember, insertOrg, lockAndCountOrgs } from "../shared/accounts/index.js";
+import { randomToken, sha256 } from "../shared/platform/crypto/hash.js";
+import { insertDomain } from "../shared/scans/index.js";
+import { insertKey, type KeySettings } from "../shared/verify/index.js";
+import { transaction, type Pool } from "../shared/platform/db/pool.js";
 
 export interface DemoSeed {
   orgId: number;

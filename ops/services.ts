@@ -1,11 +1,11 @@
-import { ping } from "../shared/db/pool.js";
+import { ping } from "../shared/platform/db/pool.js";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { Redis } from "ioredis";
 import pg from "pg";
-import type { Config } from "../shared/config.js";
-import { resolveDatabaseUrl } from "../shared/db/pool.js";
-import { parseClusterUrl } from "../shared/redis/client.js";
+import type { Config } from "../shared/platform/config.js";
+import { resolveDatabaseUrl } from "../shared/platform/db/pool.js";
+import { parseClusterUrl } from "../shared/platform/redis/client.js";
 
 /**
  * `npm start` on a fresh machine: make sure Redis and PostgreSQL answer, starting local

@@ -4,21 +4,21 @@ import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { ACTORS } from "../actors/index.js";
 import { startIngress } from "../ingress/main.js";
-import { ConfigError, loadConfig, requireProductionSecret, type Config } from "../shared/config.js";
-import { openContext } from "../shared/context.js";
-import { migrate } from "../shared/db/migrate.js";
-import { createPool, ensureDatabase, resolveDatabaseUrl } from "../shared/db/pool.js";
-import { systemClock } from "../shared/clock.js";
-import { createLogger } from "../shared/log.js";
-import { createKeys } from "../shared/redis/keys.js";
-import { createRedis } from "../shared/redis/client.js";
-import { createProjector } from "../shared/snapshots/projector.js";
+import { ConfigError, loadConfig, requireProductionSecret, type Config } from "../shared/platform/config.js";
+import { openContext } from "../shared/platform/context.js";
+import { migrate } from "../shared/platform/db/migrate.js";
+import { createPool, ensureDatabase, resolveDatabaseUrl } from "../shared/platform/db/pool.js";
+import { systemClock } from "../shared/platform/clock.js";
+import { createLogger } from "../shared/platform/log.js";
+import { createKeys } from "../shared/platform/redis/keys.js";
+import { createRedis } from "../shared/platform/redis/client.js";
+import { createProjector } from "../shared/verify/index.js";
 import { INGRESS_NODE_FLAGS } from "./node-flags.js";
 import { ensureServices } from "./services.js";
 import { seedDemo } from "./seed.js";
 import { DEMO_PAGE_HOST } from "../ingress/routes/demo.js";
 import { prepareDemoPage } from "./demo.js";
-import { freePort } from "../shared/net/free-port.js";
+import { freePort } from "../shared/platform/net/free-port.js";
 
 /**
  * One entry point for every role:

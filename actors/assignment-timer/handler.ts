@@ -1,11 +1,24 @@
-import { recordActivity } from "../../shared/activity.js";
-import { assignmentById, insertHistory } from "../../shared/db/assignments.js";
-import { insertEvent } from "../../shared/db/events.js";
-import { transaction, type Pool } from "../../shared/db/pool.js";
-import { claimCrossing, claimRisk, crossingCandidates, riskCandidates, type CrossingRules, type FindingCrossing, type RiskCrossing } from "../../shared/db/timers.js";
-import { riskFindingFields } from "../../shared/findings/risk.js";
-import { dateOf, daysOverdue, recordMove, targetDate, type Move } from "../../shared/findings/workflow.js";
-import type { AssignmentRow } from "../../shared/db/assignments.js";
+import { recordActivity } from "../../shared/accounts/index.js";
+import {
+  assignmentById,
+  insertHistory,
+  claimCrossing,
+  claimRisk,
+  crossingCandidates,
+  riskCandidates,
+  type CrossingRules,
+  type FindingCrossing,
+  type RiskCrossing,
+  riskFindingFields,
+  dateOf,
+  daysOverdue,
+  recordMove,
+  targetDate,
+  type Move,
+  type AssignmentRow,
+} from "../../shared/findings/index.js";
+import { insertEvent } from "../../shared/events/index.js";
+import { transaction, type Pool } from "../../shared/platform/db/pool.js";
 import { ESCALATE_AFTER_DAYS, NEAR_TARGET_DAYS, RISK_EXPIRING_DAYS, TIMER_BATCH } from "./thresholds.js";
 
 export interface TimerDeps {

@@ -1,4 +1,4 @@
-import type { Context } from "../../shared/context.js";
+import type { Context } from "../../shared/platform/context.js";
 import { every } from "../runtime/every.js";
 import type { RunningActor } from "../index.js";
 import { runTimers } from "./handler.js";

@@ -1,10 +1,16 @@
 import { createHash } from "node:crypto";
-import type { Redis } from "../../shared/redis/client.js";
-import { claimDueScans, pruneSchedule, scheduleDomain, unscheduledDomains } from "../../shared/db/monitor.js";
-import { transaction, type Pool } from "../../shared/db/pool.js";
-import type { Keys } from "../../shared/redis/keys.js";
-import { publish } from "../../shared/streams/envelope.js";
-import { SCAN_STREAM, type ScanJob } from "../../shared/streams/scan.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
+import {
+  claimDueScans,
+  pruneSchedule,
+  scheduleDomain,
+  unscheduledDomains,
+  SCAN_STREAM,
+  type ScanJob,
+} from "../../shared/scans/index.js";
+import { transaction, type Pool } from "../../shared/platform/db/pool.js";
+import type { Keys } from "../../shared/platform/redis/keys.js";
+import { publish } from "../../shared/platform/streams/envelope.js";
 
 /** Scan jobs published per run at most; the rest wait for the next run (a minute later at most). */
 export const MONITOR_BATCH = 200;

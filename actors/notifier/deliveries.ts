@@ -1,8 +1,8 @@
-import type { Clock } from "../../shared/clock.js";
-import { unseal } from "../../shared/crypto/seal.js";
-import type { Pool } from "../../shared/db/pool.js";
-import { claimDeliveries, recordAttempt, webhookSecretAad, type AttemptOutcome, type DeliveryJob } from "../../shared/db/webhooks.js";
-import type { Logger } from "../../shared/log.js";
+import type { Clock } from "../../shared/platform/clock.js";
+import { unseal } from "../../shared/platform/crypto/seal.js";
+import type { Pool } from "../../shared/platform/db/pool.js";
+import { claimDeliveries, recordAttempt, webhookSecretAad, type AttemptOutcome, type DeliveryJob } from "../../shared/events/index.js";
+import type { Logger } from "../../shared/platform/log.js";
 import { coalesce } from "../runtime/coalesce.js";
 import { every } from "../runtime/every.js";
 import { postJson, type PostOptions, type PostResult } from "./post.js";

@@ -1,9 +1,8 @@
-import { transaction, type Pool } from "../../shared/db/pool.js";
-import { claimMail, enqueueDeliveries } from "../../shared/db/webhooks.js";
+import { transaction, type Pool } from "../../shared/platform/db/pool.js";
+import { claimMail, enqueueDeliveries, type EventMessage } from "../../shared/events/index.js";
 import type { Helpers } from "../runtime/index.js";
 import type { Mailer } from "./mail.js";
 import { mailOf, recipientsOf } from "./messages.js";
-import type { EventMessage } from "../../shared/streams/events.js";
 
 /**
  * One event: its webhook deliveries are recorded (one row per webhook, keyed by event and

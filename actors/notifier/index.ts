@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
-import type { Context } from "../../shared/context.js";
-import type { Pool } from "../../shared/db/pool.js";
-import { outboundPolicyOf } from "../../shared/net/address-policy.js";
+import type { Context } from "../../shared/platform/context.js";
+import type { Pool } from "../../shared/platform/db/pool.js";
+import { outboundPolicyOf } from "../../shared/platform/net/address-policy.js";
 import { startActor, type RunningActor } from "../index.js";
 import { defineActor } from "../runtime/index.js";
 import { DELIVERY_POLICY, startDeliveryLoop, type DeliveryPolicy } from "./deliveries.js";
 import { notifierHandler } from "./handler.js";
 import { createMailer, type Mailer } from "./mail.js";
-import { eventMessageSchema, EVENTS_STREAM, type EventMessage } from "../../shared/streams/events.js";
+import { eventMessageSchema, EVENTS_STREAM, type EventMessage } from "../../shared/events/index.js";
 
 /**
  * The notifier's consumer group on the events stream. Starts at the stream's beginning

@@ -1,7 +1,7 @@
-import type { EventView } from "../../shared/db/events.js";
+import type { EventView } from "../../shared/events/index.js";
 import type { Mail } from "./mail.js";
 
-// The notifier's stream message is the events stream's EventMessage (shared/streams/events.ts).
+// The notifier's stream message is the events stream's EventMessage (shared/events/stream.ts).
 
 interface Person {
   name: string;

@@ -1,9 +1,9 @@
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
-import type { OutboundPolicy } from "../../shared/net/address-policy.js";
-import { createDnsClient } from "../scanner/retrieve/dns-client.js";
-import { dnsHostResolver, pinnedLookup, resolveGuarded } from "../scanner/retrieve/ssrf.js";
+import type { OutboundPolicy } from "../../shared/platform/net/address-policy.js";
+import { createDnsClient } from "../../shared/platform/net/outbound/dns-client.js";
+import { dnsHostResolver, pinnedLookup, resolveGuarded } from "../../shared/platform/net/outbound/ssrf.js";
 
 export interface PostOptions {
   timeoutMs: number;

@@ -1,10 +1,18 @@
-import { registerStream } from "../../shared/streams/registry.js";
+import { registerStream } from "../../shared/platform/streams/registry.js";
 import type { PoolClient } from "pg";
-import type { Context } from "../../shared/context.js";
-import { claimOutbox, deleteOutbox, eventView, listenOutbox, unlistenOutbox } from "../../shared/db/events.js";
-import { transaction } from "../../shared/db/pool.js";
-import { EVENTS_STREAM, EVENTS_STREAM_MAX_LEN, type EventMessage } from "../../shared/streams/events.js";
-import { encodeFields } from "../../shared/streams/envelope.js";
+import type { Context } from "../../shared/platform/context.js";
+import {
+  claimOutbox,
+  deleteOutbox,
+  eventView,
+  listenOutbox,
+  unlistenOutbox,
+  EVENTS_STREAM,
+  EVENTS_STREAM_MAX_LEN,
+  type EventMessage,
+} from "../../shared/events/index.js";
+import { transaction } from "../../shared/platform/db/pool.js";
+import { encodeFields } from "../../shared/platform/streams/envelope.js";
 import { coalesce } from "../runtime/coalesce.js";
 import { every } from "../runtime/every.js";
 import type { RunningActor } from "../index.js";

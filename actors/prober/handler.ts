@@ -1,14 +1,14 @@
 import { performance } from "node:perf_hooks";
-import type { Redis } from "../../shared/redis/client.js";
-import type { Clock } from "../../shared/clock.js";
-import type { Pool } from "../../shared/db/pool.js";
-import { backfillRollups, insertCheck, listServices, pruneChecks, type ServiceKey } from "../../shared/db/status.js";
-import type { Keys } from "../../shared/redis/keys.js";
-import { dnsHostResolver } from "../scanner/retrieve/ssrf.js";
-import type { AddressPolicy } from "../../shared/net/address-policy.js";
-import { createDnsClient } from "../scanner/retrieve/dns-client.js";
-import { followRedirects } from "../scanner/retrieve/http-client.js";
-import type { ScanOptions } from "../scanner/options.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
+import type { Clock } from "../../shared/platform/clock.js";
+import type { Pool } from "../../shared/platform/db/pool.js";
+import { backfillRollups, insertCheck, listServices, pruneChecks, type ServiceKey } from "../../shared/status/index.js";
+import type { Keys } from "../../shared/platform/redis/keys.js";
+import { dnsHostResolver } from "../../shared/platform/net/outbound/ssrf.js";
+import type { AddressPolicy } from "../../shared/platform/net/address-policy.js";
+import { createDnsClient } from "../../shared/platform/net/outbound/dns-client.js";
+import { followRedirects } from "../../shared/platform/net/outbound/http-client.js";
+import type { ScanOptions } from "../../shared/platform/net/outbound/options.js";
 import type { ProbeOutcome } from "./messages.js";
 
 /**
@@ -19,7 +19,7 @@ import type { ProbeOutcome } from "./messages.js";
  * lease. A check is a GET through the scanner's SSRF guard, redirects followed (each hop
  * re-checked); up means a final 2xx or 3xx within the time-out, and for https a
  * certificate that validates (system store plus SCAN_CA_FILE). Recording a check also adds it
- * to the service's daily roll-up (shared/db/status.ts insertCheck), which the 90-day bars read.
+ * to the service's daily roll-up (shared/status/db/status.ts insertCheck), which the 90-day bars read.
  */
 
 export interface ProberDeps {

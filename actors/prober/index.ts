@@ -1,8 +1,8 @@
-import type { Context } from "../../shared/context.js";
+import type { Context } from "../../shared/platform/context.js";
 import type { ActorStarter } from "../index.js";
-import { outboundPolicyOf } from "../../shared/net/address-policy.js";
+import { outboundPolicyOf } from "../../shared/platform/net/address-policy.js";
 import { every } from "../runtime/index.js";
-import { scanOptionsOf } from "../scanner/job/index.js";
+import { scanOptionsOf } from "../../shared/platform/net/outbound/options.js";
 import { backfillDailyRollups, probeRound, pruneOldChecks, type ProberDeps } from "./handler.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Redis } from "../../shared/redis/client.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
 
 /**
  * XACKs of one event-loop turn leave as one command per stream: a batch of messages handled

@@ -5,11 +5,11 @@
  * time without touching Redis.
  */
 import type { SchemaObject } from "ajv";
-import type { Redis } from "../../shared/redis/client.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
 import type { Registry } from "prom-client";
-import type { Clock } from "../../shared/clock.js";
-import type { Logger } from "../../shared/log.js";
-import type { Keys } from "../../shared/redis/keys.js";
+import type { Clock } from "../../shared/platform/clock.js";
+import type { Logger } from "../../shared/platform/log.js";
+import type { Keys } from "../../shared/platform/redis/keys.js";
 
 /**
  * What a handler gets besides its message. Idempotency: delivery is at-least-once, so a

@@ -5,7 +5,7 @@
  * fn must decide from clock.now(), never from how often it ran. Runs never overlap: a
  * trigger while fn runs schedules exactly one more run after it.
  */
-import type { Clock } from "../../shared/clock.js";
+import type { Clock } from "../../shared/platform/clock.js";
 import { coalesce } from "./coalesce.js";
 
 export interface EveryOptions {

@@ -1,7 +1,7 @@
 /**
  * The actor runtime: define an actor, run it. What a message looks like on the wire, how it
  * is published or requested, dead letters and stream statistics are contracts with the
- * ingress and the CLI, in shared/streams/.
+ * ingress and the CLI, in shared/platform/streams/.
  */
 export { type Actor, type ActorDefinition, type ActorOptions, type BaseDeps, backoffMs, DEFAULTS, defineActor, type Handler, type Helpers, type RunDeps, resolveStreams, type StreamSelector } from "./define.js";
 export { describeError, isRetryable, PermanentError, RetryableError } from "./errors.js";

@@ -9,7 +9,7 @@
  * Stream labels drop REDIS_PREFIX, like the ingress's.
  */
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { StreamStats } from "../../shared/streams/stats.js";
+import type { StreamStats } from "../../shared/platform/streams/stats.js";
 
 export const COUNTER_KINDS = ["handled", "failed", "retried", "deadLettered", "claimed", "skipped"] as const;
 export type CounterKind = (typeof COUNTER_KINDS)[number];

@@ -11,18 +11,18 @@
  * reaches the dead-letter stream after maxAttempts deliveries.
  */
 import type { Ajv, ValidateFunction } from "ajv";
-import type { Redis } from "../../shared/redis/client.js";
-import type { Clock } from "../../shared/clock.js";
-import type { Logger } from "../../shared/log.js";
-import type { Keys } from "../../shared/redis/keys.js";
-import { type DeadReason, moveToDeadLetters } from "../../shared/streams/dead-letters.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
+import type { Clock } from "../../shared/platform/clock.js";
+import type { Logger } from "../../shared/platform/log.js";
+import type { Keys } from "../../shared/platform/redis/keys.js";
+import { type DeadReason, moveToDeadLetters } from "../../shared/platform/streams/dead-letters.js";
 import type { Ack } from "./acks.js";
 import { type Actor, backoffMs, type Helpers } from "./define.js";
 import { describeError, isRetryable, retryAfter } from "./errors.js";
-import { decodeFields, type Envelope } from "../../shared/streams/envelope.js";
+import { decodeFields, type Envelope } from "../../shared/platform/streams/envelope.js";
 import type { RunnerCounters } from "./metrics.js";
-import { parsePendingEntries } from "../../shared/streams/redis-replies.js";
-import { sendReply } from "../../shared/streams/request-reply.js";
+import { parsePendingEntries } from "../../shared/platform/streams/redis-replies.js";
+import { sendReply } from "../../shared/platform/streams/request-reply.js";
 
 export interface Delivery {
   stream: string;

@@ -24,15 +24,15 @@
 import { setMaxListeners } from "node:events";
 import { Ajv } from "ajv";
 import ajvFormats from "ajv-formats";
-import { type BlockingConnection, isCluster, openBlocking } from "../../shared/redis/client.js";
+import { type BlockingConnection, isCluster, openBlocking } from "../../shared/platform/redis/client.js";
 import { type Actor, type BaseDeps, type RunDeps, resolveStreams } from "./define.js";
 import { createCounters, type StreamCounters } from "./metrics.js";
 import { createAcker } from "./acks.js";
 import { createFairQueue } from "./fair-queue.js";
-import { decodeFields } from "../../shared/streams/envelope.js";
+import { decodeFields } from "../../shared/platform/streams/envelope.js";
 import { createProcessor, type Delivery } from "./process-message.js";
-import { ensureGroup, isNoGroupError, parseAutoClaim, parsePendingEntries, parseReadGroup } from "../../shared/streams/redis-replies.js";
-import { type GroupStats, streamStats } from "../../shared/streams/stats.js";
+import { ensureGroup, isNoGroupError, parseAutoClaim, parsePendingEntries, parseReadGroup } from "../../shared/platform/streams/redis-replies.js";
+import { type GroupStats, streamStats } from "../../shared/platform/streams/stats.js";
 
 export interface StopResult {
   /** Every in-flight message finished (acked, dead-lettered or left for a retry) in time. */

@@ -7,7 +7,7 @@
 import { DNS_CHECKS, findCheck, WEB_CHECKS, type DnsCheck, type WebCheck } from "./checks/index.js";
 import { evaluate, type Finding, type Section } from "./finding.js";
 import { gradeSection } from "./grading.js";
-import type { DnsEvidence, WebEvidence } from "./retrieve/evidence.js";
+import type { DnsEvidence, WebEvidence } from "../../shared/platform/net/outbound/evidence.js";
 
 export function evaluateDns(evidence: DnsEvidence): Section {
   const checks: readonly DnsCheck[] = DNS_CHECKS;

@@ -5,13 +5,13 @@
  * with the scanner's worker pool, checks that exceed their time budget).
  */
 import { domainToASCII } from "node:url";
-import { normalizeDomain } from "../../shared/validation.js";
+import { normalizeDomain } from "../../shared/platform/validation.js";
 import { findCheck } from "./checks/index.js";
 import { type Evaluator, IN_THREAD } from "./evaluate.js";
 import type { Finding, Section } from "./finding.js";
 import { ALGORITHM_VERSION } from "./grading.js";
-import type { ScanOptions } from "./options.js";
-import { createDnsClient, type DnsQuery } from "./retrieve/dns-client.js";
+import type { ScanOptions } from "../../shared/platform/net/outbound/options.js";
+import { createDnsClient, type DnsQuery } from "../../shared/platform/net/outbound/dns-client.js";
 import { retrieveDns } from "./retrieve/dns-evidence.js";
 import { retrieveWeb } from "./retrieve/web-evidence.js";
 

@@ -1,14 +1,20 @@
-import type { Redis } from "../../shared/redis/client.js";
-import type { Clock } from "../../shared/clock.js";
-import { destinationById, recordDelivered, recordFailure } from "../../shared/db/siem.js";
-import type { Pool } from "../../shared/db/pool.js";
-import type { SyslogEvent } from "../../shared/events/syslog.js";
-import type { Keys } from "../../shared/redis/keys.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
+import type { Clock } from "../../shared/platform/clock.js";
+import {
+  destinationById,
+  recordDelivered,
+  recordFailure,
+  type SyslogEvent,
+  type DestinationMessage,
+  type SiemTestReply,
+  type SiemTestRequest,
+  destinationStreamName,
+} from "../../shared/events/index.js";
+import type { Pool } from "../../shared/platform/db/pool.js";
+import type { Keys } from "../../shared/platform/redis/keys.js";
 import { describeError, type Handler, RetryableError } from "../runtime/index.js";
 import { createBatcher } from "./batcher.js";
-import type { DestinationMessage, SiemTestReply, SiemTestRequest } from "../../shared/streams/siem.js";
 import type { LoadedDestination } from "./messages.js";
-import { destinationStreamName } from "../../shared/streams/siem.js";
 import { jitteredBackoff, type RetryPolicy } from "./retry.js";
 import type { PushNetwork } from "./transport/guard.js";
 import { sendBatch } from "./transport/index.js";
@@ -88,7 +94,7 @@ async function appendToDestinations(redis: Redis, keys: Keys, ids: readonly numb
   await Promise.all(
     ids.flatMap((id) => {
       const stream = keys.stream(destinationStreamName(id));
-      // Publishers register the streams they make (shared/streams/registry.ts).
+      // Publishers register the streams they make (shared/platform/streams/registry.ts).
       return [redis.xadd(stream, "MAXLEN", "~", maxLen, "*", "data", data), redis.sadd(keys.streamRegistry(), stream)];
     }),
   );

@@ -1,21 +1,30 @@
 import { hostname } from "node:os";
 import { readFileSync } from "node:fs";
-import type { Context } from "../../shared/context.js";
-import { unseal } from "../../shared/crypto/seal.js";
-import type { Pool } from "../../shared/db/pool.js";
-import { allDestinations, existingDestinationIds, type SiemDestinationRow, tokenAad } from "../../shared/db/siem.js";
-import { EVENTS_STREAM, EVENTS_STREAM_MAX_LEN } from "../../shared/streams/events.js";
-import { outboundPolicyOf } from "../../shared/net/address-policy.js";
-import { parseTarget } from "../../shared/siem/target.js";
-import { deleteKeys, duplicateRedis, scanKeys } from "../../shared/redis/client.js";
+import type { Context } from "../../shared/platform/context.js";
+import { unseal } from "../../shared/platform/crypto/seal.js";
+import type { Pool } from "../../shared/platform/db/pool.js";
+import {
+  allDestinations,
+  existingDestinationIds,
+  type SiemDestinationRow,
+  tokenAad,
+  EVENTS_STREAM,
+  EVENTS_STREAM_MAX_LEN,
+  parseTarget,
+  type DestinationMessage,
+  destinationMessageSchema,
+  destinationStreamName,
+  SIEM_GROUP,
+  SIEM_TEST_STREAM,
+  siemTestSchema,
+  type SiemTestRequest,
+} from "../../shared/events/index.js";
+import { outboundPolicyOf } from "../../shared/platform/net/address-policy.js";
+import { deleteKeys, duplicateRedis, scanKeys } from "../../shared/platform/redis/client.js";
 import type { RunningActor } from "../index.js";
 import { type ActorHandle, defineActor, runActor } from "../runtime/index.js";
 import { every } from "../runtime/index.js";
 import { deliveryHandler, fanoutHandler, testHandler } from "./handler.js";
-import {
-  type DestinationMessage, destinationMessageSchema, destinationStreamName, SIEM_GROUP,
-  SIEM_TEST_STREAM, siemTestSchema, type SiemTestRequest,
-} from "../../shared/streams/siem.js";
 import type { LoadedDestination } from "./messages.js";
 import { startRetention } from "./retention.js";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";

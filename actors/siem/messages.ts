@@ -1,9 +1,8 @@
-import type { SiemKind } from "../../shared/db/siem.js";
-import type { SiemTarget } from "../../shared/siem/target.js";
+import type { SiemKind, SiemTarget } from "../../shared/events/index.js";
 
 /**
  * The pusher's own state. Its stream messages (the destination streams, the test request)
- * are contracts with the admin API and live in shared/streams/siem.ts.
+ * are contracts with the admin API and live in shared/events/siem-stream.ts.
  */
 
 /** A destination as the pusher holds it: the target parsed, the token unsealed. */

@@ -1,7 +1,7 @@
-import type { Clock } from "../../shared/clock.js";
-import { deleteEventsBefore } from "../../shared/db/events.js";
-import type { Queryable } from "../../shared/db/pool.js";
-import type { Logger } from "../../shared/log.js";
+import type { Clock } from "../../shared/platform/clock.js";
+import { deleteEventsBefore } from "../../shared/events/index.js";
+import type { Queryable } from "../../shared/platform/db/pool.js";
+import type { Logger } from "../../shared/platform/log.js";
 import { type Every, every } from "../runtime/index.js";
 
 /** interface.md section 8: events are kept 90 days. */

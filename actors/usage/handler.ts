@@ -1,9 +1,15 @@
-import type { Pool } from "../../shared/db/pool.js";
-import { transaction } from "../../shared/db/pool.js";
+import type { Pool } from "../../shared/platform/db/pool.js";
+import { transaction } from "../../shared/platform/db/pool.js";
 import {
-  markApplied, writeCycles, writeDaily, writeInstallations, writeLastUsed, type DailyRow, type InstallationRow,
-} from "../../shared/db/usage.js";
-import type { UsageBatch } from "../../shared/streams/usage.js";
+  markApplied,
+  writeCycles,
+  writeDaily,
+  writeInstallations,
+  writeLastUsed,
+  type DailyRow,
+  type InstallationUsageRow as InstallationRow,
+  type UsageBatch,
+} from "../../shared/verify/index.js";
 
 /**
  * Usage accounting: stream messages (each the events of one verify batch) → usage_daily per
@@ -131,4 +137,4 @@ export async function applyUsage(batch: UsageBatch, ctx: ApplyContext): Promise<
   return applied;
 }
 
-export { APPLIED_RETENTION_MS, pruneApplied } from "../../shared/db/usage.js";
+export { APPLIED_RETENTION_MS, pruneApplied } from "../../shared/verify/index.js";

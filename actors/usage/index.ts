@@ -1,9 +1,9 @@
 import { startActor, type ActorStarter } from "../index.js";
-import type { Pool } from "../../shared/db/pool.js";
-import { SHARDS } from "../../shared/redis/keys.js";
+import type { Pool } from "../../shared/platform/db/pool.js";
+import { SHARDS } from "../../shared/platform/redis/keys.js";
 import { defineActor, every } from "../runtime/index.js";
 import { pruneApplied } from "./handler.js";
-import { usageBatchSchema, type UsageBatch } from "../../shared/streams/usage.js";
+import { usageBatchSchema, type UsageBatch } from "../../shared/verify/index.js";
 import { createUsageWriter } from "./writer.js";
 
 const writer = createUsageWriter();

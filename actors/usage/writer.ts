@@ -1,4 +1,4 @@
-import type { Pool } from "../../shared/db/pool.js";
+import type { Pool } from "../../shared/platform/db/pool.js";
 import { applyUsageMessages, type UsageMessage } from "./handler.js";
 
 /**

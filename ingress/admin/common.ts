@@ -1,5 +1,5 @@
-import type { Principal } from "../../shared/accounts/principal.js";
-import { isStorableText, unstorableField, validator, type Validated } from "../../shared/validation.js";
+import type { Principal } from "../../shared/accounts/index.js";
+import { isStorableText, unstorableField, validator, type Validated } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { readJson, type Params } from "../params.js";
 import { refuse, refuseField } from "../reply.js";

@@ -1,10 +1,9 @@
-import { recordActivity } from "../../shared/activity.js";
-import { seal } from "../../shared/crypto/seal.js";
+import { recordActivity, findOrg } from "../../shared/accounts/index.js";
+import { seal } from "../../shared/platform/crypto/seal.js";
 import {
   CONTENT_TYPES, deleteContent, deleteSecret, listContent, listSecretNames, secretAad, upsertContent, upsertSecret, type ContentType,
-} from "../../shared/db/content.js";
-import { findOrg } from "../../shared/db/orgs.js";
-import { transaction } from "../../shared/db/pool.js";
+} from "../../shared/verify/index.js";
+import { transaction } from "../../shared/platform/db/pool.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, validator, type AdminHandler } from "./common.js";

@@ -1,10 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { recordActivity } from "../../shared/activity.js";
-import { findDomain, insertDomain, listDomains, markVerified, txtRecord, type DomainRow } from "../../shared/db/domains.js";
-import { findOrg } from "../../shared/db/orgs.js";
-import { transaction } from "../../shared/db/pool.js";
-import { lookupTxt } from "../../shared/dns/txt.js";
-import { normalizeDomain } from "../../shared/validation.js";
+import { recordActivity, findOrg } from "../../shared/accounts/index.js";
+import {
+  findDomain,
+  insertDomain,
+  listDomains,
+  markVerified,
+  txtRecord,
+  type DomainRow,
+  lookupTxt,
+} from "../../shared/scans/index.js";
+import { transaction } from "../../shared/platform/db/pool.js";
+import { normalizeDomain } from "../../shared/platform/validation.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, validator, type AdminHandler } from "./common.js";

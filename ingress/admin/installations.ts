@@ -1,7 +1,7 @@
-import { recordActivity } from "../../shared/activity.js";
-import { findKey, installationsOf, setInstallationStatus, type InstallationRow } from "../../shared/db/keys.js";
-import { transaction } from "../../shared/db/pool.js";
-import { isStorableText } from "../../shared/validation.js";
+import { recordActivity } from "../../shared/accounts/index.js";
+import { findKey, installationsOf, setInstallationStatus, type InstallationRow } from "../../shared/verify/index.js";
+import { transaction } from "../../shared/platform/db/pool.js";
+import { isStorableText } from "../../shared/platform/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { idParam, iso, type AdminHandler } from "./common.js";
 

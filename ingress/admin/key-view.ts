@@ -1,7 +1,6 @@
 import { DEFAULT_DIFFICULTY } from "../../shared/botcheck/index.js";
-import type { KeyRow } from "../../shared/db/keys.js";
-import type { OrgRow } from "../../shared/db/orgs.js";
-import { windowEnd } from "../../shared/plans.js";
+import type { KeyRow } from "../../shared/verify/index.js";
+import { type OrgRow, windowEnd } from "../../shared/accounts/index.js";
 import { iso } from "./common.js";
 
 /** The effective end: the hard expires_at, or the organization's window end, whichever comes first. */

@@ -1,14 +1,12 @@
-import { recordActivity } from "../../shared/activity.js";
+import { recordActivity, findOrg, lockOrg, PLANS, windowEnd } from "../../shared/accounts/index.js";
 import { DEFAULT_DIFFICULTY, MAX_DIFFICULTY } from "../../shared/botcheck/index.js";
-import { randomToken, sha256 } from "../../shared/crypto/hash.js";
+import { randomToken, sha256 } from "../../shared/platform/crypto/hash.js";
 import {
   countLiveKeys, findKey, insertKey, listKeysOfOrg, setKeyStatus, updateKeySettings, type KeyRow, type KeySettings,
   copyInstallations,
-} from "../../shared/db/keys.js";
-import { findOrg, lockOrg } from "../../shared/db/orgs.js";
-import { transaction } from "../../shared/db/pool.js";
-import { PLANS, windowEnd } from "../../shared/plans.js";
-import { normalizeDomain } from "../../shared/validation.js";
+} from "../../shared/verify/index.js";
+import { transaction } from "../../shared/platform/db/pool.js";
+import { normalizeDomain } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";

@@ -1,7 +1,7 @@
-import { recordActivity } from "../../shared/activity.js";
-import { findAssignment, insertNote, notesOf } from "../../shared/db/assignments.js";
-import { transaction } from "../../shared/db/pool.js";
-import { normalizeDomain } from "../../shared/validation.js";
+import { recordActivity } from "../../shared/accounts/index.js";
+import { findAssignment, insertNote, notesOf } from "../../shared/findings/index.js";
+import { transaction } from "../../shared/platform/db/pool.js";
+import { normalizeDomain } from "../../shared/platform/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
 import { FINDING_KEY } from "./risks.js";

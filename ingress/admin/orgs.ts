@@ -1,10 +1,24 @@
-import { recordActivity } from "../../shared/activity.js";
 import {
-  insertMember, insertOrg, orgCycle, updateOrg, findOrg, allowanceOf, cycleUsed, findMember, findMemberByEmail, listMembers, listOrgs, lockOrg,
-  membersByIds, type MemberRow, type OrgRow,
-} from "../../shared/db/orgs.js";
-import { transaction } from "../../shared/db/pool.js";
-import { PLAN_NAMES, type Plan } from "../../shared/plans.js";
+  recordActivity,
+  insertMember,
+  insertOrg,
+  orgCycle,
+  updateOrg,
+  findOrg,
+  allowanceOf,
+  cycleUsed,
+  findMember,
+  findMemberByEmail,
+  listMembers,
+  listOrgs,
+  lockOrg,
+  membersByIds,
+  type MemberRow,
+  type OrgRow,
+  PLAN_NAMES,
+  type Plan,
+} from "../../shared/accounts/index.js";
+import { transaction } from "../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../deps.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";

@@ -1,7 +1,11 @@
-import type { Principal } from "../../shared/accounts/principal.js";
-import { isWellFormedOrgToken, looksLikeOrgToken } from "../../shared/accounts/token-format.js";
-import { safeEqual, sha256 } from "../../shared/crypto/hash.js";
-import { tokenByHash, touchToken } from "../../shared/db/tokens.js";
+import {
+  type Principal,
+  isWellFormedOrgToken,
+  looksLikeOrgToken,
+  tokenByHash,
+  touchToken,
+} from "../../shared/accounts/index.js";
+import { safeEqual, sha256 } from "../../shared/platform/crypto/hash.js";
 import type { IngressDeps } from "../deps.js";
 import { refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";

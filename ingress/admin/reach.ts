@@ -1,6 +1,5 @@
-import { type Principal, type Role, roleAtLeast } from "../../shared/accounts/principal.js";
-import { ownerOf, type OwnedKind } from "../../shared/db/ownership.js";
-import type { Reason } from "../../shared/reasons.js";
+import { type Principal, type Role, roleAtLeast, ownerOf, type OwnedKind } from "../../shared/accounts/index.js";
+import type { Reason } from "../../shared/platform/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import type { RouteParams } from "../types.js";
 

@@ -1,12 +1,15 @@
-import { recordActivity } from "../../shared/activity.js";
-import { insertAcceptance, listAcceptances, lockDomainRow, releaseAcceptance } from "../../shared/db/acknowledgements.js";
-import { findOrg } from "../../shared/db/orgs.js";
-import { findDomain } from "../../shared/db/domains.js";
-import { transaction } from "../../shared/db/pool.js";
-import { insertEvent } from "../../shared/db/events.js";
-import type { AckRow } from "../../shared/db/scans.js";
-import { riskFindingFields } from "../../shared/findings/risk.js";
-import { normalizeDomain } from "../../shared/validation.js";
+import { recordActivity, findOrg } from "../../shared/accounts/index.js";
+import {
+  insertAcceptance,
+  listAcceptances,
+  lockDomainRow,
+  releaseAcceptance,
+  riskFindingFields,
+} from "../../shared/findings/index.js";
+import { findDomain, type AckRow } from "../../shared/scans/index.js";
+import { transaction } from "../../shared/platform/db/pool.js";
+import { insertEvent } from "../../shared/events/index.js";
+import { normalizeDomain } from "../../shared/platform/validation.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, parseTime, validator, type AdminHandler } from "./common.js";

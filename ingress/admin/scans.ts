@@ -1,6 +1,6 @@
-import { verifiedDomains } from "../../shared/db/domains.js";
-import { findOrg } from "../../shared/db/orgs.js";
-import { normalizeDomain } from "../../shared/validation.js";
+import { verifiedDomains } from "../../shared/scans/index.js";
+import { findOrg } from "../../shared/accounts/index.js";
+import { normalizeDomain } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { refuse } from "../reply.js";
 import type { HttpReply } from "../types.js";

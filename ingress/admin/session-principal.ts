@@ -1,9 +1,15 @@
-import type { Principal } from "../../shared/accounts/principal.js";
-import { LIFETIMES } from "../../shared/accounts/policy.js";
-import { csrfTokenOf, isToken, tokenHash } from "../../shared/accounts/secrets.js";
-import { safeEqual } from "../../shared/crypto/hash.js";
-import { findSessionByToken, touchSession, type SessionRow } from "../../shared/db/member-sessions.js";
-import type { MemberRow } from "../../shared/db/orgs.js";
+import {
+  type Principal,
+  LIFETIMES,
+  csrfTokenOf,
+  isToken,
+  tokenHash,
+  findSessionByToken,
+  touchSession,
+  type SessionRow,
+  type MemberRow,
+} from "../../shared/accounts/index.js";
+import { safeEqual } from "../../shared/platform/crypto/hash.js";
 import type { IngressDeps } from "../deps.js";
 import { refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";

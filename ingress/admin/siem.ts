@@ -1,17 +1,25 @@
-import { SIEM_GROUP, SIEM_TEST_STREAM, type SiemTestReply, destinationStreamName } from "../../shared/streams/siem.js";
-import { literalRefusal, outboundPolicyOf } from "../../shared/net/address-policy.js";
-import { listDeadLetters, retryAllDeadLetters, retryDeadLetters } from "../../shared/streams/dead-letters.js";
-import { request as requestReply, RequestTimeoutError } from "../../shared/streams/request-reply.js";
-import { streamStats } from "../../shared/streams/stats.js";
-import { recordActivity } from "../../shared/activity.js";
-import { seal } from "../../shared/crypto/seal.js";
-import { findOrg } from "../../shared/db/orgs.js";
-import { transaction } from "../../shared/db/pool.js";
 import {
-  deleteDestination, findDestination, insertDestination, listDestinations, SIEM_KINDS, type SiemDestinationRow, type SiemKind,
+  SIEM_GROUP,
+  SIEM_TEST_STREAM,
+  type SiemTestReply,
+  destinationStreamName,
+  deleteDestination,
+  findDestination,
+  insertDestination,
+  listDestinations,
+  SIEM_KINDS,
+  type SiemDestinationRow,
+  type SiemKind,
   tokenAad,
-} from "../../shared/db/siem.js";
-import { parseTarget } from "../../shared/siem/target.js";
+  parseTarget,
+} from "../../shared/events/index.js";
+import { literalRefusal, outboundPolicyOf } from "../../shared/platform/net/address-policy.js";
+import { listDeadLetters, retryAllDeadLetters, retryDeadLetters } from "../../shared/platform/streams/dead-letters.js";
+import { request as requestReply, RequestTimeoutError } from "../../shared/platform/streams/request-reply.js";
+import { streamStats } from "../../shared/platform/streams/stats.js";
+import { recordActivity, findOrg } from "../../shared/accounts/index.js";
+import { seal } from "../../shared/platform/crypto/seal.js";
+import { transaction } from "../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../deps.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, validator, type AdminHandler } from "./common.js";

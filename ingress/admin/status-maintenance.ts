@@ -1,9 +1,13 @@
 import {
-  cancelMaintenance, createMaintenance, findMaintenance, latestMaintenance, updateMaintenance,
-} from "../../shared/db/incidents.js";
-import { transaction } from "../../shared/db/pool.js";
-import type { ServiceKey } from "../../shared/db/status.js";
-import { maintenanceRecord } from "../../shared/status/document.js";
+  cancelMaintenance,
+  createMaintenance,
+  findMaintenance,
+  latestMaintenance,
+  updateMaintenance,
+  type ServiceKey,
+  maintenanceRecord,
+} from "../../shared/status/index.js";
+import { transaction } from "../../shared/platform/db/pool.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, parseTime, validator, type AdminHandler } from "./common.js";
 import { AFFECTS_SCHEMA, invalidateStatus, limitOf, recordStatusActivity } from "./status.js";

@@ -1,14 +1,25 @@
-import { recordActivity } from "../../shared/activity.js";
+import { recordActivity } from "../../shared/accounts/index.js";
 import {
-  INCIDENT_STATUSES, addIncidentUpdate, createIncident, findIncident, latestIncidents, patchIncident,
-  type Impact, type IncidentStatus,
-} from "../../shared/db/incidents.js";
-import { transaction, type Queryable } from "../../shared/db/pool.js";
-import {
-  DEFAULT_SERVICE_NAMES, SERVICE_KEYS, listServices, statusActivity, upsertService, type ServiceKey, type ServiceRow,
-} from "../../shared/db/status.js";
-import { incidentView, iso } from "../../shared/status/document.js";
-import { incidentMoveAllowed } from "../../shared/status/rules.js";
+  INCIDENT_STATUSES,
+  addIncidentUpdate,
+  createIncident,
+  findIncident,
+  latestIncidents,
+  patchIncident,
+  type Impact,
+  type IncidentStatus,
+  DEFAULT_SERVICE_NAMES,
+  SERVICE_KEYS,
+  listServices,
+  statusActivity,
+  upsertService,
+  type ServiceKey,
+  type ServiceRow,
+  incidentView,
+  iso,
+  incidentMoveAllowed,
+} from "../../shared/status/index.js";
+import { transaction, type Queryable } from "../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../deps.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import type { HttpRequest } from "../types.js";

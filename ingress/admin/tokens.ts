@@ -1,10 +1,15 @@
-import type { Scope } from "../../shared/accounts/principal.js";
-import { newOrgToken } from "../../shared/accounts/token-format.js";
-import { recordActivity } from "../../shared/activity.js";
-import { sha256 } from "../../shared/crypto/hash.js";
-import { findOrg } from "../../shared/db/orgs.js";
-import { transaction } from "../../shared/db/pool.js";
-import { insertToken, liveTokens, revokeToken, type TokenRow } from "../../shared/db/tokens.js";
+import {
+  type Scope,
+  newOrgToken,
+  recordActivity,
+  findOrg,
+  insertToken,
+  liveTokens,
+  revokeToken,
+  type TokenRow,
+} from "../../shared/accounts/index.js";
+import { sha256 } from "../../shared/platform/crypto/hash.js";
+import { transaction } from "../../shared/platform/db/pool.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, parseTime, validator, type AdminHandler } from "./common.js";

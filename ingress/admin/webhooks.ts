@@ -1,9 +1,8 @@
-import { literalRefusal, outboundPolicyOf, type OutboundPolicy } from "../../shared/net/address-policy.js";
-import { recordActivity } from "../../shared/activity.js";
-import { seal } from "../../shared/crypto/seal.js";
-import { findOrg } from "../../shared/db/orgs.js";
-import { transaction } from "../../shared/db/pool.js";
-import { deleteWebhook, deliveriesOf, findWebhook, insertWebhook, listWebhooks, nextWebhookId, webhookSecretAad } from "../../shared/db/webhooks.js";
+import { literalRefusal, outboundPolicyOf, type OutboundPolicy } from "../../shared/platform/net/address-policy.js";
+import { recordActivity, findOrg } from "../../shared/accounts/index.js";
+import { seal } from "../../shared/platform/crypto/seal.js";
+import { transaction } from "../../shared/platform/db/pool.js";
+import { deleteWebhook, deliveriesOf, findWebhook, insertWebhook, listWebhooks, nextWebhookId, webhookSecretAad } from "../../shared/events/index.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
 

@@ -1,6 +1,5 @@
-import { ACTIVITY_GROUPS, type ActivityGroup } from "../../shared/activity.js";
-import { listActivity, type ActivityRow } from "../../shared/db/activity.js";
-import { isIsoDate, normalizeDomain, unstorableField } from "../../shared/validation.js";
+import { ACTIVITY_GROUPS, type ActivityGroup, listActivity, type ActivityRow } from "../../shared/accounts/index.js";
+import { isIsoDate, normalizeDomain, unstorableField } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { readPaging } from "../paging.js";
 import { readParams, str } from "../params.js";

@@ -1,5 +1,12 @@
-import type { AssignmentRow, HistoryRow, NoteRow } from "../../shared/db/assignments.js";
-import { isOverdue, isPastTarget, ownerOf, targetDate } from "../../shared/findings/workflow.js";
+import {
+  type AssignmentRow,
+  type HistoryRow,
+  type NoteRow,
+  isOverdue,
+  isPastTarget,
+  ownerOf,
+  targetDate,
+} from "../../shared/findings/index.js";
 
 function iso(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, "Z");

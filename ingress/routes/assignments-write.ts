@@ -1,12 +1,22 @@
 import { randomUUID } from "node:crypto";
-import { request as requestReply, RequestTimeoutError } from "../../shared/streams/request-reply.js";
-import { SCAN_STREAM, type RecheckReply, type ScanJob } from "../../shared/streams/scan.js";
-import { hasScans, latestFinding, lockAssignment, updateAssignment, isAssignmentStatus, assignmentById, type AssignmentChange, type AssignmentRow } from "../../shared/db/assignments.js";
-import { findMemberByEmail, type MemberRow } from "../../shared/db/orgs.js";
-import { transaction, type Queryable } from "../../shared/db/pool.js";
-import { dateOf, recordMove } from "../../shared/findings/workflow.js";
-import { isIsoDate, normalizeDomain } from "../../shared/validation.js";
-import type { Reason } from "../../shared/reasons.js";
+import { request as requestReply, RequestTimeoutError } from "../../shared/platform/streams/request-reply.js";
+import { SCAN_STREAM, type RecheckReply, type ScanJob } from "../../shared/scans/index.js";
+import {
+  hasScans,
+  latestFinding,
+  lockAssignment,
+  updateAssignment,
+  isAssignmentStatus,
+  assignmentById,
+  type AssignmentChange,
+  type AssignmentRow,
+  dateOf,
+  recordMove,
+} from "../../shared/findings/index.js";
+import { findMemberByEmail, type MemberRow } from "../../shared/accounts/index.js";
+import { transaction, type Queryable } from "../../shared/platform/db/pool.js";
+import { isIsoDate, normalizeDomain } from "../../shared/platform/validation.js";
+import type { Reason } from "../../shared/platform/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import { FINDING_KEY } from "../admin/risks.js";
 import { str, type Params } from "../params.js";

@@ -1,7 +1,15 @@
-import { ASSIGNMENT_STATUSES, findAssignment, historyOf, isAssignmentStatus, listAssignments, notesOf, type AssignmentStatus } from "../../shared/db/assignments.js";
-import { findMemberByEmail } from "../../shared/db/orgs.js";
-import { dateOf } from "../../shared/findings/workflow.js";
-import { normalizeDomain, unstorableField } from "../../shared/validation.js";
+import {
+  ASSIGNMENT_STATUSES,
+  findAssignment,
+  historyOf,
+  isAssignmentStatus,
+  listAssignments,
+  notesOf,
+  type AssignmentStatus,
+  dateOf,
+} from "../../shared/findings/index.js";
+import { findMemberByEmail } from "../../shared/accounts/index.js";
+import { normalizeDomain, unstorableField } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { readParams, str, type Params } from "../params.js";
 import { ok, refuse } from "../reply.js";

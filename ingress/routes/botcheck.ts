@@ -1,4 +1,4 @@
-import { pooledRandomBytes } from "../../shared/crypto/hash.js";
+import { pooledRandomBytes } from "../../shared/platform/crypto/hash.js";
 import {
   assess,
   type BotcheckReason,
@@ -22,7 +22,7 @@ import {
   verifiedAnswer,
   verifyToken,
 } from "../../shared/botcheck/index.js";
-import type { Prepared } from "../../shared/enforcement/index.js";
+import type { Prepared } from "../../shared/verify/index.js";
 import type { IngressDeps } from "../deps.js";
 import { fault } from "../reply.js";
 import { readParams, str, type Params } from "../params.js";

@@ -1,6 +1,5 @@
-import { eventView, type EventType, feedPage, isEventType } from "../../shared/db/events.js";
-import { syslogLine } from "../../shared/events/syslog.js";
-import type { Reason } from "../../shared/reasons.js";
+import { eventView, type EventType, feedPage, isEventType, syslogLine } from "../../shared/events/index.js";
+import type { Reason } from "../../shared/platform/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import { readParams, type Params } from "../params.js";
 import { refuse } from "../reply.js";
@@ -63,7 +62,7 @@ function cursorHeaders(next: string, hasMore: boolean): Record<string, string> {
  * events.php (interface.md 4.6): the key's organization's events after `since`, oldest
  * first. A refusal also carries the cursor headers (the cursor unchanged, no more), so
  * a collector that only reads headers never jumps. Cursor guarantee: see insertEvent
- * (shared/db/events.ts) and docs/events.md.
+ * (shared/events/db/events.ts) and docs/events.md.
  */
 export async function events(request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
   const params = readParams(request);

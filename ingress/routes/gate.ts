@@ -1,6 +1,11 @@
-import { checkKeySent, type Ask, type EnforceOptions, type Prepared } from "../../shared/enforcement/index.js";
-import type { RouteLabel } from "../../shared/enforcement/installations.js";
-import type { Reason } from "../../shared/reasons.js";
+import {
+  checkKeySent,
+  type Ask,
+  type EnforceOptions,
+  type Prepared,
+  type RouteLabel,
+} from "../../shared/verify/index.js";
+import type { Reason } from "../../shared/platform/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import { str, type Params } from "../params.js";
 import type { HttpRequest } from "../types.js";
@@ -9,7 +14,7 @@ import type { Charge } from "./refund.js";
 /**
  * The gate of the endpoints other than verify (content, secret, botcheck, scan and the
  * security-data reads): reads the key and the ask from the parameters and hands them to
- * the one Enforcer (shared/enforcement/enforcer.ts), which verify uses too. Order:
+ * the one Enforcer (shared/verify/enforcer.ts), which verify uses too. Order:
  * missing_key, invalid_key, the endpoint's requirement of the key kind
  * (server_key_required, ip_binding_required), the verify chain (docs/verify.md), the
  * endpoint's own last check (origin_mismatch), then rate and allowance in the script.

@@ -1,11 +1,11 @@
-import type { Reason } from "../../shared/reasons.js";
-import { loadScript, runScript, type LuaScript } from "../../shared/redis/scripts.js";
+import type { Reason } from "../../shared/platform/reasons.js";
+import { loadScript, runScript, type LuaScript } from "../../shared/platform/redis/scripts.js";
 import type { IngressDeps } from "../deps.js";
 
 /**
  * A call the gate counted `ok` whose answer then failed on the service's side (a 5xx) is
  * given back: interface.md section 8 charges refusals, not the service's own faults
- * (docs/security.md, item 11a). shared/redis/lua/usage-refund-2.lua says how.
+ * (docs/security.md, item 11a). shared/platform/redis/lua/usage-refund-2.lua says how.
  */
 
 export interface Charge {

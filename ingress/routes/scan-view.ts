@@ -1,4 +1,4 @@
-import type { AckRow, ScanRow, StoredFinding } from "../../shared/db/scans.js";
+import type { AckRow, ScanRow, StoredFinding } from "../../shared/scans/index.js";
 
 function iso(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, "Z");

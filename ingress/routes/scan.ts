@@ -1,13 +1,23 @@
 import { randomUUID } from "node:crypto";
-import { request as requestReply, RequestTimeoutError } from "../../shared/streams/request-reply.js";
-import { SCAN_STREAM, type ScanJob, type ScanReply } from "../../shared/streams/scan.js";
-import { acknowledgementsOf, findingsOf, latestGrades, latestScans, scanById, scanHistory, type ScanRow } from "../../shared/db/scans.js";
+import { request as requestReply, RequestTimeoutError } from "../../shared/platform/streams/request-reply.js";
+import {
+  SCAN_STREAM,
+  type ScanJob,
+  type ScanReply,
+  acknowledgementsOf,
+  findingsOf,
+  latestGrades,
+  latestScans,
+  scanById,
+  scanHistory,
+  type ScanRow,
+} from "../../shared/scans/index.js";
 import type { IngressDeps } from "../deps.js";
 import { readParams, str, type Params } from "../params.js";
-import { normalizeDomain } from "../../shared/validation.js";
+import { normalizeDomain } from "../../shared/platform/validation.js";
 import { passGate } from "./gate.js";
 import { refundCharge } from "./refund.js";
-import type { Reason } from "../../shared/reasons.js";
+import type { Reason } from "../../shared/platform/reasons.js";
 import { ok, refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
 import { historyPoint, sectionView } from "./scan-view.js";

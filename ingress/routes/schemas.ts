@@ -1,4 +1,4 @@
-import { ajv } from "../../shared/validation.js";
+import { ajv } from "../../shared/platform/validation.js";
 import type { Params } from "../params.js";
 
 /**

@@ -1,5 +1,5 @@
-import { unseal } from "../../shared/crypto/seal.js";
-import { secretAad } from "../../shared/db/content.js";
+import { unseal } from "../../shared/platform/crypto/seal.js";
+import { secretAad } from "../../shared/verify/index.js";
 import type { IngressDeps } from "../deps.js";
 import { readParams, str } from "../params.js";
 import { fault, refuse } from "../reply.js";

@@ -1,8 +1,11 @@
-import type { StatusSnapshot } from "../../shared/status/document.js";
-import { renderAtom } from "../../shared/status/render/atom.js";
-import { badgeLanguage, renderBadge } from "../../shared/status/render/badge.js";
-import { renderPage } from "../../shared/status/render/page.js";
-import { renderSummary } from "../../shared/status/render/summary.js";
+import {
+  type StatusSnapshot,
+  renderAtom,
+  badgeLanguage,
+  renderBadge,
+  renderPage,
+  renderSummary,
+} from "../../shared/status/index.js";
 import type { Handler } from "../router.js";
 import type { IngressDeps } from "../deps.js";
 import type { HttpRequest } from "../types.js";

@@ -1,12 +1,12 @@
-import { UNNAMED_INSTALL } from "../../shared/enforcement/installations.js";
 import {
+  UNNAMED_INSTALL,
   checkKeySent,
   hostOf,
   scopesText,
   type Ask,
   type Prepared,
-} from "../../shared/enforcement/index.js";
-import { isStorableText } from "../../shared/validation.js";
+} from "../../shared/verify/index.js";
+import { isStorableText } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { fault } from "../reply.js";
 import { RequestAsk } from "./gate.js";
@@ -97,7 +97,7 @@ export async function verify(request: HttpRequest, deps: IngressDeps): Promise<H
   if (!sent.ok || apiKey === undefined) return refusal(sent.ok ? "missing_key" : sent.reason);
   const p = readVerifyParams(request, params, apiKey, deps.clock.now());
   if (typeof p === "string") return refusal(p);
-  // A call naming no installation is the unnamed installation (shared/enforcement/installations.ts).
+  // A call naming no installation is the unnamed installation (shared/verify/installations.ts).
   const enforced = await deps.enforcer.enforce({ apiKey, ask: p.ask, endpoint: p.endpoint, install: p.install ?? UNNAMED_INSTALL });
   if (enforced.ok) return success(request, deps, enforced.prepared, `${enforced.snapshot.key.v}|${enforced.snapshot.org.v}`, p);
   if (enforced.fault) return fault(request.requestId, true);

@@ -2,8 +2,7 @@
 import { hash, randomBytes } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_DIFFICULTY, NO_EVIDENCE_EXTRA_BITS, proofBits } from "../../shared/botcheck/proof.js";
-import { workSearcher } from "../../shared/botcheck/work.js";
+import { DEFAULT_DIFFICULTY, NO_EVIDENCE_EXTRA_BITS, proofBits, workSearcher } from "../../shared/botcheck/index.js";
 
 /**
  * What one pass token costs a script: the hold's proof-of-work (shared/botcheck/README.md)

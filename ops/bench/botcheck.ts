@@ -1,4 +1,4 @@
-import { solveWork } from "../../shared/botcheck/work.js";
+import { solveWork } from "../../shared/botcheck/index.js";
 import type { Target } from "./load.js";
 
 /**

@@ -2,15 +2,15 @@
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
-import { loadConfig } from "../../shared/config.js";
-import { backendPids, createPool, resolveDatabaseUrl } from "../../shared/db/pool.js";
+import { loadConfig } from "../../shared/platform/config.js";
+import { backendPids, createPool, resolveDatabaseUrl } from "../../shared/platform/db/pool.js";
 import { startActor, startChild, type ServerChild } from "./children.js";
 import { chooseDriver, commandStats, counterValue, driveAll, scrape, statsDelta, type Companion, type LoadResult, type LoadSettings } from "./load.js";
 import { botcheckTargets } from "./botcheck.js";
 import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "./seed.js";
-import { freePort } from "../../shared/net/free-port.js";
-import { createKeys, SHARDS } from "../../shared/redis/keys.js";
-import { streamStats } from "../../shared/streams/stats.js";
+import { freePort } from "../../shared/platform/net/free-port.js";
+import { createKeys, SHARDS } from "../../shared/platform/redis/keys.js";
+import { streamStats } from "../../shared/platform/streams/stats.js";
 
 /**
  * `npm run bench`: verify.php against a bare uWS server and a bare node:http server

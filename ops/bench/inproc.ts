@@ -3,9 +3,9 @@ import { randomBytes } from "node:crypto";
 import { buildApp } from "../../ingress/app.js";
 import { startIngress } from "../../ingress/main.js";
 import type { HttpRequest } from "../../ingress/types.js";
-import { loadConfig } from "../../shared/config.js";
-import { openContext } from "../../shared/context.js";
-import { resolveDatabaseUrl } from "../../shared/db/pool.js";
+import { loadConfig } from "../../shared/platform/config.js";
+import { openContext } from "../../shared/platform/context.js";
+import { resolveDatabaseUrl } from "../../shared/platform/db/pool.js";
 import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "./seed.js";
 
 /**

@@ -1,6 +1,6 @@
 import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
-import type { Redis } from "../../shared/redis/client.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
 import { wrkAvailable, wrkOnce, type WrkRun } from "./wrk.js";
 
 /** One load run with the benchmark's fixed settings, and the numbers read around it. */

@@ -1,9 +1,9 @@
-import { randomToken, sha256 } from "../../shared/crypto/hash.js";
-import { insertDomain } from "../../shared/db/domains.js";
-import { insertKey } from "../../shared/db/keys.js";
-import { insertOrg } from "../../shared/db/orgs.js";
-import { migrate } from "../../shared/db/migrate.js";
-import { createPool, ensureDatabase, transaction } from "../../shared/db/pool.js";
+import { randomToken, sha256 } from "../../shared/platform/crypto/hash.js";
+import { insertDomain } from "../../shared/scans/index.js";
+import { insertKey } from "../../shared/verify/index.js";
+import { insertOrg } from "../../shared/accounts/index.js";
+import { migrate } from "../../shared/platform/db/migrate.js";
+import { createPool, ensureDatabase, transaction } from "../../shared/platform/db/pool.js";
 
 /**
  * The benchmark's own database (`<DATABASE_URL's name>_bench`, created and migrated when

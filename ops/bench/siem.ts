@@ -4,15 +4,14 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { startOutboxRelay } from "../../actors/outbox/index.js";
 import { startSiemPusher } from "../../actors/siem/index.js";
-import { destinationStreamName, SIEM_GROUP } from "../../shared/streams/siem.js";
-import { streamStats } from "../../shared/streams/stats.js";
+import { destinationStreamName, SIEM_GROUP, insertEvent } from "../../shared/events/index.js";
+import { streamStats } from "../../shared/platform/streams/stats.js";
 import { startIngress } from "../../ingress/main.js";
-import { loadConfig } from "../../shared/config.js";
-import { openContext } from "../../shared/context.js";
-import { insertEvent } from "../../shared/db/events.js";
-import { migrate } from "../../shared/db/migrate.js";
-import { ensureDatabase, resolveDatabaseUrl, transaction } from "../../shared/db/pool.js";
-import { deleteMatching } from "../../shared/redis/client.js";
+import { loadConfig } from "../../shared/platform/config.js";
+import { openContext } from "../../shared/platform/context.js";
+import { migrate } from "../../shared/platform/db/migrate.js";
+import { ensureDatabase, resolveDatabaseUrl, transaction } from "../../shared/platform/db/pool.js";
+import { deleteMatching } from "../../shared/platform/redis/client.js";
 import { benchDatabaseUrl } from "./seed.js";
 
 /**

@@ -1,6 +1,6 @@
-import type { Config } from "../../shared/config.js";
-import type { Redis } from "../../shared/redis/client.js";
-import type { Keys } from "../../shared/redis/keys.js";
+import type { Config } from "../../shared/platform/config.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
+import type { Keys } from "../../shared/platform/redis/keys.js";
 import type { AdminContext } from "./admin-commands.js";
 import type { OptionKind, Parsed } from "./args.js";
 import type { CliIo, Env } from "./io.js";

@@ -1,6 +1,6 @@
-import type { Redis } from "../../shared/redis/client.js";
-import { type DeadLetter, listDeadLetters, retryAllDeadLetters, retryDeadLetters } from "../../shared/streams/dead-letters.js";
-import type { Keys } from "../../shared/redis/keys.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
+import { type DeadLetter, listDeadLetters, retryAllDeadLetters, retryDeadLetters } from "../../shared/platform/streams/dead-letters.js";
+import type { Keys } from "../../shared/platform/redis/keys.js";
 import { table, text } from "./format.js";
 import { type CliIo, CliFailure, EXIT, print, printJson, UsageError } from "./io.js";
 import { isDeadLetterStream, resolveStream, knownStreams, shortName, sourceOf } from "./redis-scan.js";

@@ -1,11 +1,11 @@
-import type { Redis } from "../../shared/redis/client.js";
-import type { Keys } from "../../shared/redis/keys.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
+import type { Keys } from "../../shared/platform/redis/keys.js";
 import { CliFailure } from "./io.js";
-import { registeredStreams } from "../../shared/streams/registry.js";
+import { registeredStreams } from "../../shared/platform/streams/registry.js";
 
 /**
  * Every stream of the deployment and every dead-letter stream that exists, sorted: read from
- * the stream registry (shared/streams/registry.ts), never by scanning the keyspace.
+ * the stream registry (shared/platform/streams/registry.ts), never by scanning the keyspace.
  */
 export async function knownStreams(redis: Redis, keys: Keys): Promise<string[]> {
   const registered = await registeredStreams(redis, keys);

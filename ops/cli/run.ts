@@ -1,7 +1,7 @@
-import { type Config, ConfigError, loadConfig } from "../../shared/config.js";
-import { createRedis, parseClusterUrl } from "../../shared/redis/client.js";
-import { createKeys } from "../../shared/redis/keys.js";
-import type { Redis } from "../../shared/redis/client.js";
+import { type Config, ConfigError, loadConfig } from "../../shared/platform/config.js";
+import { createRedis, parseClusterUrl } from "../../shared/platform/redis/client.js";
+import { createKeys } from "../../shared/platform/redis/keys.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
 import { adminClient } from "./admin-client.js";
 import {
   domainAdd, domainVerify, installDecision, keyCreate, keyGet, keyRotate, keyTransition, orgCreate, orgGet,

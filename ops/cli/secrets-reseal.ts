@@ -1,14 +1,14 @@
-import type { Redis } from "../../shared/redis/client.js";
-import { type Config, ConfigError, decodeSecret, parseSecret } from "../../shared/config.js";
-import { seal, unseal } from "../../shared/crypto/seal.js";
-import { lockSealedRows, SEALED_COLUMNS, writeSealed, type SealedColumn } from "../../shared/db/sealed.js";
-import { createPool, resolveDatabaseUrl, transaction, type PoolClient } from "../../shared/db/pool.js";
-import type { Keys } from "../../shared/redis/keys.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
+import { type Config, ConfigError, decodeSecret, parseSecret } from "../../shared/platform/config.js";
+import { seal, unseal } from "../../shared/platform/crypto/seal.js";
+import { lockSealedRows, SEALED_COLUMNS, writeSealed, type SealedColumn } from "../../shared/verify/index.js";
+import { createPool, resolveDatabaseUrl, transaction, type PoolClient } from "../../shared/platform/db/pool.js";
+import type { Keys } from "../../shared/platform/redis/keys.js";
 import { type CliIo, CliFailure, EXIT, print, printJson, UsageError } from "./io.js";
 
 /**
  * `gateway secrets reseal --old SECRET --new SECRET`: rotating GATEWAY_SECRET. Every
- * value sealed under the master secret (shared/crypto/seal.ts) is opened with the old
+ * value sealed under the master secret (shared/platform/crypto/seal.ts) is opened with the old
  * secret and sealed again with the new one, with the same additional data, in ONE
  * PostgreSQL transaction: either every row moves or none does. Then the snapshot
  * sentinel is deleted, so running gateways rebuild their Redis snapshots (the secret
@@ -19,7 +19,7 @@ import { type CliIo, CliFailure, EXIT, print, printJson, UsageError } from "./io
  * and names the row: nothing is changed.
  */
 
-export { SEALED_COLUMNS, type SealedColumn } from "../../shared/db/sealed.js";
+export { SEALED_COLUMNS, type SealedColumn } from "../../shared/verify/index.js";
 
 export interface ResealCount {
   table: string;

@@ -1,9 +1,9 @@
-import type { Redis } from "../../shared/redis/client.js";
-import type { Config } from "../../shared/config.js";
-import { openContext } from "../../shared/context.js";
-import { silentLogger } from "../../shared/log.js";
-import type { Keys } from "../../shared/redis/keys.js";
-import { createProjector } from "../../shared/snapshots/projector.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
+import type { Config } from "../../shared/platform/config.js";
+import { openContext } from "../../shared/platform/context.js";
+import { silentLogger } from "../../shared/platform/log.js";
+import type { Keys } from "../../shared/platform/redis/keys.js";
+import { createProjector } from "../../shared/verify/index.js";
 import { type CliIo, EXIT, print, printJson } from "./io.js";
 
 /**

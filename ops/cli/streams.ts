@@ -1,6 +1,6 @@
-import type { Redis } from "../../shared/redis/client.js";
-import { type StreamStats, streamStats } from "../../shared/streams/stats.js";
-import type { Keys } from "../../shared/redis/keys.js";
+import type { Redis } from "../../shared/platform/redis/client.js";
+import { type StreamStats, streamStats } from "../../shared/platform/streams/stats.js";
+import type { Keys } from "../../shared/platform/redis/keys.js";
 import { count, duration, table } from "./format.js";
 import { type CliIo, EXIT, print, printJson } from "./io.js";
 import { knownStreams, shortName, sourceStreams } from "./redis-scan.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync, constants } from "node:zlib";
 import { EMBED_DIR, type EmbedManifest } from "../../shared/embed/asset.js";
-import { sourcePath } from "../../shared/paths.js";
+import { sourcePath } from "../../shared/platform/paths.js";
 
 /**
  * Builds the page script `{site_url}/botcheck.js` from shared/embed/botcheck/ (TypeScript,

@@ -1,8 +1,8 @@
-import { randomToken, sha256 } from "../../shared/crypto/hash.js";
-import { insertDomain } from "../../shared/db/domains.js";
-import { insertKey } from "../../shared/db/keys.js";
-import { insertMember, insertOrg } from "../../shared/db/orgs.js";
-import { transaction, type Pool } from "../../shared/db/pool.js";
+import { randomToken, sha256 } from "../../shared/platform/crypto/hash.js";
+import { insertDomain } from "../../shared/scans/index.js";
+import { insertKey } from "../../shared/verify/index.js";
+import { insertMember, insertOrg } from "../../shared/accounts/index.js";
+import { transaction, type Pool } from "../../shared/platform/db/pool.js";
 
 /**
  * The scan and assignment part of `npm run load`: one organization per load domain (the

@@ -1,5 +1,5 @@
-import type { Redis } from "../redis/client.js";
-import type { Keys } from "../redis/keys.js";
+import type { Redis } from "../platform/redis/client.js";
+import type { Keys } from "../platform/redis/keys.js";
 import { LIFETIMES } from "./policy.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Mail } from "../mail.js";
+import type { Mail } from "../platform/mail.js";
 
 /**
  * The e-mails of member sign-in. The token travels in the URL fragment (`#...`): browsers

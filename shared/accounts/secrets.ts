@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { hmacBytes, sha256 } from "../crypto/hash.js";
-import { deriveKey } from "../crypto/seal.js";
+import { hmacBytes, sha256 } from "../platform/crypto/hash.js";
+import { deriveKey } from "../platform/crypto/seal.js";
 
 /**
  * The secrets of member sign-in: link and session tokens (256 random bits, base64url, only

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { sha256 } from "../crypto/hash.js";
+import { sha256 } from "../platform/crypto/hash.js";
 
 /**
  * The organization token format (docs/accounts.md "Token format"):

@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
-import { memoize } from "../memo.js";
-import { parseAddress } from "../enforcement/ip.js";
+import { memoize } from "../platform/memo.js";
+import { parseAddress } from "../verify/index.js";
 
 /** Bytes of SHA-256 kept to bind a pass token to the visitor's network. */
 export const NETWORK_HASH_BYTES = 8;

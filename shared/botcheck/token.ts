@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { hmacBytes } from "../crypto/hash.js";
+import { hmacBytes } from "../platform/crypto/hash.js";
 import { UA_HASH_BYTES, uaHashBytes } from "./ua-hash.js";
 import { NETWORK_HASH_BYTES, networkHashBytes } from "./network.js";
 

@@ -1,5 +1,5 @@
 import { hash } from "node:crypto";
-import { memoize } from "../memo.js";
+import { memoize } from "../platform/memo.js";
 
 /** Bytes of SHA-256 kept to bind a token or a challenge to a user agent. */
 export const UA_HASH_BYTES = 16;

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { sourcePath } from "../paths.js";
+import { sourcePath } from "../platform/paths.js";
 
 /**
  * The built page script (ops/embed/build.ts writes it; `npm run build` runs that). The

@@ -5,10 +5,10 @@
  * are left alone. Runs in the scan's storing transaction, so the assignment, its history,
  * `finding.assigned` (`automatic: true`, `by: "system"`) and activity commit with the scan.
  */
-import { acceptedFindings } from "../db/acknowledgements.js";
-import { assignmentById, firstFailingTimes, insertOwnedAssignments, updateAssignment, type AssignmentRow } from "../db/assignments.js";
-import { defaultOwnerOf } from "../db/orgs.js";
-import type { Queryable } from "../db/pool.js";
+import { acceptedFindings } from "./db/acknowledgements.js";
+import { assignmentById, firstFailingTimes, insertOwnedAssignments, updateAssignment, type AssignmentRow } from "./db/assignments.js";
+import { defaultOwnerOf } from "../accounts/index.js";
+import type { Queryable } from "../platform/db/pool.js";
 import { DAY_MS, dateOf, recordMove } from "./workflow.js";
 
 /** Who history, events and activity name for automatic moves. */

@@ -1,5 +1,5 @@
-import { reopenDone, type AssignmentRow } from "../db/assignments.js";
-import type { Queryable } from "../db/pool.js";
+import { reopenDone, type AssignmentRow } from "./db/assignments.js";
+import type { Queryable } from "../platform/db/pool.js";
 import { recordMove } from "./workflow.js";
 
 /** Statuses that mean a finding is failing: a `done` assignment of it reopens, an unassigned one may be assigned. */

@@ -1,5 +1,5 @@
-import { findAssignment, latestFinding } from "../db/assignments.js";
-import type { Queryable } from "../db/pool.js";
+import { findAssignment, latestFinding } from "./db/assignments.js";
+import type { Queryable } from "../platform/db/pool.js";
 import { findingFields, type FindingFields } from "./workflow.js";
 
 /**

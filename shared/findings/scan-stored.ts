@@ -1,4 +1,4 @@
-import type { Queryable } from "../db/pool.js";
+import type { Queryable } from "../platform/db/pool.js";
 import { assignAutomatically, recordAutomaticAssignment } from "./auto-assign.js";
 import { failingFindings, recordReopen, reopenRows } from "./reopen.js";
 

@@ -4,10 +4,10 @@
  * "message to the notifier", written by the outbox in the same transaction) and the
  * activity entry. Callers hold the assignment row locked in their transaction.
  */
-import { recordActivity, type ActivityGroup } from "../activity.js";
-import { insertHistory, type AssignmentRow } from "../db/assignments.js";
-import { insertEvent, type EventType } from "../db/events.js";
-import type { Queryable } from "../db/pool.js";
+import { recordActivity, type ActivityGroup } from "../accounts/index.js";
+import { insertHistory, type AssignmentRow } from "./db/assignments.js";
+import { insertEvent, type EventType } from "../events/index.js";
+import type { Queryable } from "../platform/db/pool.js";
 
 export interface Owner {
   name: string;

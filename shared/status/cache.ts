@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Redis } from "../redis/client.js";
-import type { Clock } from "../clock.js";
-import type { Queryable } from "../db/pool.js";
-import type { Logger } from "../log.js";
-import type { Keys } from "../redis/keys.js";
+import type { Redis } from "../platform/redis/client.js";
+import type { Clock } from "../platform/clock.js";
+import type { Queryable } from "../platform/db/pool.js";
+import type { Logger } from "../platform/log.js";
+import type { Keys } from "../platform/redis/keys.js";
 import { buildSnapshot, type BuildOptions, type StatusSnapshot } from "./document.js";
 
 /**

@@ -1,8 +1,8 @@
-import { activeMaintenance, currentIncidents, latestIncidents, latestMaintenance, type Incident, type MaintenanceRow } from "../db/incidents.js";
-import type { Queryable } from "../db/pool.js";
+import { activeMaintenance, currentIncidents, latestIncidents, latestMaintenance, type Incident, type MaintenanceRow } from "./db/incidents.js";
+import type { Queryable } from "../platform/db/pool.js";
 import {
   DEFAULT_SERVICE_NAMES, SERVICE_KEYS, dailyRollups, listServices, recentChecks, uptimeBetween, type CheckRow, type ServiceKey,
-} from "../db/status.js";
+} from "./db/status.js";
 import { INDICATOR_DESCRIPTIONS, RULES, componentStatus, indicatorOf, uptimePct, type ComponentStatus, type Indicator } from "./rules.js";
 
 /** The public status document (interface.md 2.9) and what the page, feed and badge add to it. */

@@ -1,6 +1,6 @@
-import { incidentsBetween, maintenanceBetween } from "../db/incidents.js";
-import type { Queryable } from "../db/pool.js";
-import { DEFAULT_SERVICE_NAMES, SERVICE_KEYS, listServices, monthlyUptime, uptimeBetween, type ServiceKey } from "../db/status.js";
+import { incidentsBetween, maintenanceBetween } from "./db/incidents.js";
+import type { Queryable } from "../platform/db/pool.js";
+import { DEFAULT_SERVICE_NAMES, SERVICE_KEYS, listServices, monthlyUptime, uptimeBetween, type ServiceKey } from "./db/status.js";
 import { incidentView, maintenanceView, type IncidentView, type MaintenanceView } from "./document.js";
 import { uptimePct } from "./rules.js";
 

@@ -6,7 +6,7 @@ import { startNotifier } from "../../actors/notifier/index.js";
 import { startOutboxRelay } from "../../actors/outbox/index.js";
 import { probeUrl } from "../../actors/prober/handler.js";
 import { proberDeps } from "../../actors/prober/index.js";
-import { scanOptionsOf } from "../../actors/scanner/job/index.js";
+import { scanOptionsOf } from "../../shared/platform/net/outbound/options.js";
 import { runScan } from "../../actors/scanner/scan.js";
 import { startSiemPusher, type SiemPusher } from "../../actors/siem/index.js";
 import { type FakeHttp, startFakeHttp } from "../fixtures/siem/collectors.js";

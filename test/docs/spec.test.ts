@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { projectRoot } from "../../shared/paths.js";
+import { projectRoot } from "../../shared/platform/paths.js";
 import { readSpec, SPEC_NAMES } from "../helpers/spec.js";
 
 /**

@@ -7,7 +7,7 @@ import { buildEmbed } from "../../ops/embed/build.js";
 import { type Interaction, judgeInteraction } from "../../shared/botcheck/interaction.js";
 import { DEFAULT_DIFFICULTY, NO_EVIDENCE_EXTRA_BITS, proofBits } from "../../shared/botcheck/proof.js";
 import { EMBED_DIR, type EmbedManifest } from "../../shared/embed/asset.js";
-import { sourcePath } from "../../shared/paths.js";
+import { sourcePath } from "../../shared/platform/paths.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { makeKey, makeOrg, verifyDomain, type MadeKey } from "../ingress/routes/verify-fixtures.js";
 import { startPageServer, type PageServer } from "./page-server.js";

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedis, type Redis } from "../../shared/redis/client.js";
-import { SHARD_TAGS, SHARDS, createKeys, shardOf } from "../../shared/redis/keys.js";
+import { createRedis, type Redis } from "../../shared/platform/redis/client.js";
+import { SHARD_TAGS, SHARDS, createKeys, shardOf } from "../../shared/platform/redis/keys.js";
 import { waitFor } from "../helpers/gateway.js";
 import { seedClientKey, startFaultGateway, type FaultGateway } from "./gateway.js";
 import { privatePostgres, privateRedisCluster, type PrivatePostgres, type PrivateRedisCluster } from "./services.js";

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { migrate } from "../../shared/db/migrate.js";
-import { createPool } from "../../shared/db/pool.js";
+import { migrate } from "../../shared/platform/db/migrate.js";
+import { createPool } from "../../shared/platform/db/pool.js";
 import { ADMIN_TOKEN, TEST_SECRET, waitFor } from "../helpers/gateway.js";
 import type { PrivatePostgres, PrivateRedis } from "./services.js";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import { waitFor } from "../helpers/gateway.js";
-import { freePort } from "../../shared/net/free-port.js";
+import { freePort } from "../../shared/platform/net/free-port.js";
 
 export { freePort };
 

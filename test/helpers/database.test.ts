@@ -3,7 +3,7 @@ import { readdir } from "node:fs/promises";
 import { userInfo } from "node:os";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { MIGRATIONS_DIR } from "../../shared/db/migrate.js";
+import { MIGRATIONS_DIR } from "../../shared/platform/db/migrate.js";
 import { createTestDatabase, dropStaleTemplates, ensureTemplate, templateName } from "./database.js";
 
 const SERVER = `postgres://${process.env.PGUSER || userInfo().username}@127.0.0.1:5432`;

@@ -2,9 +2,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import pg from "pg";
-import { MIGRATIONS_DIR, migrate } from "../../shared/db/migrate.js";
-import { createPool, type Pool } from "../../shared/db/pool.js";
-import { sourcePath } from "../../shared/paths.js";
+import { MIGRATIONS_DIR, migrate } from "../../shared/platform/db/migrate.js";
+import { createPool, type Pool } from "../../shared/platform/db/pool.js";
+import { sourcePath } from "../../shared/platform/paths.js";
 
 /**
  * Test databases are clones of one migrated template (`CREATE DATABASE ... TEMPLATE`), so a
@@ -34,7 +34,7 @@ export function templateName(): string {
     hash.update(readFileSync(`${MIGRATIONS_DIR}/${file}`));
     hash.update("\0");
   }
-  hash.update(readFileSync(sourcePath("shared", "db", "migrate.ts")));
+  hash.update(readFileSync(sourcePath("shared", "platform", "db", "migrate.ts")));
   return `${TEMPLATE_PREFIX}${hash.digest("hex").slice(0, 16)}`;
 }
 

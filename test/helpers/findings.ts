@@ -2,11 +2,11 @@ import { expect } from "vitest";
 import { startActor, type RunningActor } from "../../actors/index.js";
 import { defineActor } from "../../actors/runtime/index.js";
 import { scanHandler, type ScanResult } from "../../actors/scanner/job/handler.js";
-import { SCAN_STREAM, type ScanJob } from "../../shared/streams/scan.js";
+import { SCAN_STREAM, type ScanJob } from "../../shared/scans/stream.js";
 import type { RunRecheck } from "../../actors/scanner/job/recheck.js";
-import { defaultScanOptions } from "../../actors/scanner/options.js";
-import type { Pool } from "../../shared/db/pool.js";
-import type { StoredFinding } from "../../shared/db/scans.js";
+import { defaultScanOptions } from "../../shared/platform/net/outbound/options.js";
+import type { Pool } from "../../shared/platform/db/pool.js";
+import type { StoredFinding } from "../../shared/scans/db/scans.js";
 import type { TestGateway } from "./gateway.js";
 
 /**
@@ -57,7 +57,7 @@ export async function startFakeScanner(gw: TestGateway): Promise<FakeScanner> {
   const runRecheck: RunRecheck = async (domain, key) => (of(domain)[key] ? finding(key, of(domain)[key]) : null);
   const handler = scanHandler(runScan, defaultScanOptions(), runRecheck);
   const actor = defineActor<ScanJob, Pool>({
-    name: "scanner", streams: SCAN_STREAM, schema: (await import("../../shared/streams/scan.js")).scanJobSchema,
+    name: "scanner", streams: SCAN_STREAM, schema: (await import("../../shared/scans/stream.js")).scanJobSchema,
     concurrency: 4, maxAttempts: 2, backoffBaseMs: 50, blockMs: 200,
     handler: async (job, helpers) => {
       jobs.push(job);

@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
-import { loadConfig } from "../../shared/config.js";
-import { openContext, type Context } from "../../shared/context.js";
-import { silentLogger } from "../../shared/log.js";
+import { loadConfig } from "../../shared/platform/config.js";
+import { openContext, type Context } from "../../shared/platform/context.js";
+import { silentLogger } from "../../shared/platform/log.js";
 import { startIngress, type RunningIngress } from "../../ingress/main.js";
 import { createTestDatabase } from "./database.js";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
-/** Random-looking, fixed: GATEWAY_SECRET refuses low-entropy values such as "11" repeated (shared/config.ts). */
+/** Random-looking, fixed: GATEWAY_SECRET refuses low-entropy values such as "11" repeated (shared/platform/config.ts). */
 export const TEST_SECRET = "162c358e341d57ab663ae64512b8bd2a2bb2ffc62c820f34a63003582ebac81e";
 
 export interface TestGateway {

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { sourcePath } from "../../shared/paths.js";
+import { sourcePath } from "../../shared/platform/paths.js";
 
 export const SPEC_NAMES = ["interface.md", "operator-api.md"] as const;
 export type SpecName = (typeof SPEC_NAMES)[number];

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineActor, runActor } from "../../actors/runtime/index.js";
-import { publish } from "../../shared/streams/envelope.js";
-import { loadConfig } from "../../shared/config.js";
-import { silentLogger } from "../../shared/log.js";
+import { publish } from "../../shared/platform/streams/envelope.js";
+import { loadConfig } from "../../shared/platform/config.js";
+import { silentLogger } from "../../shared/platform/log.js";
 import { startTestGateway, waitFor, type TestGateway } from "../helpers/gateway.js";
 
 let gw: TestGateway;

@@ -4,7 +4,7 @@ import { usageActor } from "../../actors/usage/index.js";
 import { registerAdminRoutes } from "../../ingress/admin/routes.js";
 import { registerPublicRoutes } from "../../ingress/routes/index.js";
 import { PUBLIC_PARAMETERS } from "../../ingress/routes/schemas.js";
-import { silentLogger } from "../../shared/log.js";
+import { silentLogger } from "../../shared/platform/log.js";
 import { addMember, scanNow, startFakeScanner, type FakeScanner } from "../helpers/findings.js";
 import { ADMIN_TOKEN, startTestGateway, waitFor, type TestGateway } from "../helpers/gateway.js";
 import { readSpec } from "../helpers/spec.js";

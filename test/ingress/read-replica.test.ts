@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startIngress } from "../../ingress/main.js";
-import { loadConfig } from "../../shared/config.js";
-import { openContext, type Context } from "../../shared/context.js";
-import { insertEvent } from "../../shared/db/events.js";
-import { silentLogger } from "../../shared/log.js";
+import { loadConfig } from "../../shared/platform/config.js";
+import { openContext, type Context } from "../../shared/platform/context.js";
+import { insertEvent } from "../../shared/events/db/events.js";
+import { silentLogger } from "../../shared/platform/log.js";
 import { ADMIN_TOKEN, startTestGateway, TEST_SECRET, type TestGateway } from "../helpers/gateway.js";
 import { makeKey, makeOrg, verifyDomain } from "./routes/verify-fixtures.js";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../shared/config.js";
+import { ConfigError, loadConfig } from "../../shared/platform/config.js";
 import { createClientAddressResolver } from "../../ingress/client-address.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { postFrom } from "../helpers/from-address.js";

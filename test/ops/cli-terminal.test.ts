@@ -6,9 +6,9 @@ import { startOutboxRelay } from "../../actors/outbox/index.js";
 import { startSiemPusher, type SiemPusher } from "../../actors/siem/index.js";
 import { type CliIo, runCli } from "../../ops/cli.js";
 import { terminalSafe } from "../../ops/cli/format.js";
-import { LAST_ERROR_MAX_CHARS } from "../../shared/db/last-error.js";
-import { recordFailure } from "../../shared/db/siem.js";
-import { deliveryId, enqueueDeliveries, recordAttempt } from "../../shared/db/webhooks.js";
+import { LAST_ERROR_MAX_CHARS } from "../../shared/events/db/last-error.js";
+import { recordFailure } from "../../shared/events/db/siem.js";
+import { deliveryId, enqueueDeliveries, recordAttempt } from "../../shared/events/db/webhooks.js";
 import { startTestGateway, type TestGateway, waitFor } from "../helpers/gateway.js";
 import { addDestination, writeEvents } from "../actors/siem/support.js";
 

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { moveToDeadLetters } from "../../shared/streams/dead-letters.js";
-import { registerStream } from "../../shared/streams/registry.js";
+import { moveToDeadLetters } from "../../shared/platform/streams/dead-letters.js";
+import { registerStream } from "../../shared/platform/streams/registry.js";
 import { type CliIo, runCli } from "../../ops/cli.js";
-import { sha256Hex } from "../../shared/crypto/hash.js";
-import { createKeys } from "../../shared/redis/keys.js";
+import { sha256Hex } from "../../shared/platform/crypto/hash.js";
+import { createKeys } from "../../shared/platform/redis/keys.js";
 import { ADMIN_TOKEN, cleanRedis, startTestGateway, type TestGateway, waitFor } from "../helpers/gateway.js";
 import { startDnsServer, type TestDnsServer } from "../ingress/admin/dns-server.js";
 
@@ -230,7 +230,7 @@ describe("redis commands", () => {
     const quiet = keys.stream("cli-quiet");
     for (let i = 0; i < 3; i++) await redis.xadd(scan, "*", "data", JSON.stringify({ n: i }));
     await redis.xadd(quiet, "*", "data", "{}");
-    // Raw XADDs play a publisher: publishers register what they make (shared/streams/registry.ts).
+    // Raw XADDs play a publisher: publishers register what they make (shared/platform/streams/registry.ts).
     await registerStream(redis, keys, scan);
     await registerStream(redis, keys, quiet);
     await redis.xgroup("CREATE", scan, "scanner", "0");

@@ -2,11 +2,11 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startIngress, type RunningIngress } from "../../ingress/main.js";
 import { type CliIo, runCli } from "../../ops/cli.js";
-import { loadConfig } from "../../shared/config.js";
-import { openContext, type Context } from "../../shared/context.js";
-import { seal, unseal } from "../../shared/crypto/seal.js";
-import { secretAad } from "../../shared/db/content.js";
-import { silentLogger } from "../../shared/log.js";
+import { loadConfig } from "../../shared/platform/config.js";
+import { openContext, type Context } from "../../shared/platform/context.js";
+import { seal, unseal } from "../../shared/platform/crypto/seal.js";
+import { secretAad } from "../../shared/verify/db/content.js";
+import { silentLogger } from "../../shared/platform/log.js";
 import { startTestGateway, TEST_SECRET, type TestGateway, waitFor } from "../helpers/gateway.js";
 
 let gw: TestGateway;

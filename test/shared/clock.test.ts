@@ -6,10 +6,10 @@ import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { manualClock, sharedTestClock, systemClock, type SharedTestClock } from "../../shared/clock.js";
-import { sourcePath } from "../../shared/paths.js";
-import { createRedis, type Redis } from "../../shared/redis/client.js";
-import { createKeys } from "../../shared/redis/keys.js";
+import { manualClock, sharedTestClock, systemClock, type SharedTestClock } from "../../shared/platform/clock.js";
+import { sourcePath } from "../../shared/platform/paths.js";
+import { createRedis, type Redis } from "../../shared/platform/redis/client.js";
+import { createKeys } from "../../shared/platform/redis/keys.js";
 import { createTestDatabase } from "../helpers/database.js";
 import { ADMIN_TOKEN, cleanRedis, TEST_SECRET, waitFor } from "../helpers/gateway.js";
 
@@ -52,15 +52,15 @@ async function ensureBuilt(): Promise<void> {
   if (!stale) return;
   // tsc still emits when unrelated files in the tree do not type-check; only the output matters here.
   await promisify(execFile)(process.execPath, [sourcePath("node_modules", "typescript", "bin", "tsc"), "-p", sourcePath("tsconfig.json")]).catch(() => {});
-  if (!existsSync(sourcePath("dist", "shared", "clock.js"))) throw new Error("npm run build did not produce dist/shared/clock.js");
+  if (!existsSync(sourcePath("dist", "shared", "platform", "clock.js"))) throw new Error("npm run build did not produce dist/shared/platform/clock.js");
 }
 
 const CHILD = `
 import { createInterface } from "node:readline";
 const dist = (p) => new URL(p, process.env.DIST_URL).href;
-const { sharedTestClock } = await import(dist("shared/clock.js"));
-const { createRedis } = await import(dist("shared/redis/client.js"));
-const { createKeys } = await import(dist("shared/redis/keys.js"));
+const { sharedTestClock } = await import(dist("shared/platform/clock.js"));
+const { createRedis } = await import(dist("shared/platform/redis/client.js"));
+const { createKeys } = await import(dist("shared/platform/redis/keys.js"));
 const redis = createRedis("redis://127.0.0.1:6379", "clock-child");
 const clock = await sharedTestClock(redis, createKeys(process.env.PREFIX));
 clock.onMove(() => console.log("moved " + clock.nowSeconds()));

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { hmacBytes, hmacHex } from "../../shared/crypto/hash.js";
+import { hmacBytes, hmacHex } from "../../shared/platform/crypto/hash.js";
 
 /** hmacHex computes HMAC by hand over scratch buffers: it must equal node's Hmac for every key and message. */
 

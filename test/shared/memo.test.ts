@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { memoize } from "../../shared/memo.js";
+import { memoize } from "../../shared/platform/memo.js";
 import { uaHashBytes } from "../../shared/botcheck/ua-hash.js";
 import { createHash } from "node:crypto";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { transaction } from "../../shared/db/pool.js";
+import { transaction } from "../../shared/platform/db/pool.js";
 import { createTestDatabase } from "../helpers/database.js";
 
 /**

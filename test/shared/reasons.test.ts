@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { REASONS, isReason } from "../../shared/reasons.js";
+import { REASONS, isReason } from "../../shared/platform/reasons.js";
 import { BOTCHECK_REASONS } from "../../shared/botcheck/reasons.js";
 import { readSpec } from "../helpers/spec.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   isCidrOrAddress, isCountryCode, isIsoDate, isStorableText, normalizeDomain, unstorableField, validator,
-} from "../../shared/validation.js";
+} from "../../shared/platform/validation.js";
 
 describe("formats", () => {
   it.each([

@@ -1,5 +1,5 @@
 import { defineCheck, outcome } from "../finding.js";
-import type { DnsEvidence } from "../retrieve/evidence.js";
+import type { DnsEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { formatAnswer, lookupFailed } from "./support.js";
 
 /** Informational: whether the name is reachable over IPv4 and IPv6. Never penalised. */

@@ -1,5 +1,5 @@
 import { defineCheck, outcome } from "../finding.js";
-import type { WebEvidence } from "../retrieve/evidence.js";
+import type { WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { firstHttps } from "./support.js";
 
 const DAY_MS = 86_400_000;

@@ -1,6 +1,6 @@
 import { defineCheck, outcome } from "../finding.js";
 import { firstHeader, headerLine } from "../records/headers.js";
-import type { WebEvidence } from "../retrieve/evidence.js";
+import type { WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { NO_RESPONSE_DETAIL, primaryResponse } from "./support.js";
 
 /** `nosniff` stops browsers from running a response as script or style against its declared type. */

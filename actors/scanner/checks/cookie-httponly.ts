@@ -1,6 +1,6 @@
 import { defineCheck, outcome } from "../finding.js";
 import { isSessionLike } from "../records/cookie.js";
-import type { WebEvidence } from "../retrieve/evidence.js";
+import type { WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { allCookies, cookieEvidence } from "./support.js";
 
 /** CSRF tokens are meant to be read by the page's script (double submit), so they are exempt. */

@@ -1,6 +1,6 @@
 import { defineCheck, outcome } from "../finding.js";
 import type { ParsedCookie } from "../records/cookie.js";
-import type { WebEvidence } from "../retrieve/evidence.js";
+import type { WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { allCookies, cookieEvidence } from "./support.js";
 
 /** RFC 6265bis 4.1.3: `__Secure-` needs Secure; `__Host-` needs Secure, Path=/ and no Domain. */

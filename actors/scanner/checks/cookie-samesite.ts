@@ -1,5 +1,5 @@
 import { defineCheck, outcome } from "../finding.js";
-import type { WebEvidence } from "../retrieve/evidence.js";
+import type { WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { allCookies, cookieEvidence } from "./support.js";
 
 /** SameSite limits cross-site sending (CSRF). `None` is only accepted by browsers with Secure. */

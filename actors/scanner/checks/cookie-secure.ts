@@ -1,6 +1,6 @@
 import { defineCheck, outcome } from "../finding.js";
 import { isSessionLike } from "../records/cookie.js";
-import type { WebEvidence } from "../retrieve/evidence.js";
+import type { WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { hstsProtects } from "./hsts.js";
 import { allCookies, cookieEvidence } from "./support.js";
 

@@ -1,6 +1,6 @@
 import { defineCheck, outcome } from "../finding.js";
 import { firstHeader, headerLine } from "../records/headers.js";
-import { CORS_PROBE_ORIGIN, type WebEvidence } from "../retrieve/evidence.js";
+import { CORS_PROBE_ORIGIN, type WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 
 /**
  * The answer to a request from a foreign Origin. Reflecting that origin with

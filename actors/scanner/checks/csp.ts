@@ -2,7 +2,7 @@ import { defineCheck, outcome } from "../finding.js";
 import { broadSources, type CspPolicy, effectiveSources, hasNonceOrHash, parseCspPolicies, scriptSources } from "../records/csp.js";
 import { firstHeader, headerLine, headerValues } from "../records/headers.js";
 import { examinedNote, looksLikeHtml, metaCsp } from "../records/html.js";
-import type { HttpExchange, WebEvidence } from "../retrieve/evidence.js";
+import type { HttpExchange, WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { NO_RESPONSE_DETAIL, primaryResponse } from "./support.js";
 
 const KNOWN_DIRECTIVES = new Set([

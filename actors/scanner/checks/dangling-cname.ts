@@ -1,5 +1,5 @@
 import { defineCheck, outcome } from "../finding.js";
-import type { DnsEvidence } from "../retrieve/evidence.js";
+import type { DnsEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { formatAnswer } from "./support.js";
 
 /**

@@ -1,6 +1,6 @@
 import { defineCheck, outcome } from "../finding.js";
 import { dmarcRecords, parseDmarc } from "../records/dmarc.js";
-import type { DnsAnswer, DnsEvidence } from "../retrieve/evidence.js";
+import type { DnsAnswer, DnsEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { describeStatus, formatAnswer, lookupFailed, txtEvidence } from "./support.js";
 
 /**

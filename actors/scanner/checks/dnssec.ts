@@ -1,5 +1,5 @@
 import { defineCheck, outcome } from "../finding.js";
-import type { CheckedAnswer, DnsAnswer, DnsEvidence } from "../retrieve/evidence.js";
+import type { CheckedAnswer, DnsAnswer, DnsEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { describeStatus, formatAnswer, lookupFailed } from "./support.js";
 
 /** A SERVFAIL that becomes an answer once validation is off: the signatures are bogus (RFC 4035 3.2.2). */

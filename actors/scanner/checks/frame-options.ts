@@ -1,7 +1,7 @@
 import { defineCheck, outcome } from "../finding.js";
 import { broadSources, parseCspPolicies } from "../records/csp.js";
 import { headerLine, headerValues } from "../records/headers.js";
-import type { WebEvidence } from "../retrieve/evidence.js";
+import type { WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { NO_RESPONSE_DETAIL, primaryResponse } from "./support.js";
 
 /** Clickjacking: CSP frame-ancestors (preferred, it overrides X-Frame-Options) or X-Frame-Options. */

@@ -1,6 +1,6 @@
 import { defineCheck, outcome } from "../finding.js";
 import { headerLine, headerValues, parseHsts } from "../records/headers.js";
-import type { HttpExchange, WebEvidence } from "../retrieve/evidence.js";
+import type { HttpExchange, WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { firstHttps } from "./support.js";
 
 /** Six months, Observatory's bar for a meaningful HSTS max-age. */

@@ -1,5 +1,5 @@
 import { defineCheck, outcome } from "../finding.js";
-import type { HttpExchange, WebEvidence } from "../retrieve/evidence.js";
+import type { HttpExchange, WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 
 function hopLine(hop: HttpExchange): string {
   if (hop.status === null) return `GET ${hop.url} -> ${hop.error ?? "no response"}`;

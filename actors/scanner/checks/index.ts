@@ -3,7 +3,7 @@
  * grading.ts must then give every one of its results a modifier (the compiler enforces it).
  */
 import type { Check } from "../finding.js";
-import type { DnsEvidence, WebEvidence } from "../retrieve/evidence.js";
+import type { DnsEvidence, WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { address } from "./address.js";
 import { caa } from "./caa.js";
 import { certificate } from "./certificate.js";

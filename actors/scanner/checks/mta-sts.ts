@@ -1,6 +1,6 @@
 import { defineCheck, outcome } from "../finding.js";
 import { isMtaStsTxt, mxMatchesPattern, parseMtaStsPolicy, parseMtaStsTxt } from "../records/mail-tls.js";
-import type { DnsEvidence } from "../retrieve/evidence.js";
+import type { DnsEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { formatAnswer, hasNullMx, lookupFailed, txtEvidence, txtTexts } from "./support.js";
 
 /**

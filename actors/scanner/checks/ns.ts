@@ -1,5 +1,5 @@
 import { defineCheck, outcome } from "../finding.js";
-import type { DnsEvidence } from "../retrieve/evidence.js";
+import type { DnsEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { describeStatus, formatAnswer, lookupFailed } from "./support.js";
 
 /** RFC 1034 4.1 and RFC 2182: a zone needs at least two name servers. */

@@ -2,7 +2,7 @@ import { boundedList } from "../bounds.js";
 import { defineCheck, outcome } from "../finding.js";
 import { effectiveReferrerPolicy, firstHeader, headerLine, headerValues } from "../records/headers.js";
 import { examinedNote, looksLikeHtml, metaReferrer } from "../records/html.js";
-import type { WebEvidence } from "../retrieve/evidence.js";
+import type { WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { NO_RESPONSE_DETAIL, primaryResponse } from "./support.js";
 
 const PRIVATE = new Set(["no-referrer", "same-origin", "strict-origin", "strict-origin-when-cross-origin"]);

@@ -1,6 +1,6 @@
 import { defineCheck, outcome } from "../finding.js";
 import { headerLine, headerValues } from "../records/headers.js";
-import type { WebEvidence } from "../retrieve/evidence.js";
+import type { WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { NO_RESPONSE_DETAIL, primaryResponse } from "./support.js";
 
 const BANNERS = ["server", "x-powered-by", "x-aspnet-version", "x-aspnetmvc-version", "x-generator"] as const;

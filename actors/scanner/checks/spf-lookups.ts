@@ -1,6 +1,6 @@
 import { defineCheck, outcome } from "../finding.js";
 import { SPF_LOOKUP_LIMIT, SPF_VOID_LIMIT, spfKey, spfRecords, walkSpf } from "../records/spf.js";
-import type { DnsEvidence } from "../retrieve/evidence.js";
+import type { DnsEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 
 /**
  * RFC 7208 4.6.4 budgets: at most 10 mechanisms and modifiers that need DNS (include, a,

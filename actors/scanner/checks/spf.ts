@@ -1,6 +1,6 @@
 import { defineCheck, outcome } from "../finding.js";
 import { effectiveAll, parseSpf, spfKey, spfRecords } from "../records/spf.js";
-import type { DnsEvidence } from "../retrieve/evidence.js";
+import type { DnsEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { describeStatus, formatAnswer, lookupFailed, txtEvidence } from "./support.js";
 
 /**

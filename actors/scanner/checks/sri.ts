@@ -3,7 +3,7 @@ import { boundedLines, boundedList } from "../bounds.js";
 import { defineCheck, outcome } from "../finding.js";
 import { firstHeader } from "../records/headers.js";
 import { examinedNote, looksLikeHtml, scriptTags } from "../records/html.js";
-import type { WebEvidence } from "../retrieve/evidence.js";
+import type { WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { NO_RESPONSE_DETAIL, primaryResponse } from "./support.js";
 
 /**

@@ -2,7 +2,7 @@
 import { parseSetCookie, type ParsedCookie } from "../records/cookie.js";
 import { headerValues } from "../records/headers.js";
 import { joinTxt } from "../records/tags.js";
-import type { DnsAnswer, DnsRecord, HttpExchange, WebEvidence } from "../retrieve/evidence.js";
+import type { DnsAnswer, DnsRecord, HttpExchange, WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 
 export function formatRecord(record: DnsRecord): string {
   const head = `${record.name}. ${record.type}`;

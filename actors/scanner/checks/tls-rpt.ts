@@ -1,6 +1,6 @@
 import { defineCheck, outcome } from "../finding.js";
 import { isTlsRptRecord, parseTlsRpt } from "../records/mail-tls.js";
-import type { DnsEvidence } from "../retrieve/evidence.js";
+import type { DnsEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { formatAnswer, hasNullMx, lookupFailed, txtEvidence, txtTexts } from "./support.js";
 
 /** SMTP TLS Reporting (RFC 8460): one `v=TLSRPTv1` record at `_smtp._tls` with a rua. */

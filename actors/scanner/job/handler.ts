@@ -1,14 +1,22 @@
-import { recordActivity } from "../../../shared/activity.js";
-import { transaction, type Pool } from "../../../shared/db/pool.js";
-import { insertEvent } from "../../../shared/db/events.js";
-import { findingsOf, insertScan, jobStored, previousScan, type ScanKind, type SectionInput } from "../../../shared/db/scans.js";
+import { recordActivity } from "../../../shared/accounts/index.js";
+import { transaction, type Pool } from "../../../shared/platform/db/pool.js";
+import { insertEvent } from "../../../shared/events/index.js";
+import {
+  findingsOf,
+  insertScan,
+  jobStored,
+  previousScan,
+  type ScanKind,
+  type SectionInput,
+  type ScanJob,
+  type ScanReply,
+} from "../../../shared/scans/index.js";
 import type { Helpers } from "../../runtime/index.js";
 import { CheckBudgetExceeded } from "../offload/pool.js";
-import type { ScanOptions } from "../options.js";
-import { applyScanToFindings } from "../../../shared/findings/scan-stored.js";
+import type { ScanOptions } from "../../../shared/platform/net/outbound/options.js";
+import { applyScanToFindings } from "../../../shared/findings/index.js";
 import { compareFindings } from "./regression.js";
 import { handleRecheck, type RunRecheck } from "./recheck.js";
-import type { ScanJob, ScanReply } from "../../../shared/streams/scan.js";
 
 export interface ScanResult {
   algorithm: string;

@@ -1,27 +1,15 @@
-import { readFileSync } from "node:fs";
-import type { Context } from "../../../shared/context.js";
-import type { Pool } from "../../../shared/db/pool.js";
+import type { Context } from "../../../shared/platform/context.js";
+import type { Pool } from "../../../shared/platform/db/pool.js";
 import { startActor, type RunningActor } from "../../index.js";
 import { defineActor } from "../../runtime/index.js";
-import { outboundPolicyOf } from "../../../shared/net/address-policy.js";
 import type { Evaluator } from "../evaluate.js";
 import { createCheckPool } from "../offload/pool.js";
-import { defaultScanOptions, type ScanOptions } from "../options.js";
+import { scanOptionsOf, type ScanOptions } from "../../../shared/platform/net/outbound/options.js";
 import { recheck, runScan } from "../scan.js";
 import type { RunRecheck } from "./recheck.js";
 import { scanHandler, type RunScan } from "./handler.js";
-import { SCAN_STREAM, scanJobSchema, type ScanJob } from "../../../shared/streams/scan.js";
+import { SCAN_STREAM, scanJobSchema, type ScanJob } from "../../../shared/scans/index.js";
 
-/** Scan options from the configuration, read once at start. */
-export function scanOptionsOf(config: Context["config"]): ScanOptions {
-  return defaultScanOptions({
-    resolver: config.dnsResolver,
-    outbound: outboundPolicyOf("scan", config),
-    httpPort: config.scanHttpPort,
-    httpsPort: config.scanHttpsPort,
-    caPem: config.scanCaFile ? readFileSync(config.scanCaFile, "utf8") : null,
-  });
-}
 
 /** Worker threads per scanner process that run the checks (offload/pool.ts). */
 export const CHECK_WORKERS = 4;

@@ -1,9 +1,7 @@
-import { insertRecheck } from "../../../shared/db/rechecks.js";
-import type { Pool } from "../../../shared/db/pool.js";
+import { insertRecheck, type StoredFinding, type RecheckReply, type ScanJob } from "../../../shared/scans/index.js";
+import type { Pool } from "../../../shared/platform/db/pool.js";
 import type { Helpers } from "../../runtime/index.js";
-import type { StoredFinding } from "../../../shared/db/scans.js";
-import type { ScanOptions } from "../options.js";
-import type { RecheckReply, ScanJob } from "../../../shared/streams/scan.js";
+import type { ScanOptions } from "../../../shared/platform/net/outbound/options.js";
 
 /** Re-runs one finding's check (its section's retrieval only, behind the same SSRF guard and time-outs). */
 export type RunRecheck = (domain: string, findingKey: string, options: ScanOptions, nowMs: number) => Promise<StoredFinding | null>;

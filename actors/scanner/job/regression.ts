@@ -1,4 +1,4 @@
-import type { StoredFinding } from "../../../shared/db/scans.js";
+import type { StoredFinding } from "../../../shared/scans/index.js";
 
 const RANK: Record<string, number> = { pass: 0, info: 0, warn: 1, fail: 2 };
 

@@ -13,7 +13,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { sourcePath } from "../../../shared/paths.js";
+import { sourcePath } from "../../../shared/platform/paths.js";
 import type { EvaluationTask, Evaluator, Sections } from "../evaluate.js";
 import type { Finding } from "../finding.js";
 

@@ -3,7 +3,7 @@
  * tag is `v=DMARC1`; anything else there is ignored, as receivers ignore it.
  */
 import { joinTxt, parseTags } from "./tags.js";
-import type { DnsAnswer } from "../retrieve/evidence.js";
+import type { DnsAnswer } from "../../../shared/platform/net/outbound/evidence.js";
 
 export type DmarcPolicy = "none" | "quarantine" | "reject";
 

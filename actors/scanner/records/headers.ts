@@ -2,7 +2,7 @@
  * Reading response headers: lookups over the raw pairs, HSTS (RFC 6797 6.1) and
  * Referrer-Policy (W3C Referrer Policy 4.1, 11.1).
  */
-import type { HttpExchange } from "../retrieve/evidence.js";
+import type { HttpExchange } from "../../../shared/platform/net/outbound/evidence.js";
 
 export function headerValues(exchange: HttpExchange, name: string): string[] {
   const wanted = name.toLowerCase();

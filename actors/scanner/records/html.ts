@@ -4,7 +4,7 @@
  * not a parser: comments and the raw text of scripts and styles hold no tags, and only
  * the first `HTML_LIMIT` characters of a page are read.
  */
-import type { HttpExchange } from "../retrieve/evidence.js";
+import type { HttpExchange } from "../../../shared/platform/net/outbound/evidence.js";
 import { type StartTag, tokenize } from "./html-tokens.js";
 
 /**

@@ -3,7 +3,7 @@
  * lookup function for DNS answers, so retrieval can run it to learn which names to
  * query next, and the check can run it again over the finished evidence.
  */
-import type { DnsAnswer } from "../retrieve/evidence.js";
+import type { DnsAnswer } from "../../../shared/platform/net/outbound/evidence.js";
 import { joinTxt } from "./tags.js";
 
 export type Qualifier = "+" | "-" | "~" | "?";

@@ -4,14 +4,14 @@
  * targets, the MTA-STS policy file). Checks never query; they read what is gathered here.
  */
 import PQueue from "p-queue";
-import type { ScanOptions } from "../options.js";
+import type { ScanOptions } from "../../../shared/platform/net/outbound/options.js";
 import { spfKey, walkSpf } from "../records/spf.js";
 import { isMtaStsTxt } from "../records/mail-tls.js";
 import { joinTxt } from "../records/tags.js";
-import { createDnsClient, type DnsQuery, normalizeName } from "./dns-client.js";
-import type { CnameLookup, DkimLookup, DnsAnswer, DnsEvidence, HttpExchange, MxHostLookup, RecordType } from "./evidence.js";
-import { fetchOnce, type HttpContext } from "./http-client.js";
-import { dnsHostResolver } from "./ssrf.js";
+import { createDnsClient, type DnsQuery, normalizeName } from "../../../shared/platform/net/outbound/dns-client.js";
+import type { CnameLookup, DkimLookup, DnsAnswer, DnsEvidence, HttpExchange, MxHostLookup, RecordType } from "../../../shared/platform/net/outbound/evidence.js";
+import { fetchOnce, type HttpContext } from "../../../shared/platform/net/outbound/http-client.js";
+import { dnsHostResolver } from "../../../shared/platform/net/outbound/ssrf.js";
 import { askChecked, findZoneCut, organizationalDomain } from "./zone-cut.js";
 
 /** Selectors of common providers and defaults; DKIM offers no way to list a domain's selectors. */

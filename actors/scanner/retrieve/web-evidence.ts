@@ -3,11 +3,11 @@
  * front page, a CORS probe with a foreign Origin, and a legacy-TLS handshake. GET and a
  * bare handshake only: the scan is read-only, as interface 4.5 promises.
  */
-import type { ScanOptions } from "../options.js";
-import { createDnsClient, type DnsQuery, normalizeName } from "./dns-client.js";
-import { CORS_PROBE_ORIGIN, type WebEvidence } from "./evidence.js";
-import { fetchOnce, followRedirects, type HttpContext, probeLegacyTls } from "./http-client.js";
-import { dnsHostResolver } from "./ssrf.js";
+import type { ScanOptions } from "../../../shared/platform/net/outbound/options.js";
+import { createDnsClient, type DnsQuery, normalizeName } from "../../../shared/platform/net/outbound/dns-client.js";
+import { CORS_PROBE_ORIGIN, type WebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
+import { fetchOnce, followRedirects, type HttpContext, probeLegacyTls } from "../../../shared/platform/net/outbound/http-client.js";
+import { dnsHostResolver } from "../../../shared/platform/net/outbound/ssrf.js";
 
 export async function retrieveWeb(domainInput: string, options: ScanOptions, now: number, query?: DnsQuery): Promise<WebEvidence> {
   const domain = normalizeName(domainInput);

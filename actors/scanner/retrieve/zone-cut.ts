@@ -7,8 +7,8 @@
  * of its own, signed or not, whatever the registrable domain is.
  */
 import { getDomain } from "tldts";
-import type { DnsQuery } from "./dns-client.js";
-import type { CheckedAnswer, DnsAnswer, RecordType } from "./evidence.js";
+import type { DnsQuery } from "../../../shared/platform/net/outbound/dns-client.js";
+import type { CheckedAnswer, DnsAnswer, RecordType } from "../../../shared/platform/net/outbound/evidence.js";
 
 export interface ZoneCut {
   readonly zone: string;

@@ -1,6 +1,6 @@
-import type { OutboundPolicy } from "../../../shared/net/address-policy.js";
-import { createDnsClient } from "../../scanner/retrieve/dns-client.js";
-import { dnsHostResolver, type GuardedAddress, type HostResolver, resolveGuarded } from "../../scanner/retrieve/ssrf.js";
+import type { OutboundPolicy } from "../../../shared/platform/net/address-policy.js";
+import { createDnsClient } from "../../../shared/platform/net/outbound/dns-client.js";
+import { dnsHostResolver, type GuardedAddress, type HostResolver, resolveGuarded } from "../../../shared/platform/net/outbound/ssrf.js";
 
 /** What every transport needs besides the destination: built once from the configuration. */
 export interface PushNetwork {

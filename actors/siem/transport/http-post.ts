@@ -2,8 +2,8 @@ import http from "node:http";
 import https from "node:https";
 import net from "node:net";
 import tls from "node:tls";
-import { pinnedLookup } from "../../scanner/retrieve/ssrf.js";
-import type { SiemTarget } from "../../../shared/siem/target.js";
+import { pinnedLookup } from "../../../shared/platform/net/outbound/ssrf.js";
+import type { SiemTarget } from "../../../shared/events/index.js";
 import { guardedAddress, type PushNetwork } from "./guard.js";
 
 /** Bytes of a collector's answer kept (an Elasticsearch `_bulk` answer of 1000 items fits). */

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { SyslogEvent } from "../../../shared/events/syslog.js";
+import type { SyslogEvent } from "../../../shared/events/index.js";
 import type { LoadedDestination } from "../messages.js";
 import type { PushNetwork } from "./guard.js";
 import { DeliveryError, expectSuccess, postGuarded } from "./http-post.js";

@@ -1,7 +1,6 @@
 import net from "node:net";
 import tls from "node:tls";
-import { octetFrame, type SyslogEvent, syslogLine } from "../../../shared/events/syslog.js";
-import type { SiemTarget } from "../../../shared/siem/target.js";
+import { octetFrame, type SyslogEvent, syslogLine, type SiemTarget } from "../../../shared/events/index.js";
 import { guardedAddress, type PushNetwork } from "./guard.js";
 import { DeliveryError } from "./http-post.js";
 

@@ -1,11 +1,20 @@
-import { recordActivity } from "../../../shared/activity.js";
-import { BUDGETS, LIFETIMES, type Budget } from "../../../shared/accounts/policy.js";
-import { csrfTokenOf, newToken, tokenHash, TOKEN_PATTERN } from "../../../shared/accounts/secrets.js";
-import { insertSession, type SessionRow, type SigninMethod } from "../../../shared/db/member-sessions.js";
-import type { MemberRow } from "../../../shared/db/orgs.js";
-import type { PasskeyRow } from "../../../shared/db/passkeys.js";
-import type { PoolClient } from "../../../shared/db/pool.js";
-import { isStorableText, unstorableField } from "../../../shared/validation.js";
+import {
+  recordActivity,
+  BUDGETS,
+  LIFETIMES,
+  type Budget,
+  csrfTokenOf,
+  newToken,
+  tokenHash,
+  TOKEN_PATTERN,
+  insertSession,
+  type SessionRow,
+  type SigninMethod,
+  type MemberRow,
+  type PasskeyRow,
+} from "../../../shared/accounts/index.js";
+import type { PoolClient } from "../../../shared/platform/db/pool.js";
+import { isStorableText, unstorableField } from "../../../shared/platform/validation.js";
 import type { IngressDeps } from "../../deps.js";
 import { readJson, type Params } from "../../params.js";
 import { ok, refuse, refuseField } from "../../reply.js";

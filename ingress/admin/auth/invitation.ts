@@ -1,14 +1,28 @@
-import { recordActivity } from "../../../shared/activity.js";
-import { challengeOf, storeChallenge, takeChallenge } from "../../../shared/accounts/challenges.js";
-import { invitationMail, invitationUrl } from "../../../shared/accounts/mails.js";
-import { LIFETIMES } from "../../../shared/accounts/policy.js";
-import { newToken, tokenHash, userHandleOf } from "../../../shared/accounts/secrets.js";
-import { registrationOptions, relyingPartyOf, verifyRegistration } from "../../../shared/accounts/webauthn.js";
+import {
+  recordActivity,
+  challengeOf,
+  storeChallenge,
+  takeChallenge,
+  invitationMail,
+  invitationUrl,
+  LIFETIMES,
+  newToken,
+  tokenHash,
+  userHandleOf,
+  registrationOptions,
+  relyingPartyOf,
+  verifyRegistration,
+  findUsableLink,
+  insertLink,
+  spendLink,
+  type MemberRow,
+  countPasskeys,
+  findPasskeyByCredential,
+  insertPasskey,
+  listPasskeys,
+} from "../../../shared/accounts/index.js";
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
-import { findUsableLink, insertLink, spendLink } from "../../../shared/db/member-links.js";
-import type { MemberRow } from "../../../shared/db/orgs.js";
-import { countPasskeys, findPasskeyByCredential, insertPasskey, listPasskeys } from "../../../shared/db/passkeys.js";
-import { transaction, type Queryable } from "../../../shared/db/pool.js";
+import { transaction, type Queryable } from "../../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../../deps.js";
 import { ok, refuse } from "../../reply.js";
 import { check, iso, validator } from "../common.js";

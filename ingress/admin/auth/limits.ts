@@ -1,6 +1,6 @@
-import type { Budget } from "../../../shared/accounts/policy.js";
-import { sha256 } from "../../../shared/crypto/hash.js";
-import { sourceId } from "../../../shared/enforcement/source.js";
+import type { Budget } from "../../../shared/accounts/index.js";
+import { sha256 } from "../../../shared/platform/crypto/hash.js";
+import { sourceId } from "../../../shared/verify/index.js";
 import type { IngressDeps } from "../../deps.js";
 import { refuse } from "../../reply.js";
 import type { HttpReply, HttpRequest } from "../../types.js";

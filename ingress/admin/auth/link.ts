@@ -1,9 +1,16 @@
-import { signinLinkMail, signinLinkUrl } from "../../../shared/accounts/mails.js";
-import { BUDGETS, LIFETIMES } from "../../../shared/accounts/policy.js";
-import { newToken, tokenHash } from "../../../shared/accounts/secrets.js";
-import { insertLink, membershipsOf, spendLink } from "../../../shared/db/member-links.js";
-import { countPasskeys } from "../../../shared/db/passkeys.js";
-import { transaction } from "../../../shared/db/pool.js";
+import {
+  signinLinkMail,
+  signinLinkUrl,
+  BUDGETS,
+  LIFETIMES,
+  newToken,
+  tokenHash,
+  insertLink,
+  membershipsOf,
+  spendLink,
+  countPasskeys,
+} from "../../../shared/accounts/index.js";
+import { transaction } from "../../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../../deps.js";
 import { ok, refuse } from "../../reply.js";
 import { check, validator } from "../common.js";

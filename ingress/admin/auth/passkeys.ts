@@ -1,11 +1,20 @@
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
-import { recordActivity } from "../../../shared/activity.js";
-import { challengeOf, storeChallenge, takeChallenge } from "../../../shared/accounts/challenges.js";
-import { LIFETIMES } from "../../../shared/accounts/policy.js";
-import { userHandleOf } from "../../../shared/accounts/secrets.js";
-import { registrationOptions, relyingPartyOf, verifyRegistration } from "../../../shared/accounts/webauthn.js";
-import { findPasskeyByCredential, insertPasskey, listPasskeys, removePasskey } from "../../../shared/db/passkeys.js";
-import { transaction } from "../../../shared/db/pool.js";
+import {
+  recordActivity,
+  challengeOf,
+  storeChallenge,
+  takeChallenge,
+  LIFETIMES,
+  userHandleOf,
+  registrationOptions,
+  relyingPartyOf,
+  verifyRegistration,
+  findPasskeyByCredential,
+  insertPasskey,
+  listPasskeys,
+  removePasskey,
+} from "../../../shared/accounts/index.js";
+import { transaction } from "../../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../../deps.js";
 import { ok, refuse } from "../../reply.js";
 import type { HttpReply } from "../../types.js";

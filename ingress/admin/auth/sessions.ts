@@ -1,8 +1,11 @@
-import { recordActivity } from "../../../shared/activity.js";
-import { LIFETIMES } from "../../../shared/accounts/policy.js";
-import { listLiveSessions, revokeSession } from "../../../shared/db/member-sessions.js";
-import { countPasskeys } from "../../../shared/db/passkeys.js";
-import { transaction } from "../../../shared/db/pool.js";
+import {
+  recordActivity,
+  LIFETIMES,
+  listLiveSessions,
+  revokeSession,
+  countPasskeys,
+} from "../../../shared/accounts/index.js";
+import { transaction } from "../../../shared/platform/db/pool.js";
 import { ok, refuse } from "../../reply.js";
 import { idParam } from "../common.js";
 import { memberWho, sessionView, whoView, withSession } from "./common.js";

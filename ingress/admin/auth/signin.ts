@@ -1,10 +1,18 @@
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
-import { challengeOf, storeChallenge, takeChallenge } from "../../../shared/accounts/challenges.js";
-import { BUDGETS } from "../../../shared/accounts/policy.js";
-import { userHandleOf } from "../../../shared/accounts/secrets.js";
-import { authenticationOptions, relyingPartyOf, verifyAuthentication } from "../../../shared/accounts/webauthn.js";
-import { countPasskeys, findPasskeyWithMember, recordPasskeyUse } from "../../../shared/db/passkeys.js";
-import { transaction } from "../../../shared/db/pool.js";
+import {
+  challengeOf,
+  storeChallenge,
+  takeChallenge,
+  BUDGETS,
+  userHandleOf,
+  authenticationOptions,
+  relyingPartyOf,
+  verifyAuthentication,
+  countPasskeys,
+  findPasskeyWithMember,
+  recordPasskeyUse,
+} from "../../../shared/accounts/index.js";
+import { transaction } from "../../../shared/platform/db/pool.js";
 import { ok, refuse } from "../../reply.js";
 import { check, validator } from "../common.js";
 import { authenticationResponseSchema, ceremony, openSession, signedIn } from "./common.js";

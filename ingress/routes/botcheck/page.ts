@@ -1,4 +1,4 @@
-import { hostOf } from "../../../shared/enforcement/index.js";
+import { hostOf } from "../../../shared/verify/index.js";
 
 /**
  * The host of the page a bot check comes from, for the key's domain lock: the Origin

@@ -1,5 +1,5 @@
 import type { BotcheckAnswer } from "../../../shared/botcheck/index.js";
-import { REASONS, type Reason } from "../../../shared/reasons.js";
+import { REASONS, type Reason } from "../../../shared/platform/reasons.js";
 import type { HttpReply } from "../../types.js";
 import { VERIFY_HEADERS } from "../verify/answer.js";
 

@@ -1,5 +1,5 @@
 import { createInteractionParser, createSignalsParser, type Interaction, type SignalsParse } from "../../../shared/botcheck/index.js";
-import { deriveKey } from "../../../shared/crypto/seal.js";
+import { deriveKey } from "../../../shared/platform/crypto/seal.js";
 
 /**
  * What botcheck.php keeps between calls, built once at ingress start (IngressDeps): the

@@ -1,4 +1,4 @@
-import { hmacHex } from "../../../shared/crypto/hash.js";
+import { hmacHex } from "../../../shared/platform/crypto/hash.js";
 import { VERIFY_HEADERS } from "../verify/answer.js";
 import type { HttpReply } from "../../types.js";
 

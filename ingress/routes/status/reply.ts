@@ -1,4 +1,4 @@
-import type { CachedStatus } from "../../../shared/status/cache.js";
+import type { CachedStatus } from "../../../shared/status/index.js";
 import type { IngressDeps } from "../../deps.js";
 import { refuse } from "../../reply.js";
 import type { HttpReply, HttpRequest } from "../../types.js";

@@ -1,5 +1,4 @@
-import { currentQuarter, parseQuarter, reportData } from "../../../shared/status/report.js";
-import { renderReport } from "../../../shared/status/render/report.js";
+import { currentQuarter, parseQuarter, reportData, renderReport } from "../../../shared/status/index.js";
 import type { IngressDeps } from "../../deps.js";
 import { refuseField } from "../../reply.js";
 import type { HttpReply, HttpRequest } from "../../types.js";

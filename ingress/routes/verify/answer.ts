@@ -1,6 +1,6 @@
-import { hmacHex } from "../../../shared/crypto/hash.js";
-import { effectiveEnd, scopesText, type Prepared } from "../../../shared/enforcement/index.js";
-import { REASONS, type Reason } from "../../../shared/reasons.js";
+import { hmacHex } from "../../../shared/platform/crypto/hash.js";
+import { effectiveEnd, scopesText, type Prepared } from "../../../shared/verify/index.js";
+import { REASONS, type Reason } from "../../../shared/platform/reasons.js";
 import type { HttpReply } from "../../types.js";
 
 /** Verify answers are read by browsers from any page. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { relayOnce, startOutboxRelay } from "../../../actors/outbox/index.js";
-import { insertEvent, outboxBacklog } from "../../../shared/db/events.js";
-import { transaction } from "../../../shared/db/pool.js";
-import { EVENTS_STREAM, type EventMessage } from "../../../shared/streams/events.js";
+import { insertEvent, outboxBacklog } from "../../../shared/events/db/events.js";
+import { transaction } from "../../../shared/platform/db/pool.js";
+import { EVENTS_STREAM, type EventMessage } from "../../../shared/events/stream.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
 
 let gw: TestGateway;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeUrl, type ProberDeps } from "../../../actors/prober/handler.js";
 import { proberDeps, startProberWith } from "../../../actors/prober/index.js";
-import { defaultScanOptions } from "../../../actors/scanner/options.js";
-import { scanOptionsOf } from "../../../actors/scanner/job/index.js";
-import { outboundPolicy } from "../../../shared/net/address-policy.js";
+import { defaultScanOptions } from "../../../shared/platform/net/outbound/options.js";
+import { scanOptionsOf } from "../../../shared/platform/net/outbound/options.js";
+import { outboundPolicy } from "../../../shared/platform/net/address-policy.js";
 import { buildSnapshot } from "../../../shared/status/document.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
 import { startTargets, type Targets } from "./targets.js";

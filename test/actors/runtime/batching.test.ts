@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { createAcker } from "../../../actors/runtime/acks.js";
 import { type ActorHandle, defineActor, runActor } from "../../../actors/runtime/index.js";
-import { publish } from "../../../shared/streams/envelope.js";
+import { publish } from "../../../shared/platform/streams/envelope.js";
 import { type Job, jobSchema, pendingCount, testRedis, waitFor } from "./support.js";
 
 /** How a busy stream costs fewer round trips: acks of one turn in one XACK, reads after a pause. */

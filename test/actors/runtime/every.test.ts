@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { every } from "../../../actors/runtime/index.js";
-import { manualClock } from "../../../shared/clock.js";
+import { manualClock } from "../../../shared/platform/clock.js";
 import { gate, waitFor } from "./support.js";
 
 describe("every", () => {

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { type ActorHandle, defineActor, runActor } from "../../../actors/runtime/index.js";
-import { publish } from "../../../shared/streams/envelope.js";
+import { publish } from "../../../shared/platform/streams/envelope.js";
 import { gate, pendingCount, testRedis, waitFor } from "./support.js";
 
 const t = testRedis("fairness");

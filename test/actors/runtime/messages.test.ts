@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { backoffMs, DEFAULTS, defineActor, isRetryable, PermanentError, RetryableError } from "../../../actors/runtime/index.js";
-import { decodeFields, encodeFields } from "../../../shared/streams/envelope.js";
+import { decodeFields, encodeFields } from "../../../shared/platform/streams/envelope.js";
 import { jobSchema } from "./support.js";
 
 describe("message encoding", () => {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { type ActorHandle, defineActor, runActor } from "../../../actors/runtime/index.js";
-import { publish } from "../../../shared/streams/envelope.js";
-import { RequestTimeoutError, request } from "../../../shared/streams/request-reply.js";
+import { publish } from "../../../shared/platform/streams/envelope.js";
+import { RequestTimeoutError, request } from "../../../shared/platform/streams/request-reply.js";
 import { type Job, jobSchema, testRedis, waitFor } from "./support.js";
 
 const t = testRedis("rpc");

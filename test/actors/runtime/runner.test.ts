@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { type ActorHandle, defineActor, PermanentError, RetryableError, runActor } from "../../../actors/runtime/index.js";
-import { listDeadLetters } from "../../../shared/streams/dead-letters.js";
-import { publish } from "../../../shared/streams/envelope.js";
+import { listDeadLetters } from "../../../shared/platform/streams/dead-letters.js";
+import { publish } from "../../../shared/platform/streams/envelope.js";
 import { gate, type Job, jobSchema, pendingCount, testRedis, waitFor } from "./support.js";
 
 const t = testRedis("runner");

@@ -1,8 +1,8 @@
 import { Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ActorHandle, defineActor, runActor } from "../../../actors/runtime/index.js";
-import { publish } from "../../../shared/streams/envelope.js";
-import { streamStats } from "../../../shared/streams/stats.js";
+import { publish } from "../../../shared/platform/streams/envelope.js";
+import { streamStats } from "../../../shared/platform/streams/stats.js";
 import { type Job, jobSchema, testRedis, waitFor } from "./support.js";
 
 const t = testRedis("stats");

@@ -1,10 +1,10 @@
 /** Shared plumbing of the runtime tests: a real Redis under a unique prefix, and polling. */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "../../../shared/redis/client.js";
-import { systemClock } from "../../../shared/clock.js";
-import { silentLogger } from "../../../shared/log.js";
-import { createRedis } from "../../../shared/redis/client.js";
-import { createKeys, type Keys } from "../../../shared/redis/keys.js";
+import type { Redis } from "../../../shared/platform/redis/client.js";
+import { systemClock } from "../../../shared/platform/clock.js";
+import { silentLogger } from "../../../shared/platform/log.js";
+import { createRedis } from "../../../shared/platform/redis/client.js";
+import { createKeys, type Keys } from "../../../shared/platform/redis/keys.js";
 import type { BaseDeps } from "../../../actors/runtime/index.js";
 
 export const REDIS_URL = "redis://127.0.0.1:6379";

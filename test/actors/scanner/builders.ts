@@ -15,7 +15,7 @@ import {
   type RecordType,
   type TlsInfo,
   type WebEvidence,
-} from "../../../actors/scanner/retrieve/evidence.js";
+} from "../../../shared/platform/net/outbound/evidence.js";
 
 export const DOMAIN = "example.test";
 export const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);

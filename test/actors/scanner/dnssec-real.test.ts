@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { dnssec } from "../../../actors/scanner/checks/dnssec.js";
 import { ns } from "../../../actors/scanner/checks/ns.js";
 import { evaluate } from "../../../actors/scanner/finding.js";
-import { defaultScanOptions } from "../../../actors/scanner/options.js";
-import { outboundPolicy } from "../../../shared/net/address-policy.js";
+import { defaultScanOptions } from "../../../shared/platform/net/outbound/options.js";
+import { outboundPolicy } from "../../../shared/platform/net/address-policy.js";
 import { retrieveDns } from "../../../actors/scanner/retrieve/dns-evidence.js";
-import type { DnsEvidence } from "../../../actors/scanner/retrieve/evidence.js";
+import type { DnsEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 import { LAB_TOOLS, labToolsPresent, startDnssecLab, type DnssecLab } from "../../fixtures/scanner/dnssec-lab.js";
 
 let lab: DnssecLab;

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { allChecks, DNS_CHECKS, type DnsCheck, findCheck, WEB_CHECKS, type WebCheck } from "../../../actors/scanner/checks/index.js";
 import { evaluate, STATUSES } from "../../../actors/scanner/finding.js";
 import { MODIFIERS } from "../../../actors/scanner/grading.js";
-import { emptyDnsEvidence, emptyWebEvidence } from "../../../actors/scanner/retrieve/evidence.js";
+import { emptyDnsEvidence, emptyWebEvidence } from "../../../shared/platform/net/outbound/evidence.js";
 
 describe("check registry", () => {
   test("ids are unique, <group>:<name>, and each section has its checks", () => {

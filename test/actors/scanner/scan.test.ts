@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { GRADES } from "../../../actors/scanner/grading.js";
 import type { Finding, Section } from "../../../actors/scanner/finding.js";
-import { defaultScanOptions, type ScanOptions } from "../../../actors/scanner/options.js";
-import { outboundPolicy } from "../../../shared/net/address-policy.js";
+import { defaultScanOptions, type ScanOptions } from "../../../shared/platform/net/outbound/options.js";
+import { outboundPolicy } from "../../../shared/platform/net/address-policy.js";
 import { parseDomain, recheck, runScan, type ScanResult } from "../../../actors/scanner/scan.js";
 import { type FixtureDns, startDnsServer } from "../../fixtures/scanner/dns-server.js";
 import { type FixtureWeb, startWebServers } from "../../fixtures/scanner/web-servers.js";

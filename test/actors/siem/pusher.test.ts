@@ -4,7 +4,7 @@ import { startOutboxRelay } from "../../../actors/outbox/index.js";
 import type { RunningActor } from "../../../actors/index.js";
 import { startSiemPusher, type SiemPusher } from "../../../actors/siem/index.js";
 import { pushNetwork } from "../../../actors/siem/transport/guard.js";
-import { outboundPolicy } from "../../../shared/net/address-policy.js";
+import { outboundPolicy } from "../../../shared/platform/net/address-policy.js";
 import { type CliIo, runCli } from "../../../ops/cli.js";
 import { collectStreams } from "../../../ops/cli/streams.js";
 import { SYSLOG_PEN } from "../../../shared/events/syslog.js";

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
-import { insertEvent, type EventType } from "../../../shared/db/events.js";
-import { transaction } from "../../../shared/db/pool.js";
+import { insertEvent, type EventType } from "../../../shared/events/db/events.js";
+import { transaction } from "../../../shared/platform/db/pool.js";
 import type { TestGateway } from "../../helpers/gateway.js";
 
 /** Writes n events for the organization, in transactions of up to 25 (a scan's findings commit together). */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createBatcher } from "../../../actors/siem/batcher.js";
 import { DEFAULT_RETRY, jitteredBackoff } from "../../../actors/siem/retry.js";
 import { idempotencyKey } from "../../../actors/siem/transport/index.js";
-import { parseTarget } from "../../../shared/siem/target.js";
+import { parseTarget } from "../../../shared/events/siem-target.js";
 import { octetFrame } from "../../../shared/events/syslog.js";
 
 describe("SIEM retry policy", () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usageActor } from "../../../actors/usage/index.js";
 import { runActor, type ActorHandle } from "../../../actors/runtime/index.js";
-import { UNNAMED_INSTALL } from "../../../shared/enforcement/installations.js";
-import { silentLogger } from "../../../shared/log.js";
+import { UNNAMED_INSTALL } from "../../../shared/verify/installations.js";
+import { silentLogger } from "../../../shared/platform/log.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
 import { advance, clientSetup, verify } from "../../ingress/routes/verify-fixtures.js";
 

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyUsage, applyUsageMessages } from "../../../actors/usage/handler.js";
 import { createUsageWriter } from "../../../actors/usage/writer.js";
 import { usageActor } from "../../../actors/usage/index.js";
-import type { UsageBatch } from "../../../shared/streams/usage.js";
+import type { UsageBatch } from "../../../shared/verify/usage-stream.js";
 import { runActor, type ActorHandle } from "../../../actors/runtime/index.js";
-import { silentLogger } from "../../../shared/log.js";
+import { silentLogger } from "../../../shared/platform/log.js";
 import { cleanRedis, startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
 import { clientSetup, usedOf, verify } from "../../ingress/routes/verify-fixtures.js";
 
@@ -52,7 +52,7 @@ describe("usage accounting actor", () => {
     const made = await clientSetup(gw);
     const call = (extra: Record<string, unknown>) => verify(gw, { key: made.key, domain: "example.com", ...extra });
     // Calls without `install` first: the first of them records the "(unnamed)" installation
-    // approved, so the named ones after it are pending (shared/enforcement/installations.ts).
+    // approved, so the named ones after it are pending (shared/verify/installations.ts).
     await Promise.all([call({}), call({}), call({ endpoint: "checkout" }), call({ domain: "bad.org" })]);
     await call({ install: "i-1" });
     await call({ install: "i-2" });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACTIVITY_GROUPS } from "../../../shared/activity.js";
+import { ACTIVITY_GROUPS } from "../../../shared/accounts/activity.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { startDnsServer, type TestDnsServer } from "./dns-server.js";
 

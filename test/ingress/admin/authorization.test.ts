@@ -6,9 +6,9 @@ import type { AdminRoute } from "../../../ingress/admin/common.js";
 import type { Role } from "../../../shared/accounts/principal.js";
 import { LIFETIMES } from "../../../shared/accounts/policy.js";
 import { csrfTokenOf, newToken, tokenHash } from "../../../shared/accounts/secrets.js";
-import { insertSession } from "../../../shared/db/member-sessions.js";
-import type { Pool } from "../../../shared/db/pool.js";
-import { SIEM_TEST_STREAM, siemTestSchema, type SiemTestRequest } from "../../../shared/streams/siem.js";
+import { insertSession } from "../../../shared/accounts/db/member-sessions.js";
+import type { Pool } from "../../../shared/platform/db/pool.js";
+import { SIEM_TEST_STREAM, siemTestSchema, type SiemTestRequest } from "../../../shared/events/siem-stream.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 
 /**

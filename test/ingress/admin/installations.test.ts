@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { upsertInstallation } from "../../../shared/db/keys.js";
+import { upsertInstallation } from "../../../shared/verify/db/keys.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 
 let gw: TestGateway;

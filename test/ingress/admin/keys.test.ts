@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sha256Hex } from "../../../shared/crypto/hash.js";
+import { sha256Hex } from "../../../shared/platform/crypto/hash.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 
 let gw: TestGateway;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeLastUsed } from "../../../shared/db/usage.js";
+import { writeLastUsed } from "../../../shared/verify/db/usage.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 
 /** The lists of operator-api.md section 5: arrays under the plural name, newest first, paged like activity.php. */

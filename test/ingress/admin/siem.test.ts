@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDestination } from "../../../actors/siem/index.js";
 import { pushNetwork } from "../../../actors/siem/transport/guard.js";
 import { sendBatch } from "../../../actors/siem/transport/index.js";
-import { destinationById } from "../../../shared/db/siem.js";
-import { outboundPolicy } from "../../../shared/net/address-policy.js";
+import { destinationById } from "../../../shared/events/db/siem.js";
+import { outboundPolicy } from "../../../shared/platform/net/address-policy.js";
 import { startFakeHttp, type FakeHttp } from "../../fixtures/siem/collectors.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 

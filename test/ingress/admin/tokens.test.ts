@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newOrgToken } from "../../../shared/accounts/token-format.js";
-import { sha256 } from "../../../shared/crypto/hash.js";
-import { insertOrg } from "../../../shared/db/orgs.js";
-import { insertToken } from "../../../shared/db/tokens.js";
+import { sha256 } from "../../../shared/platform/crypto/hash.js";
+import { insertOrg } from "../../../shared/accounts/db/orgs.js";
+import { insertToken } from "../../../shared/accounts/db/tokens.js";
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 
 /** Organization tokens and GET /me (operator-api.md section 5). */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
 import { get, openRaw, post, rawExchange } from "../../helpers/raw-http.js";
 import { clientSetup, makeKey, type MadeKey } from "../routes/verify-fixtures.js";
-import { freePort } from "../../../shared/net/free-port.js";
+import { freePort } from "../../../shared/platform/net/free-port.js";
 
 /**
  * The documented deployment (docs/decisions.md, HTTP): nginx in front of the ingress with

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordActivity } from "../../../shared/activity.js";
+import { recordActivity } from "../../../shared/accounts/activity.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { addMember, assignments, scanNow, startFakeScanner, type FakeScanner } from "../../helpers/findings.js";
 import { makeKey, makeOrg, verifyDomain } from "./verify-fixtures.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REASONS } from "../../../shared/reasons.js";
+import { REASONS } from "../../../shared/platform/reasons.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { putContent, usageTally } from "./content-fixtures.js";
 import { advance, clientSetup, makeKey, makeOrg, usedOf, type MadeKey } from "./verify-fixtures.js";

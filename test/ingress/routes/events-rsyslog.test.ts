@@ -4,11 +4,11 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVENT_TYPES, insertEvent } from "../../../shared/db/events.js";
+import { EVENT_TYPES, insertEvent } from "../../../shared/events/db/events.js";
 import { octetFrame } from "../../../shared/events/syslog.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
 import { makeKey, makeOrg } from "./verify-fixtures.js";
-import { freePort } from "../../../shared/net/free-port.js";
+import { freePort } from "../../../shared/platform/net/free-port.js";
 
 /**
  * A real syslog daemon reads the feed's syslog lines: Debian's rsyslogd (installed by

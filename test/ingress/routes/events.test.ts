@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pruneEvents, startRetention } from "../../../actors/siem/retention.js";
-import { EVENT_TYPES, insertEvent, type EventType } from "../../../shared/db/events.js";
-import { transaction } from "../../../shared/db/pool.js";
+import { EVENT_TYPES, insertEvent, type EventType } from "../../../shared/events/db/events.js";
+import { transaction } from "../../../shared/platform/db/pool.js";
 import { parseRfc5424 } from "../../fixtures/siem/rfc5424.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
 import { makeKey, makeOrg, verifyDomain } from "./verify-fixtures.js";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DETAIL_MAX_CHARS, EVIDENCE_MAX_CHARS } from "../../../actors/scanner/bounds.js";
 import { HTML_LIMIT } from "../../../actors/scanner/records/html.js";
-import { SCAN_STREAM } from "../../../shared/streams/scan.js";
+import { SCAN_STREAM } from "../../../shared/scans/stream.js";
 import { startDnsServer, type FixtureDns } from "../../fixtures/scanner/dns-server.js";
 import { startWebServers, type FixtureWeb } from "../../fixtures/scanner/web-servers.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REASONS } from "../../../shared/reasons.js";
+import { REASONS } from "../../../shared/platform/reasons.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { putSecret, usageTally } from "./content-fixtures.js";
 import { makeKey, makeOrg, usedOf, verifyDomain, type MadeKey } from "./verify-fixtures.js";

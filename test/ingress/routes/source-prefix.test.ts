@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../../shared/config.js";
-import { DEFAULT_SOURCE_IPV6_PREFIX, sourceId } from "../../../shared/enforcement/source.js";
+import { ConfigError, loadConfig } from "../../../shared/platform/config.js";
+import { DEFAULT_SOURCE_IPV6_PREFIX, sourceId } from "../../../shared/verify/source.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { advance, clientSetup, patchKey } from "./verify-fixtures.js";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertCheck, SERVICE_KEYS } from "../../../shared/db/status.js";
+import { insertCheck, SERVICE_KEYS } from "../../../shared/status/db/status.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dailyUptime, insertCheck, SERVICE_KEYS, upsertService, type ServiceKey } from "../../../shared/db/status.js";
+import { dailyUptime, insertCheck, SERVICE_KEYS, upsertService, type ServiceKey } from "../../../shared/status/db/status.js";
 import { buildSnapshot, type DayBar } from "../../../shared/status/document.js";
 import { backfillDailyRollups } from "../../../actors/prober/handler.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";

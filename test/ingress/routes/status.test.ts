@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertCheck, upsertService, type ServiceKey } from "../../../shared/db/status.js";
+import { insertCheck, upsertService, type ServiceKey } from "../../../shared/status/db/status.js";
 import { createStatusCache } from "../../../shared/status/cache.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SHARDS } from "../../../shared/redis/keys.js";
+import { SHARDS } from "../../../shared/platform/redis/keys.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { advance, clientSetup, makeKey, usedOf, verify } from "./verify-fixtures.js";
 

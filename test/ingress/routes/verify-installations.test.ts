@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ENDPOINT_LABELS_PER_DAY, OTHER_LABEL, PENDING_INSTALLS_PER_DAY, UNNAMED_INSTALL } from "../../../shared/enforcement/installations.js";
+import { ENDPOINT_LABELS_PER_DAY, OTHER_LABEL, PENDING_INSTALLS_PER_DAY, UNNAMED_INSTALL } from "../../../shared/verify/installations.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
 import { usageEvents } from "./content-fixtures.js";
 import { advance, clientSetup, usedOf, verify } from "./verify-fixtures.js";

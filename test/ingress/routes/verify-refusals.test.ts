@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
-import { REASONS } from "../../../shared/reasons.js";
+import { REASONS } from "../../../shared/platform/reasons.js";
 import { advance, clientSetup, makeKey, makeOrg, verify, type MadeKey } from "./verify-fixtures.js";
 
 let gw: TestGateway;

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { invitationMail, invitationUrl, signinLinkMail, signinLinkUrl } from "../../../shared/accounts/mails.js";
-import { createMailer } from "../../../shared/mail.js";
+import { createMailer } from "../../../shared/platform/mail.js";
 
 const TOKEN = "A".repeat(43);
 

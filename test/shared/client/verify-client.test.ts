@@ -4,10 +4,10 @@ import { connect, createServer, type AddressInfo, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startIngress } from "../../../ingress/main.js";
 import { createVerifyClient, memoryStore, type VerifyResult } from "../../../shared/client/index.js";
-import { loadConfig } from "../../../shared/config.js";
-import { openContext } from "../../../shared/context.js";
-import { deriveSigningKey } from "../../../shared/crypto/entitlement.js";
-import { silentLogger } from "../../../shared/log.js";
+import { loadConfig } from "../../../shared/platform/config.js";
+import { openContext } from "../../../shared/platform/context.js";
+import { deriveSigningKey } from "../../../shared/platform/crypto/entitlement.js";
+import { silentLogger } from "../../../shared/platform/log.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { clientSetup, patchKey, type MadeKey } from "../../ingress/routes/verify-fixtures.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { evaluate, prepare, RULES, createPreparer, counts, scriptOutcome, COUNTED_RULES } from "../../../shared/enforcement/index.js";
-import { REASONS } from "../../../shared/reasons.js";
+import { evaluate, prepare, RULES, createPreparer, counts, scriptOutcome, COUNTED_RULES } from "../../../shared/verify/index.js";
+import { REASONS } from "../../../shared/platform/reasons.js";
 import { ask, DAY, keySnapshot, NOW, orgSnapshot } from "./fixtures.js";
 
 const none = () => null;

@@ -1,14 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCountingBatcher, type CountingCall } from "../../../shared/enforcement/batch.js";
-import { manualClock } from "../../../shared/clock.js";
-import { ENDPOINT_LABELS_PER_DAY, OTHER_LABEL, UNNAMED_INSTALL } from "../../../shared/enforcement/installations.js";
-import { createKeys } from "../../../shared/redis/keys.js";
-import { loadScript } from "../../../shared/redis/scripts.js";
+import { createCountingBatcher, type CountingCall } from "../../../shared/verify/batch.js";
+import { manualClock } from "../../../shared/platform/clock.js";
+import { ENDPOINT_LABELS_PER_DAY, OTHER_LABEL, UNNAMED_INSTALL } from "../../../shared/verify/installations.js";
+import { createKeys } from "../../../shared/platform/redis/keys.js";
+import { loadScript } from "../../../shared/platform/redis/scripts.js";
 import { cleanRedis } from "../../helpers/gateway.js";
 
-/** The counting script's contract (shared/redis/lua/verify-batch-n.lua), through the batcher, on real Redis. */
+/** The counting script's contract (shared/platform/redis/lua/verify-batch-n.lua), through the batcher, on real Redis. */
 
 const prefix = `t:script:${randomBytes(4).toString("hex")}:`;
 const keys = createKeys(prefix);
@@ -203,7 +203,7 @@ describe("verify-batch-n.lua", () => {
 
 describe("script loader", () => {
   it("falls back to EVAL when Redis does not know the script (NOSCRIPT)", async () => {
-    const { runScript } = await import("../../../shared/redis/scripts.js");
+    const { runScript } = await import("../../../shared/platform/redis/scripts.js");
     const source = `-- ${randomBytes(8).toString("hex")}\nreturn ARGV[1]`;
     const script = { name: "probe", numKeys: 0, source, sha: "0".repeat(40) };
     expect(await runScript(redis, script, [], ["hello"])).toBe("hello");

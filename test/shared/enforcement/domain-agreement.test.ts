@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseDomain } from "../../../actors/scanner/scan.js";
-import { hostOf, isLockVerified } from "../../../shared/enforcement/domain.js";
-import { normalizeDomain } from "../../../shared/validation.js";
+import { hostOf, isLockVerified } from "../../../shared/verify/domain.js";
+import { normalizeDomain } from "../../../shared/platform/validation.js";
 
 /**
  * One domain rule: what the admin API accepts as a domain (normalizeDomain) the scanner

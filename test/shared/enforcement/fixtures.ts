@@ -1,5 +1,5 @@
-import type { Ask } from "../../../shared/enforcement/index.js";
-import type { KeySnapshot, OrgSnapshot } from "../../../shared/snapshots/types.js";
+import type { Ask } from "../../../shared/verify/index.js";
+import type { KeySnapshot, OrgSnapshot } from "../../../shared/verify/snapshots/types.js";
 
 export const NOW = Date.UTC(2030, 0, 15, 12, 0, 0);
 export const DAY = 86_400_000;

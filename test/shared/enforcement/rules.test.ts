@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { checkCountries } from "../../../shared/enforcement/country.js";
-import { checkDomainLock, hostOf, isLockVerified, verificationCandidates } from "../../../shared/enforcement/domain.js";
-import { checkKeyKnown, checkKeySent } from "../../../shared/enforcement/existence.js";
-import { allowanceCycle, checkExpiry, effectiveEnd } from "../../../shared/enforcement/expiry.js";
-import { callerAddress, checkIpAllow, checkIpDeny, compileList, parseAddress } from "../../../shared/enforcement/ip.js";
-import { checkScope, scopesText } from "../../../shared/enforcement/scope.js";
-import { checkSuspension } from "../../../shared/enforcement/suspension.js";
-import { CYCLE_MS } from "../../../shared/plans.js";
+import { checkCountries } from "../../../shared/verify/country.js";
+import { checkDomainLock, hostOf, isLockVerified, verificationCandidates } from "../../../shared/verify/domain.js";
+import { checkKeyKnown, checkKeySent } from "../../../shared/verify/existence.js";
+import { allowanceCycle, checkExpiry, effectiveEnd } from "../../../shared/verify/expiry.js";
+import { callerAddress, checkIpAllow, checkIpDeny, compileList, parseAddress } from "../../../shared/verify/ip.js";
+import { checkScope, scopesText } from "../../../shared/verify/scope.js";
+import { checkSuspension } from "../../../shared/verify/suspension.js";
+import { CYCLE_MS } from "../../../shared/accounts/plans.js";
 import { ask, DAY, NOW, orgSnapshot } from "./fixtures.js";
 
 const refused = (reason: string) => ({ ok: false, reason });

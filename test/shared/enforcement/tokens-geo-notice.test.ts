@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { clientNotice, compareVersions } from "../../../ingress/routes/verify/notice.js";
-import { deriveSigningKey, ENTITLEMENT_TTL_S, installHash, issueEntitlement, verifyToken, type EntitlementClaims, type LifelineClaims } from "../../../shared/crypto/entitlement.js";
-import { openCountryDb } from "../../../shared/geo/country.js";
+import { deriveSigningKey, ENTITLEMENT_TTL_S, installHash, issueEntitlement, verifyToken, type EntitlementClaims, type LifelineClaims } from "../../../shared/platform/crypto/entitlement.js";
+import { openCountryDb } from "../../../shared/platform/geo/country.js";
 
 describe("entitlement tokens", () => {
   const master = Buffer.alloc(32, 7);

@@ -5,7 +5,7 @@ import { danglingCname } from "../../../../actors/scanner/checks/dangling-cname.
 import { dnssec } from "../../../../actors/scanner/checks/dnssec.js";
 import { ns } from "../../../../actors/scanner/checks/ns.js";
 import { evaluate } from "../../../../actors/scanner/finding.js";
-import { noData } from "../../../../actors/scanner/retrieve/evidence.js";
+import { noData } from "../../../../shared/platform/net/outbound/evidence.js";
 import { answer, DOMAIN, dnsWith, nxdomain, timedOut } from "../builders.js";
 
 describe("dns:address", () => {

@@ -7,7 +7,7 @@ import { frameOptions } from "../../../../actors/scanner/checks/frame-options.js
 import { referrerPolicy } from "../../../../actors/scanner/checks/referrer-policy.js";
 import { serverBanner } from "../../../../actors/scanner/checks/server-banner.js";
 import { evaluate } from "../../../../actors/scanner/finding.js";
-import { CORS_PROBE_ORIGIN } from "../../../../actors/scanner/retrieve/evidence.js";
+import { CORS_PROBE_ORIGIN } from "../../../../shared/platform/net/outbound/evidence.js";
 import { DOMAIN, response, webWith, webWithPage } from "../builders.js";
 
 const withCsp = (...values: string[]) => evaluate(csp, webWithPage(values.map((v) => ["content-security-policy", v] as const)));

@@ -5,7 +5,7 @@ import { mtaSts } from "../../../../actors/scanner/checks/mta-sts.js";
 import { mx } from "../../../../actors/scanner/checks/mx.js";
 import { tlsRpt } from "../../../../actors/scanner/checks/tls-rpt.js";
 import { evaluate } from "../../../../actors/scanner/finding.js";
-import { noData } from "../../../../actors/scanner/retrieve/evidence.js";
+import { noData } from "../../../../shared/platform/net/outbound/evidence.js";
 import { answer, DOMAIN, dnsWith, mxAnswer, response, txt } from "../builders.js";
 
 const MX_HOST = `mx.${DOMAIN}`;

@@ -3,7 +3,7 @@ import { spf } from "../../../../actors/scanner/checks/spf.js";
 import { spfLookups } from "../../../../actors/scanner/checks/spf-lookups.js";
 import { evaluate } from "../../../../actors/scanner/finding.js";
 import { parseSpf, spfKey, walkSpf } from "../../../../actors/scanner/records/spf.js";
-import type { DnsAnswer } from "../../../../actors/scanner/retrieve/evidence.js";
+import type { DnsAnswer } from "../../../../shared/platform/net/outbound/evidence.js";
 import { answer, DOMAIN, dnsWith, nxdomain, timedOut, txt } from "../builders.js";
 
 /** Evidence whose SPF map holds the given TXT records per name (all other lookups answer with one A record). */

@@ -4,7 +4,7 @@ import { hsts } from "../../../../actors/scanner/checks/hsts.js";
 import { httpsRedirect } from "../../../../actors/scanner/checks/https-redirect.js";
 import { tlsVersion } from "../../../../actors/scanner/checks/tls-version.js";
 import { evaluate } from "../../../../actors/scanner/finding.js";
-import { emptyExchange, type HttpExchange } from "../../../../actors/scanner/retrieve/evidence.js";
+import { emptyExchange, type HttpExchange } from "../../../../shared/platform/net/outbound/evidence.js";
 import { certificate, DAY_MS, DOMAIN, NOW, response, tlsInfo, webWith, webWithPage } from "../builders.js";
 
 const redirectTo = (from: string, to: string): HttpExchange => response(from, [["location", to]], { status: 301 });

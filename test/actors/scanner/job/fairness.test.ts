@@ -6,16 +6,16 @@
  */
 import http, { type ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { outboundPolicy } from "../../../../shared/net/address-policy.js";
+import { outboundPolicy } from "../../../../shared/platform/net/address-policy.js";
 import { type ActorHandle, runActor } from "../../../../actors/runtime/index.js";
 import { SCANS_PER_ORG, scannerActor } from "../../../../actors/scanner/job/index.js";
 import { createCheckPool, type CheckPool } from "../../../../actors/scanner/offload/pool.js";
-import { defaultScanOptions } from "../../../../actors/scanner/options.js";
+import { defaultScanOptions } from "../../../../shared/platform/net/outbound/options.js";
 import { closeServer, listenLoopback } from "../../../../ops/local-servers.js";
-import { insertOrg } from "../../../../shared/db/orgs.js";
-import { publish } from "../../../../shared/streams/envelope.js";
-import { request } from "../../../../shared/streams/request-reply.js";
-import { SCAN_STREAM, type ScanJob, type ScanReply } from "../../../../shared/streams/scan.js";
+import { insertOrg } from "../../../../shared/accounts/db/orgs.js";
+import { publish } from "../../../../shared/platform/streams/envelope.js";
+import { request } from "../../../../shared/platform/streams/request-reply.js";
+import { SCAN_STREAM, type ScanJob, type ScanReply } from "../../../../shared/scans/stream.js";
 import { createTestDatabase } from "../../../helpers/database.js";
 import { type FixtureDns, startDnsServer } from "../../../fixtures/scanner/dns-server.js";
 import { testRedis, waitFor } from "../../runtime/support.js";

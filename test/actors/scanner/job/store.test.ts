@@ -4,16 +4,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scanHandler, type ScanResult } from "../../../../actors/scanner/job/handler.js";
-import type { ScanJob } from "../../../../shared/streams/scan.js";
-import { defaultScanOptions } from "../../../../actors/scanner/options.js";
+import type { ScanJob } from "../../../../shared/scans/stream.js";
+import { defaultScanOptions } from "../../../../shared/platform/net/outbound/options.js";
 import { evaluateDns, evaluateWeb } from "../../../../actors/scanner/scan.js";
 import { ALGORITHM_VERSION } from "../../../../actors/scanner/grading.js";
 import type { Helpers } from "../../../../actors/runtime/index.js";
-import { manualClock } from "../../../../shared/clock.js";
-import type { Pool } from "../../../../shared/db/pool.js";
-import { insertOrg } from "../../../../shared/db/orgs.js";
-import { findingsOf, latestScans } from "../../../../shared/db/scans.js";
-import { silentLogger } from "../../../../shared/log.js";
+import { manualClock } from "../../../../shared/platform/clock.js";
+import type { Pool } from "../../../../shared/platform/db/pool.js";
+import { insertOrg } from "../../../../shared/accounts/db/orgs.js";
+import { findingsOf, latestScans } from "../../../../shared/scans/db/scans.js";
+import { silentLogger } from "../../../../shared/platform/log.js";
 import { sectionView } from "../../../../ingress/routes/scan-view.js";
 import { createTestDatabase } from "../../../helpers/database.js";
 import { dnsWith, NOW, webWithPage } from "../builders.js";

@@ -5,10 +5,10 @@
  */
 import { afterAll, describe, expect, test } from "vitest";
 import { fileURLToPath } from "node:url";
-import { createRedis } from "../../../../shared/redis/client.js";
+import { createRedis } from "../../../../shared/platform/redis/client.js";
 import { IN_THREAD } from "../../../../actors/scanner/evaluate.js";
 import { CheckBudgetExceeded, createCheckPool } from "../../../../actors/scanner/offload/pool.js";
-import { emptyDnsEvidence, emptyWebEvidence } from "../../../../actors/scanner/retrieve/evidence.js";
+import { emptyDnsEvidence, emptyWebEvidence } from "../../../../shared/platform/net/outbound/evidence.js";
 import { DOMAIN, NOW, dnsWith, txt, webWithPage } from "../builders.js";
 
 const redis = createRedis("redis://127.0.0.1:6379", "test-check-pool");

@@ -1,6 +1,6 @@
 import dgram from "node:dgram";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createDnsClient, systemServers } from "../../../../actors/scanner/retrieve/dns-client.js";
+import { createDnsClient, systemServers } from "../../../../shared/platform/net/outbound/dns-client.js";
 import { type FixtureDns, startDnsServer } from "../../../fixtures/scanner/dns-server.js";
 
 describe("dns client against the fixture server", () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { defaultScanOptions, type ScanOptions } from "../../../../actors/scanner/options.js";
-import { createDnsClient } from "../../../../actors/scanner/retrieve/dns-client.js";
-import { BODY_LIMIT, fetchOnce, followRedirects, type HttpContext, probeLegacyTls } from "../../../../actors/scanner/retrieve/http-client.js";
-import { checkAddress, outboundPolicy, type OutboundPolicy } from "../../../../shared/net/address-policy.js";
-import { dnsHostResolver, type HostResolver } from "../../../../actors/scanner/retrieve/ssrf.js";
+import { defaultScanOptions, type ScanOptions } from "../../../../shared/platform/net/outbound/options.js";
+import { createDnsClient } from "../../../../shared/platform/net/outbound/dns-client.js";
+import { BODY_LIMIT, fetchOnce, followRedirects, type HttpContext, probeLegacyTls } from "../../../../shared/platform/net/outbound/http-client.js";
+import { checkAddress, outboundPolicy, type OutboundPolicy } from "../../../../shared/platform/net/address-policy.js";
+import { dnsHostResolver, type HostResolver } from "../../../../shared/platform/net/outbound/ssrf.js";
 import { type FixtureDns, startDnsServer } from "../../../fixtures/scanner/dns-server.js";
 import { type FixtureWeb, startWebServers } from "../../../fixtures/scanner/web-servers.js";
 

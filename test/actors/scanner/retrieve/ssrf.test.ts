@@ -1,8 +1,8 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createDnsClient } from "../../../../actors/scanner/retrieve/dns-client.js";
-import { checkAddress, literalRefusal, outboundPolicy, outboundPolicyOf, type OutboundPolicy } from "../../../../shared/net/address-policy.js";
-import { dnsHostResolver, guardedLookup, resolveGuarded } from "../../../../actors/scanner/retrieve/ssrf.js";
+import { createDnsClient } from "../../../../shared/platform/net/outbound/dns-client.js";
+import { checkAddress, literalRefusal, outboundPolicy, outboundPolicyOf, type OutboundPolicy } from "../../../../shared/platform/net/address-policy.js";
+import { dnsHostResolver, guardedLookup, resolveGuarded } from "../../../../shared/platform/net/outbound/ssrf.js";
 import { type FixtureDns, startDnsServer } from "../../../fixtures/scanner/dns-server.js";
 import { type FixtureWeb, startWebServers } from "../../../fixtures/scanner/web-servers.js";
 

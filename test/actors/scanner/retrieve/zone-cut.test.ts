@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import type { DnsQuery } from "../../../../actors/scanner/retrieve/dns-client.js";
-import { noData, type DnsAnswer } from "../../../../actors/scanner/retrieve/evidence.js";
+import type { DnsQuery } from "../../../../shared/platform/net/outbound/dns-client.js";
+import { noData, type DnsAnswer } from "../../../../shared/platform/net/outbound/evidence.js";
 import { findZoneCut, zoneFromAnswer } from "../../../../actors/scanner/retrieve/zone-cut.js";
 import { answer, nxdomain, timedOut } from "../builders.js";
 

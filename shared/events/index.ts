@@ -1,0 +1,63 @@
+/**
+ * Events: the event feed and its outbox, the events stream, SIEM destinations (table, stream
+ * contracts, target parsing, syslog format) and webhooks.
+ *
+ * The room's public surface: routes, actors, ops/ and other rooms import this file only
+ * (ops/lint.mjs, docs/architecture.md); files inside the room import each other by path.
+ */
+export {
+  claimOutbox,
+  deleteEventsBefore,
+  deleteOutbox,
+  type EventType,
+  eventView,
+  type EventView,
+  feedPage,
+  insertEvent,
+  isEventType,
+  listenOutbox,
+  unlistenOutbox,
+} from "./db/events.js";
+export {
+  allDestinations,
+  deleteDestination,
+  destinationById,
+  existingDestinationIds,
+  findDestination,
+  insertDestination,
+  listDestinations,
+  recordDelivered,
+  recordFailure,
+  SIEM_KINDS,
+  type SiemDestinationRow,
+  type SiemKind,
+  tokenAad,
+} from "./db/siem.js";
+export {
+  type AttemptOutcome,
+  claimDeliveries,
+  claimMail,
+  deleteWebhook,
+  deliveriesOf,
+  type DeliveryJob,
+  enqueueDeliveries,
+  findWebhook,
+  insertWebhook,
+  listWebhooks,
+  nextWebhookId,
+  recordAttempt,
+  webhookSecretAad,
+} from "./db/webhooks.js";
+export {
+  type DestinationMessage,
+  destinationMessageSchema,
+  destinationStreamName,
+  SIEM_GROUP,
+  SIEM_TEST_STREAM,
+  type SiemTestReply,
+  type SiemTestRequest,
+  siemTestSchema,
+} from "./siem-stream.js";
+export { parseTarget, type SiemTarget } from "./siem-target.js";
+export { type EventMessage, eventMessageSchema, EVENTS_STREAM, EVENTS_STREAM_MAX_LEN } from "./stream.js";
+export { octetFrame, type SyslogEvent, syslogLine } from "./syslog.js";

@@ -1,0 +1,32 @@
+import { eventMessageSchema, type EventMessage } from "./stream.js";
+
+/**
+ * The SIEM pusher's streams. The fan-out reads `events` in group `siem` and copies each event
+ * to the stream of every destination of its organization, `events:siem:<destination id>`;
+ * each destination's delivery loop reads its own stream, also in group `siem`. Entries of
+ * both carry the same message (EventMessage), so dead letters show the event as it is.
+ */
+export const SIEM_GROUP = "siem";
+
+export function destinationStreamName(destinationId: number): string {
+  return `events:siem:${destinationId}`;
+}
+
+export const destinationMessageSchema = eventMessageSchema;
+export type DestinationMessage = EventMessage;
+
+/** "Send test event" (admin API): request/reply to whichever pusher takes it. */
+export const SIEM_TEST_STREAM = "siem-test";
+
+export interface SiemTestRequest {
+  destination_id: number;
+}
+
+export const siemTestSchema = {
+  type: "object",
+  required: ["destination_id"],
+  properties: { destination_id: { type: "integer", minimum: 1 } },
+  additionalProperties: false,
+} as const;
+
+export type SiemTestReply = { ok: true; event_id: number } | { ok: false; error: string };

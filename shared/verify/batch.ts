@@ -1,0 +1,297 @@
+import type { Redis } from "../platform/redis/client.js";
+import type { Clock } from "../platform/clock.js";
+import { counts, scriptOutcome, takesKeySlot, type ScriptOutcome } from "./counting.js";
+import { sourceId } from "./source.js";
+import { allowanceCycle } from "./expiry.js";
+import type { Resolved } from "./snapshots/cache.js";
+import type { Reason } from "../platform/reasons.js";
+import { shardOf, type Keys } from "../platform/redis/keys.js";
+import { runScript, type LuaScript } from "../platform/redis/scripts.js";
+import { ENDPOINT_LABELS_PER_DAY, OTHER_LABEL, PENDING_INSTALLS_PER_DAY, ROUTE_LABELS } from "./installations.js";
+
+/**
+ * Every verify of one event-loop turn shares one counting script run per shard: calls
+ * queue here and are flushed by setImmediate, which runs after the poll phase that
+ * delivered them, so a burst of requests read together costs one EVALSHA per shard
+ * instead of one per request. Counting stays exact: the script handles the calls one
+ * after another, atomically. A batch is capped so one run never holds Redis long.
+ */
+
+export interface CountingCall {
+  orgId: number;
+  keyId: number;
+  keyVersion: string;
+  orgVersion: string;
+  /** Outcome of the pure rules. */
+  outcome: Reason | "ok";
+  /** Whether that outcome counts against the allowance. */
+  counts: boolean;
+  ratePerMinute: number;
+  /** The key's per-source limit (rate_per_source_per_minute); null or absent = none. */
+  ratePerSource?: number | null;
+  /** sourceId of the caller ("" or absent = none counted). */
+  source?: string;
+  /** null = unlimited. */
+  allowance: number | null;
+  /** "" when the endpoint takes no installation; UNNAMED_INSTALL for a verify call that named none. */
+  install: string;
+  endpoint: string;
+  nowMs: number;
+  cycleStartMs: number;
+}
+
+/** The counting call of one judged request: what the script needs of its snapshots and outcome. */
+export function countingCall(
+  snapshot: Resolved,
+  outcome: Reason | "ok",
+  /**
+   * `caller`: whose address names the source, read only when the key has a per-source limit;
+   * `sourceOf` names it (sourceId with the deployment's IPv6 prefix).
+   */
+  call: { install: string; endpoint: string; nowMs: number; caller?: { readonly remoteAddress: string }; sourceOf?: (remoteAddress: string) => string },
+): CountingCall {
+  const { key, org } = snapshot;
+  // A snapshot projected before the setting existed has no field: no per-source limit.
+  const ratePerSource = key.value.rate_per_source_per_minute ?? null;
+  return {
+    orgId: org.value.id,
+    keyId: key.value.id,
+    keyVersion: key.v,
+    orgVersion: org.v,
+    outcome,
+    counts: counts(outcome),
+    ratePerMinute: key.value.rate_per_minute,
+    ratePerSource,
+    source: ratePerSource === null || call.caller === undefined ? "" : (call.sourceOf ?? sourceId)(call.caller.remoteAddress),
+    allowance: org.value.allowance,
+    install: call.install,
+    endpoint: call.endpoint,
+    nowMs: call.nowMs,
+    cycleStartMs: allowanceCycle(org.value, call.nowMs).startMs,
+  };
+}
+
+export interface BatchStats {
+  /** Calls sent to the script. */
+  calls: number;
+  /** Script runs (Redis round trips). */
+  runs: number;
+}
+
+export interface BatcherOptions {
+  redis: Redis;
+  keys: Keys;
+  clock: Clock;
+  script: LuaScript;
+  maxBatch?: number;
+  streamMaxLen?: number;
+  /** Runs per shard waiting on Redis at once. */
+  maxInFlight?: number;
+  onRun?: (calls: number) => void;
+}
+
+/** Called once with the script's answer for one call, or with the fault that prevented it. */
+export type CountingDone = (error: unknown, outcome: ScriptOutcome | null) => void;
+
+interface Pending {
+  call: CountingCall;
+  done: CountingDone;
+}
+
+interface Group {
+  first: CountingCall;
+  members: Pending[];
+}
+
+interface Shape extends Group {
+  /** KEYS indexes of the rate window and the per-source window ("0": none). */
+  window: string;
+  sourceWindow: string;
+}
+
+/** Calls that share every per-key argument travel as one group (the script's header says so). */
+function groupKey(c: CountingCall): string {
+  return `${c.keyId}|${c.keyVersion}|${c.orgVersion}|${c.endpoint}|${Math.floor(c.nowMs / 60_000)}|${c.cycleStartMs}|${c.ratePerMinute}|${c.ratePerSource ?? -1}|${c.allowance}`;
+}
+
+/**
+ * groupKey(a) === groupKey(b), without building either: under load most calls of a batch
+ * follow a call of their own group, so the string is built only when the group changes.
+ */
+function sameGroup(a: CountingCall, b: CountingCall): boolean {
+  return a.keyId === b.keyId && a.keyVersion === b.keyVersion && a.orgVersion === b.orgVersion && a.endpoint === b.endpoint &&
+    Math.floor(a.nowMs / 60_000) === Math.floor(b.nowMs / 60_000) && a.cycleStartMs === b.cycleStartMs &&
+    a.ratePerMinute === b.ratePerMinute && (a.ratePerSource ?? -1) === (b.ratePerSource ?? -1) && a.allowance === b.allowance;
+}
+
+/** Calls of a group that are alike (same outcome, counted flag, source and installation) travel as one script entry. */
+function shapeKey(c: CountingCall): string {
+  return `${c.outcome}|${c.counts ? 1 : 0}|${c.source ?? ""}|${c.install}`;
+}
+
+function sameShape(a: CountingCall, b: CountingCall): boolean {
+  return a.outcome === b.outcome && a.counts === b.counts && (a.source ?? "") === (b.source ?? "") && a.install === b.install;
+}
+
+export function createCountingBatcher(options: BatcherOptions) {
+  const { redis, keys, clock, script } = options;
+  const maxBatch = options.maxBatch ?? 256;
+  const maxLen = String(options.streamMaxLen ?? 200_000);
+  const maxInFlight = options.maxInFlight ?? 1;
+  const queues = new Map<number, Pending[]>();
+  const inFlight = new Map<number, number>();
+  let scheduled = false;
+  const stats: BatchStats = { calls: 0, runs: 0 };
+
+  async function run(shard: number, batch: Pending[]): Promise<void> {
+    const now = clock.now();
+    const groups = new Map<string, Group>();
+    let last: Group | undefined;
+    for (const pending of batch) {
+      if (last !== undefined && sameGroup(last.first, pending.call)) {
+        last.members.push(pending);
+        continue;
+      }
+      const id = groupKey(pending.call);
+      last = groups.get(id);
+      if (last) last.members.push(pending);
+      else groups.set(id, (last = { first: pending.call, members: [pending] }));
+    }
+    const redisKeys: string[] = [keys.usageStream(shard)];
+    const indexes = new Map<string, number>();
+    const indexOf = (name: string): string => {
+      let index = indexes.get(name);
+      if (index === undefined) {
+        index = redisKeys.push(name);
+        indexes.set(name, index);
+      }
+      return String(index);
+    };
+    const day = new Date(now).toISOString().slice(0, 10);
+    const args: string[] = [String(now), day, maxLen, String(groups.size), OTHER_LABEL, String(PENDING_INSTALLS_PER_DAY), String(ENDPOINT_LABELS_PER_DAY)];
+    const order: Pending[] = [];
+    for (const { first: c, members } of groups.values()) {
+      const minute = Math.floor(c.nowMs / 60_000);
+      const perSource = c.ratePerSource ?? null;
+      args.push(
+        indexOf(keys.keySnapshot(c.orgId, c.keyId)),
+        indexOf(keys.orgSnapshot(c.orgId)),
+        indexOf(keys.cycleUsed(c.orgId, c.cycleStartMs)),
+        indexOf(keys.installations(c.orgId, c.keyId)),
+        c.keyVersion,
+        c.orgVersion,
+        String(c.ratePerMinute),
+        perSource === null ? "-1" : String(perSource),
+        c.allowance === null ? "-1" : String(c.allowance),
+        String(c.orgId),
+        String(c.keyId),
+        c.endpoint,
+        String(c.cycleStartMs),
+        // An endpoint's own label (`verify`, `content`, ...) is never capped: no set to consult.
+        ROUTE_LABELS.has(c.endpoint) ? "0" : indexOf(keys.endpointLabels(c.orgId, c.keyId, day)),
+        indexOf(keys.pendingInstalls(c.orgId, c.keyId, day)),
+      );
+      // The minute's installation sightings, named only when a call of the group names an installation.
+      const sightings = args.push("0") - 1;
+      // Calls of one shape (same outcome, counted flag, installation and windows) travel as
+      // one entry with their number: under load most calls of a key are alike.
+      const shapes = new Map<string, Shape>();
+      let lastShape: Shape | undefined;
+      for (const member of members) {
+        if (lastShape !== undefined && sameShape(lastShape.first, member.call)) {
+          lastShape.members.push(member);
+          continue;
+        }
+        const shapeId = shapeKey(member.call);
+        lastShape = shapes.get(shapeId);
+        if (lastShape) {
+          lastShape.members.push(member);
+          continue;
+        }
+        const { outcome, source, install } = member.call;
+        if (install !== "" && args[sightings] === "0") args[sightings] = indexOf(keys.installSightings(c.orgId, c.keyId, minute));
+        const window = takesKeySlot(outcome) ? keys.rateWindow(c.orgId, c.keyId, minute) : keys.placeWindow(c.orgId, c.keyId, minute);
+        const sourceWindow = perSource !== null && source ? indexOf(keys.sourceWindow(c.orgId, c.keyId, minute, source)) : "0";
+        lastShape = { first: member.call, window: indexOf(window), sourceWindow, members: [member] };
+        shapes.set(shapeId, lastShape);
+      }
+      args.push(String(shapes.size));
+      for (const { first, window, sourceWindow, members: alike } of shapes.values()) {
+        args.push(String(alike.length), first.outcome, first.counts ? "1" : "0", first.install, window, sourceWindow);
+        for (const member of alike) order.push(member);
+      }
+    }
+    stats.calls += batch.length;
+    stats.runs += 1;
+    options.onRun?.(batch.length);
+    let reply: unknown;
+    try {
+      reply = await runScript(redis, script, redisKeys, args);
+    } catch (error) {
+      for (const p of order) p.done(error, null);
+      return;
+    }
+    if (!Array.isArray(reply) || reply.length !== order.length) {
+      const error = new Error(`counting script returned ${Array.isArray(reply) ? reply.length : typeof reply} results for ${order.length} calls`);
+      for (const p of order) p.done(error, null);
+      return;
+    }
+    for (let i = 0; i < order.length; i++) {
+      let outcome: ScriptOutcome;
+      try {
+        outcome = scriptOutcome(reply[i]);
+      } catch (error) {
+        order[i].done(error, null);
+        continue;
+      }
+      order[i].done(null, outcome);
+    }
+  }
+
+  /**
+   * At most `maxInFlight` runs per shard wait on Redis; calls arriving meanwhile queue
+   * and leave together when a run returns. Under load the batch grows with the load
+   * (fewer, larger runs: less work for Redis and fewer wake-ups on a small machine);
+   * when idle a call leaves at the end of its event-loop turn.
+   */
+  function flushShard(shard: number): void {
+    const pending = queues.get(shard);
+    if (!pending) return;
+    while (pending.length > 0 && (inFlight.get(shard) ?? 0) < maxInFlight) {
+      const batch = pending.splice(0, maxBatch);
+      inFlight.set(shard, (inFlight.get(shard) ?? 0) + 1);
+      void run(shard, batch).finally(() => {
+        inFlight.set(shard, (inFlight.get(shard) ?? 1) - 1);
+        flushShard(shard);
+      });
+    }
+    if (pending.length === 0) queues.delete(shard);
+  }
+
+  function flush(): void {
+    scheduled = false;
+    for (const shard of [...queues.keys()]) flushShard(shard);
+  }
+
+  /** Queues one call; `done` runs when its batch returns (no promise per call on the hot path). */
+  function enqueue(call: CountingCall, done: CountingDone): void {
+    const shard = shardOf(call.orgId);
+    const queue = queues.get(shard);
+    if (queue) queue.push({ call, done });
+    else queues.set(shard, [{ call, done }]);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  }
+
+  return {
+    enqueue,
+    submit(call: CountingCall): Promise<ScriptOutcome> {
+      return new Promise((resolve, reject) => enqueue(call, (error, outcome) => (outcome === null ? reject(error) : resolve(outcome))));
+    },
+    stats: (): BatchStats => ({ ...stats }),
+  };
+}
+
+export type CountingBatcher = ReturnType<typeof createCountingBatcher>;
