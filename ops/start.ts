@@ -2,6 +2,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { hostname } from "node:os";
 import { ACTORS } from "../actors/index.js";
 import { startIngress } from "../ingress/main.js";
 import { ConfigError, loadConfig, requireProductionSecret, type Config } from "../shared/config.js";
@@ -13,6 +14,7 @@ import { createLogger } from "../shared/log.js";
 import { createKeys } from "../shared/redis/keys.js";
 import { createRedis } from "../shared/redis/client.js";
 import { createProjector } from "../shared/snapshots/projector.js";
+import { startHeartbeat } from "../shared/streams/alive.js";
 import { INGRESS_NODE_FLAGS } from "./node-flags.js";
 import { ensureServices } from "./services.js";
 import { seedDemo } from "./seed.js";
@@ -78,8 +80,10 @@ async function runActor(config: Config, name: string): Promise<void> {
   }
   const ctx = await openContext(config, `actor:${name}`, { pgUser });
   const actor = await (await load())(ctx);
+  const heartbeat = startHeartbeat(ctx.redis, ctx.keys, name, `${hostname()}-${process.pid}`);
   ctx.logger.info({ actor: name }, "actor running");
   onSignals(async () => {
+    await heartbeat.stop();
     await actor.stop();
     await ctx.close();
   });
