@@ -9,6 +9,7 @@ import { ConfigError, loadConfig, requireProductionSecret, type Config } from ".
 import { openContext } from "../shared/context.js";
 import { migrate } from "../shared/db/migrate.js";
 import { createPool, ensureDatabase, resolveDatabaseUrl } from "../shared/db/pool.js";
+import { DEMO_ADMIN_TOKEN, storeSettingOnce } from "../shared/db/settings.js";
 import { systemClock } from "../shared/clock.js";
 import { createLogger } from "../shared/log.js";
 import { createKeys } from "../shared/redis/keys.js";
@@ -108,8 +109,9 @@ async function supervise(config: Config): Promise<void> {
 
   const childEnv: NodeJS.ProcessEnv = { ...env };
   if (!config.adminToken) {
-    childEnv.ADMIN_TOKEN = randomBytes(24).toString("base64url");
-    say(`demo mode: ADMIN_TOKEN=${childEnv.ADMIN_TOKEN}`);
+    const token = await storeSettingOnce(pool, DEMO_ADMIN_TOKEN, Buffer.from(randomBytes(24).toString("base64url")), Date.now());
+    childEnv.ADMIN_TOKEN = token.toString("utf8");
+    say(`demo mode: ADMIN_TOKEN=${childEnv.ADMIN_TOKEN} (kept across restarts; \`npx gateway admin-token\` prints it)`);
   }
   const seeded = await seedDemo(pool, Date.now(), config.environment === "production");
   if (seeded) {
