@@ -84,7 +84,7 @@ describe("GET /api/status.php", () => {
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toMatch(/^GET\b/);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
-    expect(res.body).toEqual({ ok: false, reason: "method_not_allowed" });
+    expect(res.body).toEqual({ ok: false, reason: "method_not_allowed", message: expect.any(String) });
   });
 
   it("computes uptime_30d from known checks: share of successes, check counts, median latency; older checks left out", async () => {
