@@ -1,3 +1,4 @@
+import { REASONS } from "../shared/platform/reasons.js";
 import type { PlainCounterChild, PlainHistogramChild } from "../shared/platform/metrics/plain.js";
 import type { IngressDeps } from "./deps.js";
 import { createRouter, type Handler } from "./router.js";
@@ -56,7 +57,7 @@ export function buildApp(deps: IngressDeps) {
     // A client gone before its address was read is no fault of ours (http.ts): nobody reads this answer.
     if (!(error instanceof RequestGoneError)) deps.logger.error({ err: error, requestId: request.requestId, path }, "route fault");
     // The operator API keeps its 500 internal_error: an admin change failed midway (logs say where).
-    if (path.startsWith("/admin/")) return { status: 500, body: { ok: false, reason: "internal_error", request_id: request.requestId } };
+    if (path.startsWith("/admin/")) return { status: 500, body: { ok: false, reason: "internal_error", message: REASONS.internal_error.message, request_id: request.requestId } };
     return fault(request.requestId, CORS_PATHS.includes(path) || CORS_PATHS.includes(`${path}.php`));
   }
 

@@ -4,7 +4,7 @@ import uws from "uWebSockets.js";
 import type { Logger } from "../shared/platform/log.js";
 import { memoize } from "../shared/platform/memo.js";
 import type { Clock } from "../shared/platform/clock.js";
-import type { Reason } from "../shared/platform/reasons.js";
+import { REASONS, type Reason } from "../shared/platform/reasons.js";
 import { RequestGoneError, type HttpReply, type HttpRequest } from "./types.js";
 import type { ClientAddressResolver } from "./client-address.js";
 
@@ -51,8 +51,8 @@ const STATUS_TEXT: Record<number, string> = {
   503: "503 Service Unavailable", 504: "504 Gateway Timeout",
 };
 
-export function refusalBody(reason: Reason): { ok: false; reason: Reason } {
-  return { ok: false, reason };
+export function refusalBody(reason: Reason): { ok: false; reason: Reason; message: string } {
+  return { ok: false, reason, message: REASONS[reason].message };
 }
 
 // Connecting addresses repeat (keep-alive, proxies): remember the normalized form of recent ones.
@@ -72,7 +72,7 @@ function normalizeUncached(raw: string): string {
 
 function faultReply(requestId: string): HttpReply {
   // Fixed and generic: a 5xx must never look like a refusal nor leak internals.
-  return { status: 500, body: { ok: false, reason: "internal_error", request_id: requestId } };
+  return { status: 500, body: { ok: false, reason: "internal_error", message: REASONS.internal_error.message, request_id: requestId } };
 }
 
 interface ResponseState {

@@ -1,14 +1,28 @@
 import { REASONS, type Reason } from "../shared/platform/reasons.js";
 import type { HttpReply } from "./types.js";
 
-/** One way to refuse, for every endpoint: the status comes from the reasons table. */
+/**
+ * One way to refuse, for every endpoint: the status comes from the reasons table, and the
+ * body carries the reason's `message` in words as verify's answers do.
+ */
 export function refuse(reason: Reason, extra: Record<string, unknown> = {}, headers?: Record<string, string>): HttpReply {
-  return { status: REASONS[reason].status, headers, body: { ok: false, reason, ...extra } };
+  return { status: REASONS[reason].status, headers, body: { ok: false, reason, message: REASONS[reason].message, ...extra } };
 }
 
-/** Admin refusals may name a field (`bad_domain`, `missing_name`): always 400. */
+/** Admin refusals may name a field (`bad_domain`, `missing_name`): always 400, with a message in words. */
 export function refuseField(reason: string, detail?: string): HttpReply {
-  return { status: 400, body: detail ? { ok: false, reason, detail } : { ok: false, reason } };
+  const message = fieldMessage(reason, detail);
+  return { status: 400, body: detail ? { ok: false, reason, message, detail } : { ok: false, reason, message } };
+}
+
+/** `missing_url` → "url is required.", `bad_url` with a detail → "url: <detail>." */
+export function fieldMessage(reason: string, detail?: string): string {
+  const known = (REASONS as Record<string, { message: string } | undefined>)[reason];
+  if (known && !detail) return known.message;
+  const field = /^(?:missing|bad)_(.+)$/.exec(reason)?.[1]?.replaceAll("_", " ");
+  if (field === undefined) return detail ? `${detail}.` : known?.message ?? "The request was refused.";
+  if (reason.startsWith("missing_")) return `${field} is required.`;
+  return detail ? `${field}: ${detail}.` : `${field} is not valid.`;
 }
 
 export function ok(body: Record<string, unknown>, status = 200, headers?: Record<string, string>): HttpReply {

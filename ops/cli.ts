@@ -26,6 +26,14 @@ function isEntryPoint(): boolean {
 if (isEntryPoint()) {
   const controller = new AbortController();
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => controller.abort());
+  // A reader that stops early (`| head`) closes the pipe: stop quietly as other Unix tools do.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+      controller.abort();
+      process.exit(process.exitCode ?? 0);
+    });
+  }
   runCli(process.argv.slice(2), process.env, { stdout: process.stdout, stderr: process.stderr, signal: controller.signal }).then(
     (code) => {
       process.exitCode = code;

@@ -14,7 +14,10 @@ function files(dir) {
   const out = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...files(path));
+    // Build output (shared/client/dist: the client package's own build) is not source.
+    if (statSync(path).isDirectory()) {
+      if (name !== "dist" && name !== "node_modules") out.push(...files(path));
+    }
     else if (path.endsWith(".ts")) out.push(path);
   }
   return out;

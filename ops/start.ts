@@ -2,17 +2,20 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { hostname } from "node:os";
 import { ACTORS } from "../actors/index.js";
 import { startIngress } from "../ingress/main.js";
 import { ConfigError, loadConfig, requireProductionSecret, type Config } from "../shared/platform/config.js";
 import { openContext } from "../shared/platform/context.js";
 import { migrate } from "../shared/platform/db/migrate.js";
 import { createPool, ensureDatabase, resolveDatabaseUrl } from "../shared/platform/db/pool.js";
+import { DEMO_ADMIN_TOKEN, storeSettingOnce } from "../shared/platform/db/settings.js";
 import { systemClock } from "../shared/platform/clock.js";
 import { createLogger } from "../shared/platform/log.js";
 import { createKeys } from "../shared/platform/redis/keys.js";
 import { createRedis } from "../shared/platform/redis/client.js";
 import { createProjector } from "../shared/verify/index.js";
+import { startHeartbeat } from "../shared/platform/streams/alive.js";
 import { INGRESS_NODE_FLAGS } from "./node-flags.js";
 import { ensureServices } from "./services.js";
 import { seedDemo } from "./seed.js";
@@ -78,8 +81,10 @@ async function runActor(config: Config, name: string): Promise<void> {
   }
   const ctx = await openContext(config, `actor:${name}`, { pgUser });
   const actor = await (await load())(ctx);
+  const heartbeat = startHeartbeat(ctx.redis, ctx.keys, name, `${hostname()}-${process.pid}`);
   ctx.logger.info({ actor: name }, "actor running");
   onSignals(async () => {
+    await heartbeat.stop();
     await actor.stop();
     await ctx.close();
   });
@@ -104,8 +109,9 @@ async function supervise(config: Config): Promise<void> {
 
   const childEnv: NodeJS.ProcessEnv = { ...env };
   if (!config.adminToken) {
-    childEnv.ADMIN_TOKEN = randomBytes(24).toString("base64url");
-    say(`demo mode: ADMIN_TOKEN=${childEnv.ADMIN_TOKEN}`);
+    const token = await storeSettingOnce(pool, DEMO_ADMIN_TOKEN, Buffer.from(randomBytes(24).toString("base64url")), Date.now());
+    childEnv.ADMIN_TOKEN = token.toString("utf8");
+    say(`demo mode: ADMIN_TOKEN=${childEnv.ADMIN_TOKEN} (kept across restarts; \`npx gateway admin-token\` prints it)`);
   }
   const seeded = await seedDemo(pool, Date.now(), config.environment === "production");
   if (seeded) {

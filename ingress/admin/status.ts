@@ -11,8 +11,10 @@ import {
   DEFAULT_SERVICE_NAMES,
   SERVICE_KEYS,
   listServices,
+  recentChecks,
   statusActivity,
   upsertService,
+  type CheckRow,
   type ServiceKey,
   type ServiceRow,
   incidentView,
@@ -20,6 +22,7 @@ import {
   incidentMoveAllowed,
 } from "../../shared/status/index.js";
 import { transaction, type Queryable } from "../../shared/platform/db/pool.js";
+import { literalRefusal, outboundPolicyOf } from "../../shared/platform/net/address-policy.js";
 import type { IngressDeps } from "../deps.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import type { HttpRequest } from "../types.js";
@@ -88,8 +91,17 @@ export async function invalidateStatus(deps: IngressDeps): Promise<void> {
   await deps.status.invalidate().catch((error: unknown) => deps.logger.warn({ err: error }, "status cache not invalidated"));
 }
 
-function serviceView(key: ServiceKey, row: ServiceRow | undefined) {
-  return { key, name: row?.name ?? DEFAULT_SERVICE_NAMES[key], url: row?.url ?? null, configured: Boolean(row?.url), updated_at: iso(row?.updated_at) };
+/** The newest probe of the service: a refused or failed one carries its reason in `error`. */
+function probeView(check: CheckRow | undefined) {
+  if (!check) return null;
+  return { at: iso(check.at), ok: check.ok, status_code: check.status_code, latency_ms: check.latency_ms, error: check.error };
+}
+
+function serviceView(key: ServiceKey, row: ServiceRow | undefined, last?: CheckRow) {
+  return {
+    key, name: row?.name ?? DEFAULT_SERVICE_NAMES[key], url: row?.url ?? null, configured: Boolean(row?.url), updated_at: iso(row?.updated_at),
+    last_probe: probeView(last),
+  };
 }
 
 function limitOf(request: HttpRequest): number | null {
@@ -103,6 +115,9 @@ export const putService: AdminHandler = async (_request, deps, params, body) => 
   if (!(SERVICE_KEYS as readonly string[]).includes(key)) return refuse("not_found", { detail: "service is website, api or dashboard" });
   const input = check(serviceBody, body);
   if ("reply" in input) return input.reply;
+  // A literal private address the prober may not reach is refused now, not left to fail every probe.
+  const refused = input.value.url === null ? null : literalRefusal(new URL(input.value.url).hostname, outboundPolicyOf("probe", deps.config));
+  if (refused) return refuseField("bad_url", refused);
   const now = deps.clock.now();
   const row = await transaction(deps.db, async (tx) => {
     const saved = await upsertService(tx, key, input.value.name.trim(), input.value.url, now);
@@ -115,7 +130,9 @@ export const putService: AdminHandler = async (_request, deps, params, body) => 
 
 export const listStatusServices: AdminHandler = async (_request, deps) => {
   const rows = new Map((await listServices(deps.db)).map((r) => [r.key, r]));
-  return ok({ services: SERVICE_KEYS.map((key) => serviceView(key, rows.get(key))) });
+  const now = deps.clock.now();
+  const last = new Map((await recentChecks(deps.db, 0, now, 1)).map((c) => [c.service, c]));
+  return ok({ services: SERVICE_KEYS.map((key) => serviceView(key, rows.get(key), last.get(key))) });
 };
 
 export const createStatusIncident: AdminHandler = async (_request, deps, _params, body) => {

@@ -8,6 +8,7 @@ import { demoRoute } from "./demo.js";
 import { embedScriptRoute } from "./embed.js";
 import { events } from "./events.js";
 import { keysJson } from "./keys-json.js";
+import { landing } from "./landing.js";
 import { scanRoute } from "./scan.js";
 import { secret, secretMethodNotAllowed } from "./secret.js";
 import { registerStatusRoutes } from "./status.js";
@@ -57,4 +58,5 @@ export function registerPublicRoutes(add: (method: string, path: string, handler
   // What sites embed (docs/embed.md): the bot-check page script, and the demo page in demo mode.
   add("GET", "/botcheck.js", embedScriptRoute());
   add("GET", "/demo", demoRoute());
+  add("GET", "/", landing);
 }

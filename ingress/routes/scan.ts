@@ -17,7 +17,7 @@ import { readParams, str, type Params } from "../params.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import { passGate } from "./gate.js";
 import { refundCharge } from "./refund.js";
-import type { Reason } from "../../shared/platform/reasons.js";
+import { REASONS, type Reason } from "../../shared/platform/reasons.js";
 import { ok, refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
 import { historyPoint, sectionView } from "./scan-view.js";
@@ -161,7 +161,7 @@ async function scan(request: HttpRequest, deps: IngressDeps, timeoutMs: number):
     return await judgeScan(request, deps, timeoutMs, (id) => (orgId = id));
   } catch (error) {
     deps.logger.error({ err: error, requestId: request.requestId }, "scan fault");
-    return { status: 500, headers: await headersOf(deps, orgId), body: { ok: false, reason: "internal_error", request_id: request.requestId } };
+    return { status: 500, headers: await headersOf(deps, orgId), body: { ok: false, reason: "internal_error", message: REASONS.internal_error.message, request_id: request.requestId } };
   }
 }
 

@@ -18,6 +18,7 @@ import { SIEM_COMMANDS } from "./siem-commands.js";
 import { STATUS_COMMANDS } from "./status-commands.js";
 import { rebuildBySentinel, rebuildNow } from "./snapshots.js";
 import { streamsCommand } from "./streams.js";
+import { adminTokenCommand } from "./admin-token.js";
 
 /**
  * `gateway <noun> <verb> ...`: the operator's command line (operator-api.md section 3).
@@ -109,6 +110,12 @@ const COMMANDS: Command[] = [
       config: rt.config(), pgUser: rt.env.PGUSER, ...d.redis(), io: rt.io, json: rt.json,
       oldSecret: requiredOption(rt.parsed, "old"), newSecret: requiredOption(rt.parsed, "new"),
     }),
+  },
+  {
+    noun: "admin-token", verb: null, uses: "config", synopsis: "admin-token",
+    summary: "Print the admin token `npm start` keeps in demo mode (ADMIN_TOKEN unset).",
+    options: {},
+    run: (rt) => adminTokenCommand({ config: rt.config(), pgUser: rt.env.PGUSER, io: rt.io, json: rt.json }),
   },
   ...ACCOUNT_COMMANDS,
   ...FINDINGS_COMMANDS,

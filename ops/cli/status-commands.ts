@@ -54,10 +54,17 @@ function showMaintenance(c: AdminContext, answer: Body, what: string): number {
   return EXIT.ok;
 }
 
+/** `ok 200 at ...`, or the reason the newest probe failed (an SSRF refusal names the setting). */
+function lastProbe(probe: unknown): string {
+  if (probe === null || typeof probe !== "object") return "-";
+  const p = object(probe);
+  return p.ok ? `ok ${text(p.status_code)} at ${text(p.at)}` : `failed at ${text(p.at)}: ${text(p.error ?? `status ${text(p.status_code)}`)}`;
+}
+
 async function serviceList(c: AdminContext): Promise<number> {
   const { body: answer } = await c.client.call("GET", "/status/services");
   if (c.json) return json(c, answer);
-  print(c.io, table(["SERVICE", "NAME", "PROBED", "URL"], list(answer.services).map((s) => [text(s.key), text(s.name), s.configured ? "yes" : "no", text(s.url)])));
+  print(c.io, table(["SERVICE", "NAME", "PROBED", "URL", "LAST PROBE"], list(answer.services).map((s) => [text(s.key), text(s.name), s.configured ? "yes" : "no", text(s.url), lastProbe(s.last_probe)])));
   return EXIT.ok;
 }
 

@@ -1,4 +1,5 @@
 import type { Redis } from "../../shared/platform/redis/client.js";
+import { type LiveActor, liveActors } from "../../shared/platform/streams/alive.js";
 import { type StreamStats, streamStats } from "../../shared/platform/streams/stats.js";
 import type { Keys } from "../../shared/platform/redis/keys.js";
 import { count, duration, table } from "./format.js";
@@ -7,8 +8,9 @@ import { knownStreams, shortName, sourceStreams } from "./redis-scan.js";
 
 /**
  * `gateway streams`: every stream under the prefix and each consumer group's length,
- * pending, lag and oldest pending age (XINFO GROUPS, XPENDING); `--watch` refreshes
- * every two seconds until Ctrl-C.
+ * pending, lag and oldest pending age (XINFO GROUPS, XPENDING), then the actor processes
+ * alive by their heartbeats (shared/platform/streams/alive.ts: a group's CONSUMERS stays 0 for an
+ * actor waiting before its first read); `--watch` refreshes every two seconds until Ctrl-C.
  */
 export const WATCH_INTERVAL_MS = 2000;
 
@@ -17,7 +19,7 @@ export async function collectStreams(redis: Redis, keys: Keys): Promise<StreamSt
   return Promise.all(streams.map((stream) => streamStats(redis, stream, keys)));
 }
 
-function asJson(stats: StreamStats[], keys: Keys, atMs: number) {
+function asJson(stats: StreamStats[], actors: LiveActor[], keys: Keys, atMs: number) {
   return {
     ok: true,
     prefix: keys.prefix,
@@ -38,6 +40,7 @@ function asJson(stats: StreamStats[], keys: Keys, atMs: number) {
         oldest_pending_idle_ms: g.oldestPendingIdleMs,
       })),
     })),
+    actors: actors.map((a) => ({ actor: a.name, processes: a.processes, last_beat_at: new Date(a.lastBeatMs).toISOString() })),
   };
 }
 
@@ -56,6 +59,12 @@ function asTable(stats: StreamStats[], keys: Keys): string {
     }
   }
   return table(["STREAM", "LENGTH", "DEAD", "GROUP", "CONSUMERS", "PENDING", "LAG", "OLDEST PENDING"], rows);
+}
+
+function actorsTable(actors: LiveActor[], nowMs: number): string {
+  if (actors.length === 0) return "No actor process alive (no heartbeat in the last 15 s).";
+  const rows = actors.map((a) => [a.name, count(a.processes.length), `${duration(Math.max(0, nowMs - a.lastBeatMs))} ago`]);
+  return table(["ACTOR", "ALIVE", "LAST BEAT"], rows);
 }
 
 /** Resolves true after `ms`, false at once when the signal aborts. */
@@ -79,14 +88,15 @@ export async function streamsCommand(
 ): Promise<number> {
   const { redis, keys, io, json, watch } = options;
   for (;;) {
-    const stats = await collectStreams(redis, keys);
+    const [stats, actors] = await Promise.all([collectStreams(redis, keys), liveActors(redis, keys)]);
     const now = Date.now();
     if (json) {
-      printJson(io, asJson(stats, keys, now));
+      printJson(io, asJson(stats, actors, keys, now));
     } else {
       if (watch && io.stdout.isTTY) io.stdout.write("\x1b[H\x1b[2J");
       if (watch) print(io, `Every ${WATCH_INTERVAL_MS / 1000}s, ${new Date(now).toISOString()}, prefix ${JSON.stringify(keys.prefix)} (Ctrl-C stops)\n`);
       print(io, asTable(stats, keys));
+      print(io, `\n${actorsTable(actors, now)}`);
     }
     if (!watch || !(await pause(WATCH_INTERVAL_MS, io.signal))) return EXIT.ok;
   }

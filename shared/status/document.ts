@@ -3,7 +3,7 @@ import type { Queryable } from "../platform/db/pool.js";
 import {
   DEFAULT_SERVICE_NAMES, SERVICE_KEYS, dailyRollups, listServices, recentChecks, uptimeBetween, type CheckRow, type ServiceKey,
 } from "./db/status.js";
-import { INDICATOR_DESCRIPTIONS, RULES, componentStatus, indicatorOf, uptimePct, type ComponentStatus, type Indicator } from "./rules.js";
+import { RULES, componentStatus, indicatorDescription, indicatorOf, uptimePct, type ComponentStatus, type Indicator } from "./rules.js";
 
 /** The public status document (interface.md 2.9) and what the page, feed and badge add to it. */
 
@@ -200,7 +200,7 @@ export async function buildSnapshot(db: Queryable, options: BuildOptions): Promi
     maintenanceRunning: inProgress.length > 0,
   });
   const document: StatusDocument = {
-    status: { indicator, description: INDICATOR_DESCRIPTIONS[indicator] },
+    status: { indicator, description: indicatorDescription(indicator, components.map((c) => c.status)) },
     components,
     uptime_30d: uptime,
     incidents: { open: open.map(incidentView), recent: incidents.filter((i) => i.resolved_at !== null).map(incidentView) },

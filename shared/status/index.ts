@@ -22,6 +22,8 @@ export {
 } from "./db/incidents.js";
 export {
   backfillRollups,
+  recentChecks,
+  type CheckRow,
   DEFAULT_SERVICE_NAMES,
   insertCheck,
   listServices,

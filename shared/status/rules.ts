@@ -76,6 +76,16 @@ export const INDICATOR_DESCRIPTIONS: Readonly<Record<Indicator, string>> = {
   maintenance: "Planned maintenance in progress",
 };
 
+/**
+ * The indicator in words. With no component monitored (a fresh install: no health URL set)
+ * "ok" only means nothing is known to be wrong, so the words say that instead of claiming
+ * every system operational.
+ */
+export function indicatorDescription(indicator: Indicator, components: readonly ComponentStatus[]): string {
+  if (indicator === "ok" && components.every((c) => c === "not_configured")) return "No services monitored yet";
+  return INDICATOR_DESCRIPTIONS[indicator];
+}
+
 /** Uptime as a percentage with three decimals (99.931), null without checks. */
 export function uptimePct(up: number, checks: number): number | null {
   return checks === 0 ? null : Math.round((up / checks) * 100_000) / 1000;

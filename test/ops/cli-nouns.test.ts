@@ -221,7 +221,7 @@ describe("status noun", () => {
     const set = await ok("status", "service", "set", "api", "https://api.example.com/health", "--name", "Public API");
     expect(set.out).toBe("Service api \"Public API\" is probed at https://api.example.com/health.\n");
     const list = await ok("status", "service", "list");
-    expect(list.out).toMatch(/^api\s+Public API\s+yes\s+https:\/\/api\.example\.com\/health$/m);
+    expect(list.out).toMatch(/^api\s+Public API\s+yes\s+https:\/\/api\.example\.com\/health\s+-$/m);
     expect((await ok("status", "service", "set", "api", "none", "--name", "Public API")).out).toContain("is not probed");
     const bad = await cli("status", "service", "set", "api", "ftp://x", "--name", "X", "--json");
     expect(bad.code).toBe(1);

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { moveToDeadLetters } from "../../shared/platform/streams/dead-letters.js";
 import { registerStream } from "../../shared/platform/streams/registry.js";
+import { startHeartbeat } from "../../shared/platform/streams/alive.js";
 import { type CliIo, runCli } from "../../ops/cli.js";
 import { sha256Hex } from "../../shared/platform/crypto/hash.js";
 import { createKeys } from "../../shared/platform/redis/keys.js";
@@ -259,6 +260,29 @@ describe("redis commands", () => {
     expect(human.out).toMatch(/^STREAM\s+LENGTH\s+DEAD\s+GROUP\s+CONSUMERS\s+PENDING\s+LAG\s+OLDEST PENDING/);
     expect(human.out).toMatch(/stream:cli-scan\s+3\s+0\s+scanner\s+1\s+2\s+1\s+\d+(ms|s)/);
     expect(human.out).not.toContain(gw.prefix);
+  });
+
+  it("streams: the actor processes alive by their heartbeats, beside a group that counts no consumer yet", async () => {
+    const { redis, keys } = gw.ctx;
+    const before = await cli(["streams"]);
+    expect(before.out).toContain("No actor process alive");
+    const beats = [startHeartbeat(redis, keys, "notifier", "host-1"), startHeartbeat(redis, keys, "notifier", "host-2"), startHeartbeat(redis, keys, "outbox", "host-1")];
+    const json = await waitFor(async () => {
+      const body = (await cli(["streams", "--json"])).json();
+      return body.actors.length === 2 ? body : undefined;
+    });
+    expect(json.actors).toEqual([
+      { actor: "notifier", processes: ["host-1", "host-2"], last_beat_at: expect.any(String) },
+      { actor: "outbox", processes: ["host-1"], last_beat_at: expect.any(String) },
+    ]);
+    const human = await cli(["streams"]);
+    expect(human.out).toMatch(/ACTOR\s+ALIVE\s+LAST BEAT/);
+    expect(human.out).toMatch(/notifier\s+2\s+\d+(ms|s) ago/);
+    await beats[0].stop();
+    const after = (await cli(["streams", "--json"])).json();
+    expect(after.actors[0]).toMatchObject({ actor: "notifier", processes: ["host-2"] });
+    for (const beat of beats.slice(1)) await beat.stop();
+    expect((await cli(["streams", "--json"])).json().actors).toEqual([]);
   });
 
   it("says when Redis cannot be reached, without its password (exit 1)", async () => {

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../../ops/cli.js";
 import { cleanRedis, waitFor } from "../helpers/gateway.js";
 
 /** The whole tree as an operator starts it: `npm start`'s own command (what it runs after building). */
@@ -27,17 +28,16 @@ afterAll(async () => {
 
 const line = (pattern: RegExp) => pattern.exec(output)?.[1];
 
+const demoEnv = (fresh: NodeJS.ProcessEnv): Record<string, string> => ({
+  ...(fresh as Record<string, string>), PORT: "0", METRICS_PORT: "0", REDIS_PREFIX: prefix, DATABASE_URL: `postgres://${user}@127.0.0.1:5432/${database}`,
+  ADMIN_TOKEN: "", GATEWAY_SECRET: "", GATEWAY_TEST_CLOCK: "", LOG_LEVEL: "info", INGRESS_PROCESSES: "2",
+});
+
 describe("npm start (supervisor)", () => {
   it("creates the database, seeds and prints the demo keys and admin token, serves, restarts a crashed child, stops on SIGTERM", async () => {
     const { GATEWAY_ENV: _unset, ...fresh } = process.env;
     // `npm install && npm start` on a fresh machine: no GATEWAY_ENV, no GATEWAY_SECRET.
-    supervisor = spawn("sh", ["-c", startScript], {
-      env: {
-        ...fresh, PORT: "0", METRICS_PORT: "0", REDIS_PREFIX: prefix, DATABASE_URL: `postgres://${user}@127.0.0.1:5432/${database}`,
-        ADMIN_TOKEN: "", GATEWAY_SECRET: "", GATEWAY_TEST_CLOCK: "", LOG_LEVEL: "info", INGRESS_PROCESSES: "2",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    supervisor = spawn("sh", ["-c", startScript], { env: demoEnv(fresh), stdio: ["ignore", "pipe", "pipe"] });
     supervisor.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     supervisor.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
 
@@ -73,7 +73,22 @@ describe("npm start (supervisor)", () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(code).toBe(0);
     supervisor = null;
-  }, 60_000);
+
+    // Demo mode keeps its admin token across restarts, and `gateway admin-token` prints it.
+    output = "";
+    supervisor = spawn("sh", ["-c", startScript], { env: demoEnv(fresh), stdio: ["ignore", "pipe", "pipe"] });
+    supervisor.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    supervisor.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    expect(await waitFor(() => line(/ADMIN_TOKEN=(\S+)/), 20_000)).toBe(token);
+    const printed = { out: "", err: "" };
+    const io = { stdout: { write: (t: string) => (printed.out += t) }, stderr: { write: (t: string) => (printed.err += t) } };
+    expect(await runCli(["admin-token"], demoEnv(fresh), io)).toBe(0);
+    expect(printed.out.trim()).toBe(token);
+    expect(await runCli(["admin-token"], { ...demoEnv(fresh), ADMIN_TOKEN: "set-by-the-operator" }, io)).toBe(1);
+    supervisor.kill("SIGTERM");
+    await new Promise((resolve) => supervisor?.once("exit", resolve));
+    supervisor = null;
+  }, 90_000);
 
   it("refuses to start in production without GATEWAY_SECRET, naming it, before touching anything", async () => {
     for (const role of [[], ["ingress"], ["actor", "usage"]]) {

@@ -1,3 +1,4 @@
+import { REASONS } from "../../../shared/platform/reasons.js";
 import type { CachedStatus } from "../../../shared/status/index.js";
 import type { IngressDeps } from "../../deps.js";
 import { refuse } from "../../reply.js";
@@ -58,7 +59,7 @@ export async function fromSnapshot(
     return {
       status: 503,
       headers: { "access-control-allow-origin": "*", "cache-control": "no-store", "retry-after": "10" },
-      body: { ok: false, reason: "unavailable", request_id: request.requestId },
+      body: { ok: false, reason: "unavailable", message: REASONS.unavailable.message, request_id: request.requestId },
     };
   }
   const etag = variantTag(cached, variant.suffix);

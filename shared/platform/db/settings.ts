@@ -12,3 +12,15 @@ export async function storeSettingOnce(db: Queryable, name: string, value: Buffe
   const { rows } = await db.query<{ value: Buffer }>("SELECT value FROM settings WHERE name = $1", [name]);
   return rows[0].value;
 }
+
+/** Reads the value stored under `name`, or null. */
+export async function readSetting(db: Queryable, name: string): Promise<Buffer | null> {
+  const { rows } = await db.query<{ value: Buffer }>("SELECT value FROM settings WHERE name = $1", [name]);
+  return rows[0]?.value ?? null;
+}
+
+/**
+ * Demo mode's ADMIN_TOKEN (`npm start` without ADMIN_TOKEN): drawn once and kept like the
+ * development master secret, so it survives restarts and `gateway admin-token` prints it.
+ */
+export const DEMO_ADMIN_TOKEN = "demo_admin_token";

@@ -98,6 +98,10 @@ export function createKeys(prefix: string) {
     /** One actor process's published metrics (JSON), and the set of publishers by time; one tag: written in one MULTI, read in one MGET. */
     actorMetrics: (processName: string) => `${prefix}{metrics}:actor:${processName}`,
     actorMetricsIndex: () => `${prefix}{metrics}:actors`,
+    /** One actor process's heartbeat (shared/platform/streams/alive.ts), expiring when the process stops beating. */
+    actorAlive: (name: string, processName: string) => `${prefix}{alive}:actors:alive:${name}:${processName}`,
+    /** Sorted set `<name>:<process>` → last beat (ms): lists the heartbeats without a keyspace scan. */
+    actorAliveIndex: () => `${prefix}{alive}:actors:alive`,
     /** Hash: the cached status page (json, etag, built_at, snapshot); shared by every ingress process. */
     statusDocument: () => `${prefix}status:doc`,
     /** Lock: the one ingress process building the status document this minute. */

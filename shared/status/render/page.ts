@@ -65,7 +65,7 @@ export function renderPage(snapshot: StatusSnapshot): string {
     const uptime = doc.uptime_30d?.services[c.key];
     const detail = uptime && uptime.checks > 0
       ? `${pct(uptime.uptime_pct)} uptime over 30 days${uptime.typical_ms !== null ? ` · typically ${uptime.typical_ms} ms` : ""}`
-      : c.status === "not_configured" ? "Not monitored" : "No checks yet";
+      : c.status === "not_configured" ? "No health URL set" : "No checks yet";
     const serviceBars = snapshot.bars && c.status !== "not_configured" ? bars(snapshot.bars[c.key]) : "";
     return `<section class="card" aria-label="${escapeXml(c.name)}">
 <div class="component"><h3>${escapeXml(c.name)}</h3><span class="pill" style="background:${word.colour}">${word.text}</span></div>

@@ -1,11 +1,13 @@
 import { createHmac } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningActor } from "../../../actors/index.js";
 import { startNotifier } from "../../../actors/notifier/index.js";
 import { DELIVERY_POLICY } from "../../../actors/notifier/deliveries.js";
 import { postJson } from "../../../actors/notifier/post.js";
+import { standardWebhooksSecret } from "../../../actors/notifier/sign.js";
 import { outboundPolicy } from "../../../shared/platform/net/address-policy.js";
 import { startOutboxRelay } from "../../../actors/outbox/index.js";
 import { publish } from "../../../shared/platform/streams/envelope.js";
@@ -151,6 +153,18 @@ describe("notifier", () => {
     expect(body.event).toMatchObject({ type: "finding.assigned", domain: "a.test", finding_key: "email:spf", owner: { email: "alice@example.com" }, by: "Backend (API key)", automatic: false });
     // A tampered body does not verify.
     expect(createHmac("sha256", SECRET).update(`${timestamp}.${hook.body} `).digest("hex")).not.toBe(expected.slice(7));
+  });
+
+  it("the same delivery verifies with the standardwebhooks package and the secret's whsec_ form", async () => {
+    const hook = await waitFor(() => deliveriesTo("/ok").find((r) => r.headers["x-event-type"] === "finding.assigned"));
+    const headers = { "webhook-id": String(hook.headers["webhook-id"]), "webhook-timestamp": String(hook.headers["webhook-timestamp"]), "webhook-signature": String(hook.headers["webhook-signature"]) };
+    expect(headers["webhook-id"]).toBe(hook.headers["x-delivery-id"]);
+    expect(headers["webhook-timestamp"]).toBe(hook.headers["x-timestamp"]);
+    expect(headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    const receiver = new Webhook(standardWebhooksSecret(SECRET));
+    expect(receiver.verify(hook.body, headers)).toMatchObject({ event: { type: "finding.assigned" } });
+    expect(() => receiver.verify(`${hook.body} `, headers)).toThrow();
+    expect(() => new Webhook(standardWebhooksSecret(`${SECRET}x`)).verify(hook.body, headers)).toThrow();
   });
 
   it("a reassignment e-mails the new owner and the previous one", async () => {

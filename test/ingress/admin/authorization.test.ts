@@ -223,7 +223,7 @@ describe("the admin route table", () => {
         if (got !== want) wrong.push(`${r.method} ${r.path}: expected ${want}, got ${res.status} ${JSON.stringify(res.body)}`);
         if (want !== "allowed") {
           // A refusal is the bare reason (a missing resource's 404 looks the same), and changes nothing.
-          expect(res.body, `${r.method} ${path}`).toEqual({ ok: false, reason: want });
+          expect(res.body, `${r.method} ${path}`).toEqual({ ok: false, reason: want, message: expect.any(String) });
           expect(res.status).toBe(want === "not_found" ? 404 : 403);
           expect(await activityCount(), `${r.method} ${path} wrote activity`).toBe(before);
         }
@@ -249,7 +249,7 @@ describe("the admin route table", () => {
     const destination = (await operator("POST", `/orgs/${orgA}/siem`, { kind: "http", url: "https://siem-x.a.example/ingest" })).destination.id;
     const crossed = await as(`/orgs/${orgB}/siem/${destination}`);
     expect(crossed.status).toBe(404);
-    expect(crossed.body).toEqual({ ok: false, reason: "not_found" });
+    expect(crossed.body).toEqual({ ok: false, reason: "not_found", message: expect.any(String) });
   });
 
   it("names the principal in the activity record: the token's name, the member's name and e-mail, never an address", async () => {

@@ -266,7 +266,7 @@ describe("body size", () => {
     async (path) => {
       const declared = await gw.call(path, { method: "POST", body: oversized, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(declared.status).toBe(413);
-      expect(declared.body).toEqual({ ok: false, reason: "payload_too_large" });
+      expect(declared.body).toEqual({ ok: false, reason: "payload_too_large", message: expect.any(String) });
 
       const chunks = Array.from({ length: 33 }, () => new TextEncoder().encode("y".repeat(8 * 1024)));
       const stream = new ReadableStream<Uint8Array>({
@@ -282,7 +282,7 @@ describe("body size", () => {
         headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
       } as RequestInit & { duplex: "half" });
       expect(chunked.status).toBe(413);
-      expect(await chunked.json()).toEqual({ ok: false, reason: "payload_too_large" });
+      expect(await chunked.json()).toEqual({ ok: false, reason: "payload_too_large", message: expect.any(String) });
     },
   );
 

@@ -68,7 +68,7 @@ describe("paging", () => {
     ] as const) {
       const res = await get(path, query);
       expect(res.status, JSON.stringify(query)).toBe(400);
-      expect(res.body).toEqual({ ok: false, reason });
+      expect(res.body).toEqual({ ok: false, reason, message: expect.any(String) });
     }
     expect((await get(path, { limit: "500" })).status).toBe(200);
   });
@@ -81,7 +81,7 @@ describe("the lists", () => {
     expect(res.body.orgs[1]).toEqual((await get(`/orgs/${orgId}`)).body.org);
     const refused = await get("/orgs", {}, readToken);
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ ok: false, reason: "forbidden" });
+    expect(refused.body).toEqual({ ok: false, reason: "forbidden", message: expect.any(String) });
   });
 
   it("GET /orgs/:org/members: name, email and role, newest first, of that organization only", async () => {
@@ -183,7 +183,7 @@ describe("the lists", () => {
       expect((await get(`/orgs/999999/${list}`)).status, list).toBe(404);
       const theirs = await get(`/orgs/${otherOrg}/${list}`, {}, readToken);
       expect(theirs.status, list).toBe(404);
-      expect(theirs.body).toEqual({ ok: false, reason: "not_found" });
+      expect(theirs.body).toEqual({ ok: false, reason: "not_found", message: expect.any(String) });
     }
   });
 });

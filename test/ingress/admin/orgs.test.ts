@@ -13,7 +13,7 @@ describe("admin orgs", () => {
   it("refuses a missing or wrong token with 401 unauthorized", async () => {
     const none = await gw.call("/admin/v1/orgs", { method: "POST", body: { name: "x" } });
     expect(none.status).toBe(401);
-    expect(none.body).toEqual({ ok: false, reason: "unauthorized" });
+    expect(none.body).toEqual({ ok: false, reason: "unauthorized", message: expect.any(String) });
     const wrong = await gw.call("/admin/v1/orgs", { method: "POST", body: { name: "x" }, headers: { authorization: "Bearer nope" } });
     expect(wrong.status).toBe(401);
   });
@@ -69,7 +69,7 @@ describe("admin orgs", () => {
   });
 
   it("answers unknown endpoints and methods with reasons", async () => {
-    expect((await gw.call("/nope")).body).toEqual({ ok: false, reason: "unknown_endpoint" });
+    expect((await gw.call("/nope")).body).toEqual({ ok: false, reason: "unknown_endpoint", message: expect.any(String) });
     const wrongMethod = await gw.call("/admin/v1/orgs", { method: "DELETE", headers: { authorization: "Bearer x" } });
     expect(wrongMethod.status).toBe(405);
   });

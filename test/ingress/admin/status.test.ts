@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../../ops/cli.js";
+import { insertCheck } from "../../../shared/status/db/status.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 
 let gw: TestGateway;
@@ -22,6 +24,33 @@ describe("admin status calls", () => {
     expect(activity.body.activity[0]).toMatchObject({ who: "operator", action_code: "status.service_set", detail: { service: "website" } });
     const { rows } = await gw.ctx.db.query("SELECT org_id, grp, via FROM activity WHERE action_code = 'status.service_set'");
     expect(rows).toEqual([{ org_id: null, grp: "settings", via: "admin" }]);
+  });
+
+  it("refuses a private address the prober may not reach at once, naming the setting", async () => {
+    for (const url of ["http://127.0.0.1:8080/healthz", "http://10.0.0.5/health", "http://localhost/health"]) {
+      const res = await gw.admin("PUT", "/status/services/dashboard", { name: "Dashboard", url });
+      expect([url, res.status, res.body.reason]).toEqual([url, 400, "bad_url"]);
+      expect(res.body.detail).toContain("PROBE_ALLOW_PRIVATE=1");
+    }
+    expect((await gw.admin("PUT", "/status/services/dashboard", { name: "Dashboard", url: "http://169.254.169.254/" })).body.detail).toContain("metadata");
+  });
+
+  it("the admin API and the CLI show each service's last probe and why it failed", async () => {
+    await gw.admin("PUT", "/status/services/api", { name: "API", url: "https://api.example.com/healthz" });
+    const now = gw.ctx.clock.now();
+    const error = "refused by the SSRF guard: 10.1.2.3 (private)";
+    await insertCheck(gw.ctx.db, { service: "api", slotMs: now - 60_000, atMs: now - 60_000, ok: true, latencyMs: 12, statusCode: 200, error: null });
+    await insertCheck(gw.ctx.db, { service: "api", slotMs: now, atMs: now, ok: false, latencyMs: null, statusCode: null, error });
+    const list = await gw.admin("GET", "/status/services");
+    const api = list.body.services.find((s: { key: string }) => s.key === "api");
+    const at = new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z");
+    expect(api.last_probe).toEqual({ at, ok: false, status_code: null, latency_ms: null, error });
+    expect(list.body.services.find((s: { key: string }) => s.key === "dashboard").last_probe).toBeNull();
+    let out = "";
+    const io = { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (out += t) } };
+    expect(await runCli(["status", "service", "list"], { ...gw.env, SITE_URL: gw.url }, io)).toBe(0);
+    expect(out).toMatch(/LAST PROBE/);
+    expect(out).toContain(`failed at ${at}: ${error}`);
   });
 
   it.each([

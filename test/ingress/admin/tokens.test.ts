@@ -92,7 +92,7 @@ describe("a token as credential", () => {
     expect((await as(read.token, "GET", `/orgs/${orgId}`)).status).toBe(200);
     const refused = await as(read.token, "PUT", `/orgs/${orgId}/content/hello`, { type: "text", value: "hi" });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ ok: false, reason: "insufficient_scope" });
+    expect(refused.body).toEqual({ ok: false, reason: "insufficient_scope", message: expect.any(String) });
     expect((await as(write.token, "PUT", `/orgs/${orgId}/content/hello`, { type: "text", value: "hi" })).status).toBe(200);
   });
 
@@ -100,10 +100,10 @@ describe("a token as credential", () => {
     const write = await mint(["read", "write"]);
     const token = await as(write.token, "POST", `/orgs/${orgId}/tokens`, { name: "child", scopes: ["read"] });
     expect(token.status).toBe(403);
-    expect(token.body).toEqual({ ok: false, reason: "forbidden" });
+    expect(token.body).toEqual({ ok: false, reason: "forbidden", message: expect.any(String) });
     const member = await as(write.token, "POST", `/orgs/${orgId}/members`, { name: "M", email: "m@example.com", role: "owner" });
     expect(member.status).toBe(403);
-    expect(member.body).toEqual({ ok: false, reason: "forbidden" });
+    expect(member.body).toEqual({ ok: false, reason: "forbidden", message: expect.any(String) });
     const { rows } = await gw.ctx.db.query("SELECT count(*)::int AS n FROM members WHERE org_id = $1", [orgId]);
     expect(rows[0].n).toBe(0);
   });
@@ -116,7 +116,7 @@ describe("a token as credential", () => {
     expect(revoked.body.revoked).toMatchObject({ id: details.id, name: details.name });
     const after = await as(token, "GET", "/me");
     expect(after.status).toBe(401);
-    expect(after.body).toEqual({ ok: false, reason: "unauthorized" });
+    expect(after.body).toEqual({ ok: false, reason: "unauthorized", message: expect.any(String) });
     expect((await gw.admin("DELETE", `/orgs/${orgId}/tokens/${details.id}`)).status).toBe(404);
     const listed = await gw.admin("GET", `/orgs/${orgId}/tokens`);
     expect(listed.body.tokens.map((t: { id: number }) => t.id)).not.toContain(details.id);
@@ -140,7 +140,7 @@ describe("a token as credential", () => {
     await gw.admin("POST", "/clock", { advance_s: 3601 });
     const expired = await as(token, "GET", "/me");
     expect(expired.status).toBe(401);
-    expect(expired.body).toEqual({ ok: false, reason: "unauthorized" });
+    expect(expired.body).toEqual({ ok: false, reason: "unauthorized", message: expect.any(String) });
     const listed = await gw.admin("GET", `/orgs/${orgId}/tokens`);
     expect(listed.body.tokens.map((t: { id: number }) => t.id)).not.toContain(details.id);
   });
@@ -179,12 +179,12 @@ describe("a token as credential", () => {
       for (const bad of [typo, token.slice(0, -1), `${token}x`, "gwt_", "gwt_!!"]) {
         const res = await as(bad, "GET", "/me");
         expect(res.status, bad).toBe(401);
-        expect(res.body).toEqual({ ok: false, reason: "unauthorized" });
+        expect(res.body).toEqual({ ok: false, reason: "unauthorized", message: expect.any(String) });
       }
       expect(queries).toBe(0);
       // A well-formed token that was never issued does need the lookup, and is refused the same way.
       const unknown = await as(newOrgToken().token, "GET", "/me");
-      expect(unknown.body).toEqual({ ok: false, reason: "unauthorized" });
+      expect(unknown.body).toEqual({ ok: false, reason: "unauthorized", message: expect.any(String) });
       expect(queries).toBe(1);
     } finally {
       pool.query = query;

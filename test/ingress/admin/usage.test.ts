@@ -62,7 +62,7 @@ describe("GET /keys/:id/usage", () => {
   ])("refuses %s with 400 %s", async (query, reason) => {
     const { status, body } = await gw.admin("GET", `/keys/${keyId}/usage?${query}`);
     expect(status).toBe(400);
-    expect(body).toEqual({ ok: false, reason });
+    expect(body).toEqual({ ok: false, reason, message: expect.any(String) });
   });
 
   it("answers 404 for an unknown key", async () => {

@@ -39,6 +39,7 @@ http {
       proxy_set_header Host $host;
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_set_header Forwarded "";
+      proxy_hide_header uWebSockets;
     }
   }
 }
@@ -87,6 +88,13 @@ describe("behind nginx with the documented settings", () => {
   it("answers HTTP/1.0 callers", async () => {
     const answer = await rawExchange(front, "GET /healthz HTTP/1.0\r\nHost: t\r\n\r\n", 1);
     expect(answer.responses.map((r) => [r.status, r.body])).toEqual([[200, '{"ok":true}']]);
+  });
+
+  it("the proxy hides the uWebSockets header the prebuilt ingress writes on every answer", async () => {
+    expect((await fetch(`${gw.url}/healthz`)).headers.get("uwebsockets")).toBe("20");
+    const proxied = await fetch(`${front}/healthz`);
+    expect(proxied.status).toBe(200);
+    expect(proxied.headers.get("uwebsockets")).toBeNull();
   });
 
   it("refuses an obs-folded header with 400", async () => {

@@ -97,7 +97,7 @@ describe("activity.php", () => {
   ])("refuses %j with 400 %s", async (params, reason) => {
     const res = await activity({ key, ...params });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ ok: false, reason });
+    expect(res.body).toEqual({ ok: false, reason, message: expect.any(String) });
   });
 
   it("refuses NUL and lone surrogates with 400 bad_request, never a 5xx", async () => {

@@ -87,7 +87,7 @@ describe("POST assignments.php", () => {
     const before = Number((await assignments(gw, "GET", { key })).headers.get("x-ratelimit-remaining"));
     const res = await assignments(gw, "POST", { key, ...(params as Record<string, string>) });
     expect(res.status, JSON.stringify(res.body)).toBe(status);
-    expect(res.body).toEqual({ ok: false, reason });
+    expect(res.body).toEqual({ ok: false, reason, message: expect.any(String) });
     expect(res.headers.get("x-ratelimit-limit")).toBe("120");
     expect(Number(res.headers.get("x-ratelimit-remaining"))).toBe(before);
   });
@@ -141,7 +141,7 @@ describe("POST assignments.php", () => {
     expect(last.headers.get("x-ratelimit-remaining")).toBe("0");
     const refused = await assignments(gw, "POST", { key, for_domain: "b.test", finding_key: "headers:csp", status: "in_progress" });
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ ok: false, reason: "assignment_rate_limited" });
+    expect(refused.body).toEqual({ ok: false, reason: "assignment_rate_limited", message: expect.any(String) });
     expect(Number(refused.headers.get("x-ratelimit-reset"))).toBe((hour + 1) * 3600);
     await advance(gw, 3600);
     const next = await assignments(gw, "POST", { key, for_domain: "b.test", finding_key: "headers:csp", status: "in_progress" });
@@ -192,7 +192,7 @@ describe("GET assignments.php", () => {
   ])("refuses %j with %i %s", async (params, status, reason) => {
     const res = await assignments(gw, "GET", { key, ...params });
     expect(res.status).toBe(status);
-    expect(res.body).toEqual({ ok: false, reason });
+    expect(res.body).toEqual({ ok: false, reason, message: expect.any(String) });
   });
 
   it("answers hostile reads with a refusal or an empty list, never a 5xx", async () => {
@@ -273,7 +273,7 @@ describe("re-checks and reopening", () => {
     await gw.ctx.redis.set(gw.ctx.keys.hourlyBudget("recheck", orgId, hour), "30");
     const res = await assignments(gw, "POST", { key, for_domain: "a.test", finding_key: "email:spf", recheck: "1" });
     expect(res.status).toBe(429);
-    expect(res.body).toEqual({ ok: false, reason: "recheck_rate_limited" });
+    expect(res.body).toEqual({ ok: false, reason: "recheck_rate_limited", message: expect.any(String) });
     expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
   });
 

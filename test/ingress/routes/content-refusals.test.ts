@@ -50,7 +50,7 @@ describe("origin_mismatch: content only for the page it is published on", () => 
         expect(answer.body.content.price.value).toBe(10);
       } else {
         expect(answer.status).toBe(403);
-        expect(answer.body).toEqual({ ok: false, reason: "origin_mismatch" });
+        expect(answer.body).toEqual({ ok: false, reason: "origin_mismatch", message: expect.any(String) });
         expect(answer.headers.get("access-control-allow-origin")).toBe("*");
       }
     });
@@ -125,7 +125,7 @@ describe("refusals carry ok:false and the verify reasons, counted like verify", 
       const before = made ? await usedOf(gw, made.orgId) : 0;
       const answer = await call(params);
       expect(answer.status).toBe(REASONS[c.reason].status);
-      expect(answer.body).toEqual({ ok: false, reason: c.reason });
+      expect(answer.body).toEqual({ ok: false, reason: c.reason, message: expect.any(String) });
       expect(answer.headers.get("access-control-allow-origin")).toBe("*");
       if (made) expect(await usedOf(gw, made.orgId)).toBe(before + (c.counts ? 1 : 0));
     });
@@ -134,6 +134,6 @@ describe("refusals carry ok:false and the verify reasons, counted like verify", 
   it("a malformed body is 400 bad_request", async () => {
     const answer = await gw.call("/api/v1/content.php", { method: "POST", body: "{not json", headers: { "content-type": "application/json" } });
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({ ok: false, reason: "bad_request" });
+    expect(answer.body).toEqual({ ok: false, reason: "bad_request", message: expect.any(String) });
   });
 });

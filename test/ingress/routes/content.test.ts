@@ -98,7 +98,7 @@ describe("content answers", () => {
     for (const contentKey of ["nope", "has space", "x".repeat(300), "constructor"]) {
       const absent = await call({ key: shared.key, domain: "example.com", content_key: contentKey });
       expect(absent.status, contentKey).toBe(404);
-      expect(absent.body).toEqual({ ok: false, reason: "not_found" });
+      expect(absent.body).toEqual({ ok: false, reason: "not_found", message: expect.any(String) });
       expect(absent.headers.get("access-control-allow-origin")).toBe("*");
     }
     expect(await usedOf(gw, shared.orgId)).toBe(before + 4);

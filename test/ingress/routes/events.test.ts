@@ -170,7 +170,7 @@ describe("events.php", () => {
     ])("%j → 400 %s, with the cursor headers", async (query, reason) => {
       const res = await feed(query);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ ok: false, reason });
+      expect(res.body).toEqual({ ok: false, reason, message: expect.any(String) });
       expect(res.headers.get("x-has-more")).toBe("0");
       expect(res.headers.get("x-next-cursor")).toMatch(/^\d+$/);
     });
@@ -178,9 +178,9 @@ describe("events.php", () => {
     it("a client key is refused with server_key_required; no key with missing_key", async () => {
       const res = await gw.call("/api/v1/events.php", { query: { key: clientKey, domain: "example.com" } });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ ok: false, reason: "server_key_required" });
+      expect(res.body).toEqual({ ok: false, reason: "server_key_required", message: expect.any(String) });
       const none = await gw.call("/api/v1/events.php", { method: "POST", body: { since: 0 } });
-      expect(none.body).toEqual({ ok: false, reason: "missing_key" });
+      expect(none.body).toEqual({ ok: false, reason: "missing_key", message: expect.any(String) });
     });
 
     it("accepts JSON numbers by POST", async () => {

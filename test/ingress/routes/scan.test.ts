@@ -53,7 +53,7 @@ describe("scan.php", () => {
   it("GET before any scan is 404 no_scan, with the rate-limit headers", async () => {
     const res = await scan("GET", { key: serverKey, domain: "good.test" });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ ok: false, reason: "no_scan" });
+    expect(res.body).toEqual({ ok: false, reason: "no_scan", message: expect.any(String) });
     expect(res.headers.get("x-ratelimit-limit")).toBe("10");
     expect(res.headers.get("x-ratelimit-remaining")).toBe("10");
     expect(Number(res.headers.get("x-ratelimit-reset"))).toBeGreaterThan(gw.ctx.clock.nowSeconds());
@@ -162,7 +162,7 @@ describe("scan.php", () => {
     expect(mismatch.body.reason).toBe("domain_mismatch");
     expect(mismatch.headers.get("x-ratelimit-limit")).toBe("10");
     expect((await scan("GET", { key: serverKey })).body.reason).toBe("missing_domain");
-    expect((await scan("GET", { key: "sk_live_nope", domain: "good.test" })).body).toEqual({ ok: false, reason: "invalid_key" });
+    expect((await scan("GET", { key: "sk_live_nope", domain: "good.test" })).body).toEqual({ ok: false, reason: "invalid_key", message: expect.any(String) });
   });
 
   it("allows 10 fresh scans per hour per organization, then 429 scan_rate_limited", async () => {
@@ -193,7 +193,7 @@ describe("scan.php", () => {
       };
       const reply = await scanRoute(300)(request, gw.ingress.deps);
       expect(reply.status).toBe(504);
-      expect(reply.body).toEqual({ ok: false, reason: "timeout" });
+      expect(reply.body).toEqual({ ok: false, reason: "timeout", message: expect.any(String) });
       // The service's own fault is not charged (interface.md 8; docs/security.md, item 11a):
       // the count is taken back and the usage record moves the call to `timeout`, uncounted.
       expect(await usedOf(gw, org3)).toBe(0);

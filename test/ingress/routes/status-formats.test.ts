@@ -9,7 +9,7 @@ let gw: TestGateway;
 beforeAll(async () => {
   gw = await startTestGateway("statusformats");
   const now = gw.ctx.clock.now();
-  await gw.admin("PUT", "/status/services/website", { name: "Website", url: "http://127.0.0.1:9/" });
+  await gw.admin("PUT", "/status/services/website", { name: "Website", url: "https://www.example.com/" });
   const incident = await gw.admin("POST", "/status/incidents", { title: "Errors <&> on login", impact: "major", affects: ["website"], body: "Looking & fixing" });
   await gw.admin("POST", `/status/incidents/${incident.body.incident.id}/updates`, { status: "identified", body: "Found it" });
   await gw.admin("POST", "/status/maintenance", {

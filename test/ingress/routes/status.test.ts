@@ -34,6 +34,15 @@ async function seedChecks(service: ServiceKey, outcomes: { ok: boolean; ms: numb
   }
 }
 
+describe("GET /status on a fresh install", () => {
+  it("says no service is monitored yet, once per card, instead of all systems operational", async () => {
+    const html = await (await fetch(`${gw.url}/status`)).text();
+    expect(html).toContain("No services monitored yet");
+    expect(html).not.toContain("All systems operational");
+    expect(html.split("Not monitored").length - 1).toBe(3);
+  });
+});
+
 describe("GET /api/status.php", () => {
   it("answers every field of 2.9 with CORS, caching headers and an ETag; 304 on a match; HEAD too", async () => {
     const res = await gw.call("/api/status.php");
@@ -44,7 +53,8 @@ describe("GET /api/status.php", () => {
     const etag = res.headers.get("etag");
     expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
     expect(Object.keys(res.body).sort()).toEqual(["components", "incidents", "maintenance", "page", "status", "uptime_30d"]);
-    expect(res.body.status).toEqual({ indicator: "ok", description: "All systems operational" });
+    // A fresh install monitors nothing: the words say so rather than "All systems operational".
+    expect(res.body.status).toEqual({ indicator: "ok", description: "No services monitored yet" });
     expect(res.body.components.map((c: any) => [c.key, c.name, c.status])).toEqual([
       ["website", "Website", "not_configured"], ["api", "API", "not_configured"], ["dashboard", "Dashboard", "not_configured"],
     ]);
@@ -74,7 +84,7 @@ describe("GET /api/status.php", () => {
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toMatch(/^GET\b/);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
-    expect(res.body).toEqual({ ok: false, reason: "method_not_allowed" });
+    expect(res.body).toEqual({ ok: false, reason: "method_not_allowed", message: expect.any(String) });
   });
 
   it("computes uptime_30d from known checks: share of successes, check counts, median latency; older checks left out", async () => {
