@@ -30,8 +30,8 @@ export const recheckWith =
 
 /** Scans per process at once. */
 export const SCANS_AT_ONCE = 8;
-/** Scans of one organization per process at once: the other slots stay open to other organizations. */
-export const SCANS_PER_ORG = 2;
+/** Scans of one organization per process at once: half the slots, so the other half stays open to other organizations (in turns). */
+export const SCANS_PER_ORG = 4;
 /** Jobs held beyond SCANS_AT_ONCE, so another organization's job behind one organization's run of jobs is read. */
 export const SCAN_BACKLOG = 56;
 
