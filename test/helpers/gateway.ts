@@ -101,12 +101,17 @@ export async function startTestGateway(label: string, extraEnv: Record<string, s
 export async function cleanRedis(prefix: string): Promise<void> {
   const redis = new Redis("redis://127.0.0.1:6379");
   try {
+    // Every key first, then one DEL: the keys vanish at one instant, as in a real Redis loss.
+    // Deleting per SCAN page let an ingress rebuild its snapshots between two pages and lose
+    // part of the rebuild to a later page (a key gone, its shard's sentinel kept).
+    const all = new Set<string>();
     let cursor = "0";
     do {
       const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
       cursor = next;
-      if (found.length) await redis.del(...found);
+      for (const key of found) all.add(key);
     } while (cursor !== "0");
+    if (all.size) await redis.del(...all);
   } finally {
     redis.disconnect();
   }
