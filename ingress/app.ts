@@ -7,6 +7,7 @@ import { healthz, metrics } from "./system.js";
 import { ADMIN_BASE } from "./admin/common.js";
 import { registerAdminRoutes } from "./admin/routes.js";
 import { registerPublicRoutes, CORS_PATHS } from "./routes/index.js";
+import { apiDescriptionRoutes } from "./routes/openapi.js";
 
 /**
  * The route table. Public endpoints answer under /api/v1/ both as `verify.php` and
@@ -21,6 +22,9 @@ export function buildApp(deps: IngressDeps) {
   };
 
   add("GET", "/healthz", healthz);
+  // The admin API's description is no data (docs/api.md): readable without credentials, so
+  // outside the admin route table, whose every route resolves and checks a caller.
+  router.add("GET", `${ADMIN_BASE}/openapi.json`, apiDescriptionRoutes().adminOpenapi);
   registerAdminRoutes((method, path, handler) => router.add(method, path, handler));
   registerPublicRoutes(add);
 

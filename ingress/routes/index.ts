@@ -8,6 +8,7 @@ import { demoRoute } from "./demo.js";
 import { embedScriptRoute } from "./embed.js";
 import { events } from "./events.js";
 import { keysJson } from "./keys-json.js";
+import { apiDescriptionRoutes } from "./openapi.js";
 import { scanRoute } from "./scan.js";
 import { secret, secretMethodNotAllowed } from "./secret.js";
 import { registerStatusRoutes } from "./status.js";
@@ -43,4 +44,8 @@ export function registerPublicRoutes(add: (method: string, path: string, handler
   // What sites embed (docs/embed.md): the bot-check page script, and the demo page in demo mode.
   add("GET", "/botcheck.js", embedScriptRoute());
   add("GET", "/demo", demoRoute());
+  // The API description (docs/api.md); the admin document is registered by app.ts.
+  const described = apiDescriptionRoutes();
+  add("GET", "/api/v1/openapi.json", described.publicOpenapi);
+  add("GET", "/docs/api", described.reference);
 }
