@@ -1,7 +1,7 @@
 import { ADMIN_BASE } from "../admin/common.js";
 import { ADMIN_ROUTES } from "../admin/routes.js";
 import { ADMIN_BODIES, PUBLIC_ENDPOINTS, type PublicEndpoint } from "./sources.js";
-import { ADMIN_ANSWERS, adminReasonSchema, adminRefusal, looseOk, publicRefusal, reasonSchema, type Schema } from "./shapes.js";
+import { ADMIN_ANSWERS, adminReasonSchema, adminRefusal, looseOk, PUBLIC_ANSWERS, publicRefusal, reasonSchema, type Schema } from "./shapes.js";
 
 /**
  * The OpenAPI 3.1 documents of the public API (`{base_url}/openapi.json`) and of the admin
@@ -38,6 +38,7 @@ function publicOperation(endpoint: PublicEndpoint, method: string): Record<strin
       "200": endpoint.answer.kind === "json"
         ? { description: "Success.", content: json(endpoint.answer.schema) }
         : { description: "Success.", content: { [endpoint.answer.type]: { schema: { type: "string" } } } },
+      ...(endpoint.notModified ? { "304": { description: "Not modified: the If-None-Match matched." } } : {}),
       ...refusals("#/components/schemas/Refusal", [400, 401, 403, 404, 405, 413, 429, 503, ...(endpoint.extraStatuses ?? [])]),
     },
   };
@@ -86,13 +87,20 @@ export function adminDocument(siteUrl: string): OpenApiDocument {
       responses: {
         ...Object.fromEntries(success.map((status) => [status, { description: "Success.", content: json(answer ?? looseOk) }])),
         ...(route.method === "POST" && answer !== undefined ? { "201": { description: "Created.", content: json(answer) } } : {}),
-        ...refusals("#/components/schemas/AdminRefusal", [400, 401, 403, 404, 409, 429, 500, 502, 503, 504]),
+        ...refusals("#/components/schemas/AdminRefusal", [400, 401, 403, 404, 405, 409, 413, 429, 500, 502, 503, 504]),
       },
     };
     if (names.length > 0) operation.parameters = names.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
     if (body !== undefined) operation.requestBody = { required: true, content: json(body) };
     paths[template] = { ...(paths[template] ?? {}), [route.method.toLowerCase()]: operation };
   }
+  // The description itself: no data, readable without credentials (docs/api.md).
+  paths[`${ADMIN_BASE}/openapi.json`] = {
+    get: {
+      operationId: "getOpenapi", tags: ["description"], summary: "This document.", security: [],
+      responses: { "200": { description: "This document.", content: json(PUBLIC_ANSWERS.openapi) }, ...refusals("#/components/schemas/AdminRefusal", [405, 503]) },
+    },
+  };
   return {
     openapi: "3.1.0",
     info: { title: "Access gateway: admin API", version: VERSION, description: "operator-api.md sections 2, 4 and 5. Bearer ADMIN_TOKEN, an organization token (gwt_) or a member's sign-in." },

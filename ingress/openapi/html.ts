@@ -30,6 +30,9 @@ const METHODS = ["get", "head", "post", "put", "patch", "delete"];
 function typeOf(schema: unknown): string {
   if (schema === null || typeof schema !== "object") return "";
   const s = schema as Record<string, unknown>;
+  if ("const" in s) return JSON.stringify(s.const);
+  if (typeof s.$ref === "string") return s.$ref.split("/").pop() ?? "";
+  if (Array.isArray(s.oneOf)) return (s.oneOf as unknown[]).map(typeOf).join(" or ");
   if (Array.isArray(s.enum)) return (s.enum as unknown[]).map(String).join(" | ");
   if (Array.isArray(s.anyOf)) return (s.anyOf as unknown[]).map(typeOf).join(" or ");
   const type = Array.isArray(s.type) ? (s.type as string[]).join(" | ") : String(s.type ?? "any");
@@ -38,19 +41,25 @@ function typeOf(schema: unknown): string {
 
 function fields(schema: unknown): string {
   const s = (schema ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
+  const open = (schema as { "x-loose"?: boolean } | null)?.["x-loose"] === true;
   const rows = Object.entries(s.properties ?? {}).map(([name, prop]) =>
     `<tr><td><code>${escape(name)}</code></td><td>${escape(typeOf(prop))}</td><td>${s.required?.includes(name) ? "required" : ""}</td></tr>`);
+  if (open) rows.push(`<tr><td colspan="3"><em>Described loosely: other fields may appear.</em></td></tr>`);
   return rows.length ? `<table><tr><th>Field</th><th>Type</th><th></th></tr>${rows.join("")}</table>` : "";
 }
 
 function operationHtml(path: string, method: string, op: Operation): string {
   const params = (op.parameters ?? []).map((p) => `<tr><td><code>${escape(p.name)}</code></td><td>${p.in}</td><td>${escape(typeOf(p.schema))}</td><td>${p.required ? "required" : ""}</td></tr>`);
   const body = op.requestBody ? Object.values(op.requestBody.content)[0]?.schema : undefined;
-  const statuses = Object.entries(op.responses).map(([status, r]) => {
+  // Answers that share a schema (the refusals) share one row.
+  const rows = new Map<string, string[]>();
+  for (const [status, r] of Object.entries(op.responses)) {
     const schema = r.content ? Object.values(r.content)[0]?.schema : undefined;
     const ref = (schema as { $ref?: string } | undefined)?.$ref;
-    return `<tr><td>${status}</td><td>${ref ? escape(ref.split("/").pop() ?? "") : fields(schema) || escape(Object.keys(r.content ?? {})[0] ?? "")}</td></tr>`;
-  });
+    const cell = ref ? `${escape(ref.split("/").pop() ?? "")}: <code>reason</code> names it (see Reasons)` : fields(schema) || escape(Object.keys(r.content ?? {})[0] ?? "no body");
+    rows.set(cell, [...(rows.get(cell) ?? []), status]);
+  }
+  const statuses = [...rows].map(([cell, codes]) => `<tr><td>${codes.join(", ")}</td><td>${cell}</td></tr>`);
   return `<h3 id="${escape(`${method}-${path}`)}"><span class="m ${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>
 ${op.summary ? `<p>${escape(op.summary)}</p>` : ""}
 ${params.length ? `<table><tr><th>Parameter</th><th>In</th><th>Type</th><th></th></tr>${params.join("")}</table>` : ""}

@@ -1,3 +1,4 @@
+import { PLAN_NAMES } from "../../shared/plans.js";
 import { REASONS } from "../../shared/reasons.js";
 
 /**
@@ -73,22 +74,62 @@ export const PUBLIC_ANSWERS: Record<string, Schema> = {
     ["keys", "tokens"],
   ),
   content: loose({ ok: { const: true }, content: { type: "object", additionalProperties: loose({ type: str, value: {}, updated_at: str }, ["type"]) } }, ["ok"]),
-  secret: loose({ ok: { const: true }, name: str, value: str, ts: int, signature: str, nonce: str }, ["ok", "name", "value", "ts", "signature"]),
-  botcheck: loose({ enforced: bool, allow: bool, challenge: bool, nonce: str, config: obj, reason: str, token: str, verified: bool, blocked_url: str }, ["enforced", "allow"]),
+  secret: strict({ ok: { const: true }, name: str, value: str, ts: int, signature: str, nonce: str }, ["ok", "name", "value", "ts", "signature"]),
+  // A refused visitor is an answer of the check (200, allow:false), not a refusal of the call.
+  botcheck: strict(
+    {
+      enforced: bool, allow: bool, ts: int, challenge: { const: true }, nonce: str, token: str, verified: { const: true }, blocked_url: str,
+      reason: { $ref: "#/components/schemas/Reason" },
+      config: strict({ hold_ms: int, allow_desktop: bool, allow_tablet: bool, allow_mobile: bool }, ["hold_ms", "allow_desktop", "allow_tablet", "allow_mobile"]),
+    },
+    ["enforced", "allow"],
+  ),
   scan: loose({ ok: { const: true } }, ["ok"]),
   assignments: loose({ ok: { const: true }, count: int, assignments: { type: "array", items: obj }, ts: int }, ["ok"]),
   activity: loose({ ok: { const: true }, activity: { type: "array", items: obj }, total: int, page: int, has_more: bool, ts: int }, ["ok", "activity"]),
   status: loose({ status: obj }, []),
+  openapi: loose({ openapi: { const: "3.1.0" }, info: obj, paths: obj }, ["openapi", "info", "paths"]),
+};
+
+const time = { type: "string", format: "date-time" };
+const nullableTime = { type: ["string", "null"], format: "date-time" };
+
+/** operator-api.md section 2: an organization (admin/orgs.ts orgView). */
+const orgSchema = strict(
+  {
+    id: int, name: str, plan: { enum: PLAN_NAMES }, fix_target_days: int,
+    default_owner: { anyOf: [{ type: "null" }, strict({ name: str, email: str }, ["name", "email"])] },
+    subscription: { enum: ["active", "lapsed"] }, cycle_started_at: time, cycle_resets_at: time, allowance: nullable("integer"), used: int,
+  },
+  ["id", "name", "plan", "fix_target_days", "default_owner", "subscription", "cycle_started_at", "cycle_resets_at", "allowance", "used"],
+);
+
+const memberSchema = strict({ id: int, name: str, email: str, role: { enum: ["owner", "admin", "member"] }, created_at: nullableTime }, ["id", "name", "email", "role"]);
+
+/** GET /me (admin/me.ts): one of three principals. */
+const principalSchema = {
+  oneOf: [
+    strict({ kind: { const: "operator" } }, ["kind"]),
+    strict(
+      { kind: { const: "token" }, org: strict({ id: int, name: str }, ["id", "name"]), scopes: { type: "array", items: str }, token: strict({ id: int, name: str }, ["id", "name"]) },
+      ["kind", "org", "scopes", "token"],
+    ),
+    strict(
+      { kind: { const: "member" }, org: strict({ id: int, name: str }, ["id", "name"]), role: { enum: ["owner", "admin", "member"] }, member: strict({ id: int, name: str, email: str }, ["id", "name", "email"]) },
+      ["kind", "org", "role", "member"],
+    ),
+  ],
 };
 
 /** Success answers of the admin API, by `METHOD path`; other routes answer `ok:true` and are described loosely. */
 export const ADMIN_ANSWERS: Record<string, Schema> = {
-  "GET /me": one("principal", loose({ kind: { enum: ["operator", "token", "member"] } }, ["kind"])),
-  "POST /orgs": one("org"),
-  "GET /orgs": list("orgs"),
-  "GET /orgs/:org": one("org"),
-  "PATCH /orgs/:org": one("org"),
-  "GET /orgs/:org/members": list("members"),
+  "GET /me": strict({ ok: { const: true }, principal: principalSchema }, ["ok", "principal"]),
+  "POST /orgs": strict({ ok: { const: true }, org: orgSchema }, ["ok", "org"]),
+  "GET /orgs": strict({ ok: { const: true }, orgs: { type: "array", items: orgSchema }, ...paging }, ["ok", "orgs", "total", "page", "limit", "has_more"]),
+  "GET /orgs/:org": strict({ ok: { const: true }, org: orgSchema }, ["ok", "org"]),
+  "PATCH /orgs/:org": strict({ ok: { const: true }, org: orgSchema }, ["ok", "org"]),
+  "POST /orgs/:org/members": strict({ ok: { const: true }, member: memberSchema }, ["ok", "member"]),
+  "GET /orgs/:org/members": strict({ ok: { const: true }, members: { type: "array", items: memberSchema }, ...paging }, ["ok", "members", "total", "page", "limit", "has_more"]),
   "GET /orgs/:org/tokens": list("tokens"),
   "GET /orgs/:org/domains": list("domains"),
   "POST /orgs/:org/keys": loose({ ok: { const: true }, key: str, details: obj }, ["ok"]),

@@ -63,6 +63,8 @@ export interface PublicEndpoint {
   params?: Schema;
   answer: { kind: "json"; schema: Schema } | { kind: "text"; type: string };
   extraStatuses?: number[];
+  /** Answers 304 to a matching If-None-Match. */
+  notModified?: true;
 }
 
 const getOrPost = ["GET", "POST"] as const;
@@ -79,5 +81,6 @@ export const PUBLIC_ENDPOINTS: readonly PublicEndpoint[] = [
   { name: "activity", path: "/api/v1/activity.php", methods: getOrPost, tag: "activity", summary: "The team activity record (interface.md 4.9).", params: params.activityParams.schema, answer: { kind: "json", schema: PUBLIC_ANSWERS.activity } },
   { name: "keys.json", path: "/api/v1/keys.json", methods: ["GET"], tag: "verify", summary: "The public key of entitlement and lifeline tokens (JWKS).", answer: { kind: "json", schema: PUBLIC_ANSWERS["keys.json"] } },
   // The status document takes no parameters (interface.md 4.10).
-  { name: "status", path: "/api/status.php", methods: ["GET"], tag: "status", summary: "The status document (interface.md 2.9, 4.10).", answer: { kind: "json", schema: PUBLIC_ANSWERS.status } },
+  { name: "status", path: "/api/status.php", methods: ["GET"], tag: "status", summary: "The status document (interface.md 2.9, 4.10).", answer: { kind: "json", schema: PUBLIC_ANSWERS.status }, notModified: true },
+  { name: "openapi", path: "/api/v1/openapi.json", methods: ["GET"], tag: "description", summary: "This document.", answer: { kind: "json", schema: PUBLIC_ANSWERS.openapi } },
 ];
