@@ -54,7 +54,15 @@ const keyDetails = loose({ id: int, name: str, prefix: str, environment: str, sc
 const paging = { total: int, page: int, limit: int, has_more: bool };
 const list = (field: string, item: Schema = obj): Schema =>
   loose({ ok: { const: true }, [field]: { type: "array", items: item }, ...paging }, ["ok", field]);
-const one = (field: string, item: Schema = obj): Schema => loose({ ok: { const: true }, [field]: item }, ["ok", field]);
+
+/** interface.md 2.7 (routes/assignment-view.ts), plus found_at and target_date. */
+const assignmentSchema = strict(
+  {
+    domain: str, finding_key: str, finding: {}, status: { enum: ["open", "in_progress", "done"] }, owner: {}, due_at: nullable("string"),
+    overdue: bool, past_target: bool, updated_at: str, found_at: str, target_date: nullable("string"),
+  },
+  ["domain", "finding_key", "status"],
+);
 
 /** Success answers of the public endpoints, by endpoint name. */
 export const PUBLIC_ANSWERS: Record<string, Schema> = {
@@ -73,7 +81,13 @@ export const PUBLIC_ANSWERS: Record<string, Schema> = {
     },
     ["keys", "tokens"],
   ),
-  content: loose({ ok: { const: true }, content: { type: "object", additionalProperties: loose({ type: str, value: {}, updated_at: str }, ["type"]) } }, ["ok"]),
+  content: strict(
+    {
+      ok: { const: true }, domain: str, ts: int, signature: str, latency_ms: { type: "number" },
+      content: { type: "object", additionalProperties: strict({ type: str, value: {}, updated_at: nullable("string") }, ["type", "value"]) },
+    },
+    ["ok", "content", "ts", "signature"],
+  ),
   secret: strict({ ok: { const: true }, name: str, value: str, ts: int, signature: str, nonce: str }, ["ok", "name", "value", "ts", "signature"]),
   // A refused visitor is an answer of the check (200, allow:false), not a refusal of the call.
   botcheck: strict(
@@ -85,8 +99,26 @@ export const PUBLIC_ANSWERS: Record<string, Schema> = {
     ["enforced", "allow"],
   ),
   scan: loose({ ok: { const: true } }, ["ok"]),
-  assignments: loose({ ok: { const: true }, count: int, assignments: { type: "array", items: obj }, ts: int }, ["ok"]),
-  activity: loose({ ok: { const: true }, activity: { type: "array", items: obj }, total: int, page: int, has_more: bool, ts: int }, ["ok", "activity"]),
+  // One shape for the list (GET), one assignment with its history (history=1) and a change (POST).
+  assignments: strict(
+    {
+      ok: { const: true }, ts: int, count: int, assignments: { type: "array", items: assignmentSchema }, assignment: assignmentSchema,
+      history: { type: "array", items: strict({ time: str, who: str, what: str, code: nullable("string"), automatic: bool }, ["time", "who", "what"]) },
+      notes: { type: "array", items: strict({ id: int, time: str, who: str, body: str }, ["id", "time", "who", "body"]) },
+      passed: bool, check_status: {}, summary: {},
+    },
+    ["ok", "ts"],
+  ),
+  activity: strict(
+    {
+      ok: { const: true }, total: int, page: int, has_more: bool, ts: int,
+      activity: {
+        type: "array",
+        items: strict({ time: str, who: str, action: str, action_code: str, group: str, via: str, domain: nullable("string"), detail: {} }, ["time", "who", "action", "action_code", "group"]),
+      },
+    },
+    ["ok", "activity", "total", "page", "has_more", "ts"],
+  ),
   status: loose({ status: obj }, []),
   openapi: loose({ openapi: { const: "3.1.0" }, info: obj, paths: obj }, ["openapi", "info", "paths"]),
 };
@@ -121,6 +153,38 @@ const principalSchema = {
   ],
 };
 
+const strings = { type: "array", items: str };
+
+/** A key's admin details (admin/key-view.ts keyDetails): the settings of operator-api.md section 2 and the key's state. */
+const keySchema = strict(
+  {
+    id: int, org_id: int, name: str, prefix: str, environment: str, industry: str, scopes: strings, domain: str, is_trial: bool,
+    expires_at: nullableTime, kind: { enum: ["client", "server"] }, status: str, ip_allow: strings, ip_deny: strings, ip_binding: bool,
+    countries_allow: strings, countries_block: strings, rate_per_minute: int, rate_per_source_per_minute: nullable("integer"),
+    hard_expires_at: nullableTime, botcheck: obj, firewall: { type: ["object", "null"] }, content_origin: nullable("string"),
+    created_at: nullableTime, updated_at: nullableTime, last_used_at: nullableTime,
+  },
+  ["id", "org_id", "name", "prefix", "kind", "status"],
+);
+
+/** An organization token (admin/tokens.ts tokenDetails); the token itself only in the create answer. */
+const tokenSchema = strict(
+  { id: int, name: str, scopes: strings, prefix: str, created_at: nullableTime, created_by: {}, last_used_at: nullableTime, expires_at: nullableTime },
+  ["id", "name", "scopes", "prefix"],
+);
+
+/** A domain (admin/domains.ts domainView). */
+const domainSchema = strict(
+  {
+    id: int, name: str, verified: bool, verified_at: nullableTime, verification_token: str,
+    txt_record: strict({ name: str, value: str }, ["name", "value"]), created_at: nullableTime,
+  },
+  ["id", "name", "verified", "txt_record"],
+);
+
+const listOf = (field: string, item: Schema): Schema =>
+  strict({ ok: { const: true }, [field]: { type: "array", items: item }, ...paging }, ["ok", field, "total", "page", "limit", "has_more"]);
+
 /** Success answers of the admin API, by `METHOD path`; other routes answer `ok:true` and are described loosely. */
 export const ADMIN_ANSWERS: Record<string, Schema> = {
   "GET /me": strict({ ok: { const: true }, principal: principalSchema }, ["ok", "principal"]),
@@ -130,12 +194,15 @@ export const ADMIN_ANSWERS: Record<string, Schema> = {
   "PATCH /orgs/:org": strict({ ok: { const: true }, org: orgSchema }, ["ok", "org"]),
   "POST /orgs/:org/members": strict({ ok: { const: true }, member: memberSchema }, ["ok", "member"]),
   "GET /orgs/:org/members": strict({ ok: { const: true }, members: { type: "array", items: memberSchema }, ...paging }, ["ok", "members", "total", "page", "limit", "has_more"]),
-  "GET /orgs/:org/tokens": list("tokens"),
-  "GET /orgs/:org/domains": list("domains"),
-  "POST /orgs/:org/keys": loose({ ok: { const: true }, key: str, details: obj }, ["ok"]),
-  "GET /orgs/:org/keys": list("keys"),
-  "GET /keys/:id": one("details"),
-  "PATCH /keys/:id": one("details"),
+  "POST /orgs/:org/tokens": strict({ ok: { const: true }, token: str, details: tokenSchema }, ["ok", "token", "details"]),
+  "GET /orgs/:org/tokens": listOf("tokens", tokenSchema),
+  "POST /orgs/:org/domains": strict({ ok: { const: true }, domain: domainSchema }, ["ok", "domain"]),
+  "GET /orgs/:org/domains": listOf("domains", domainSchema),
+  "POST /orgs/:org/keys": strict({ ok: { const: true }, key: str, details: keySchema }, ["ok", "key", "details"]),
+  "GET /orgs/:org/keys": listOf("keys", keySchema),
+  "GET /keys/:id": strict({ ok: { const: true }, details: keySchema }, ["ok", "details"]),
+  "PATCH /keys/:id": strict({ ok: { const: true }, details: keySchema }, ["ok", "details"]),
+  "POST /keys/:id/rotate": strict({ ok: { const: true }, key: str, details: keySchema }, ["ok", "key", "details"]),
   "GET /orgs/:org/content": list("content"),
   "GET /orgs/:org/secrets": list("secrets"),
   "GET /orgs/:org/risks": list("risks"),
