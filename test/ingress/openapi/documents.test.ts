@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_ROUTES } from "../../../ingress/admin/routes.js";
 import { adminDocument, publicDocument } from "../../../ingress/openapi/document.js";
+import { ADMIN_ANSWERS } from "../../../ingress/openapi/shapes.js";
 import { ADMIN_BODIES, ADMIN_BODILESS } from "../../../ingress/openapi/sources.js";
 import { REASONS } from "../../../shared/reasons.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
@@ -40,7 +42,24 @@ describe("the OpenAPI documents", () => {
         expect(Object.hasOwn(ADMIN_BODIES, `${r.method} ${r.path}`) || ADMIN_BODILESS.has(`${r.method} ${r.path}`), `${r.method} ${r.path} has no body description`).toBe(true);
       }
     }
-    for (const id of [...Object.keys(ADMIN_BODIES), ...ADMIN_BODILESS]) expect(ids.has(id), `${id} is not an admin route`).toBe(true);
+    for (const id of [...Object.keys(ADMIN_BODIES), ...ADMIN_BODILESS, ...Object.keys(ADMIN_ANSWERS)]) expect(ids.has(id), `${id} is not an admin route`).toBe(true);
+  });
+
+  it("docs/api.md lists exactly the loosely described success answers", () => {
+    const loose: string[] = [];
+    for (const doc of [publicDocument("https://gateway.example"), adminDocument("https://gateway.example")]) {
+      for (const [path, item] of Object.entries(doc.paths)) {
+        if ("$ref" in item) continue;
+        for (const [method, op] of Object.entries(item as Record<string, { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> }>)) {
+          const success = op.responses["200"] ?? op.responses["201"];
+          if (success.content?.["application/json"]?.schema["x-loose"] === true) loose.push(`${method.toUpperCase()} ${path}`);
+        }
+      }
+    }
+    const docs = readFileSync(new URL("../../../docs/api.md", import.meta.url), "utf8");
+    const section = docs.slice(docs.indexOf("## Described loosely"));
+    const listed = [...section.matchAll(/^- `([A-Z]+ \S+)`$/gm)].map((m) => m[1]);
+    expect(listed.sort()).toEqual(loose.sort());
   });
 
   it("name every reason with its status", () => {
