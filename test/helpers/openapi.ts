@@ -67,8 +67,9 @@ export function answerChecker(siteUrl: string) {
     const bare = path.split("?")[0].replace(/\/+$/, "") || "/";
     const found = find(bare);
     const refusalRef = bare.startsWith("/admin/v1/") ? "admin#/components/schemas/AdminRefusal" : "public#/components/schemas/Refusal";
-    // Outside both documents (the status page, /healthz, /botcheck.js, ...): only an API path's 404 is described.
-    if (!found && !bare.startsWith("/api/v1/") && !bare.startsWith("/admin/v1/")) return null;
+    // Outside both documents (the status page, /healthz, /botcheck.js, routes outside the
+    // admin route table): only the 404 and 405 refusals of an API path are described.
+    if (!found && !((bare.startsWith("/api/v1/") || bare.startsWith("/admin/v1/")) && (status === 404 || status === 405))) return null;
     let ref: string;
     const operation = found?.item[method.toLowerCase() === "head" && !found.item.head ? "get" : method.toLowerCase()] as { responses: Record<string, { content?: Record<string, unknown> }> } | undefined;
     if (!found || !operation) {

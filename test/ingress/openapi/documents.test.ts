@@ -90,5 +90,7 @@ describe("the OpenAPI documents", () => {
     expect(check("POST", "/api/v1/verify.php", 418, { authorized: false, reason: "expired" }, "application/json")).toMatch(/not in the document/);
     expect(check("GET", "/admin/v1/orgs/1", 400, { ok: false, reason: "bad_name" }, "application/json")).toBeNull();
     expect(check("GET", "/admin/v1/orgs/1", 200, { ok: true }, "application/json")).toMatch(/org/);
+    expect(check("GET", "/api/v1/nothing-here", 404, { ok: false, reason: "unknown_endpoint" }, "application/json")).toBeNull();
+    expect(check("GET", "/api/v1/nothing-here", 404, { ok: false }, "application/json")).toMatch(/reason/);
   });
 });
