@@ -10,6 +10,7 @@ import { registerAdminRoutes } from "./admin/routes.js";
 import { registerAuthRoutes } from "./admin/auth/routes.js";
 import { registerDashboardRoutes } from "./dashboard/pages.js";
 import { registerPublicRoutes, CORS_PATHS } from "./routes/index.js";
+import { apiDescriptionRoutes } from "./routes/openapi.js";
 
 /**
  * The route table. Public endpoints answer under /api/v1/ both as `verify.php` and
@@ -24,6 +25,9 @@ export function buildApp(deps: IngressDeps) {
   };
 
   add("GET", "/healthz", healthz);
+  // The admin API's description is no data (docs/api.md): readable without credentials, so
+  // outside the admin route table, whose every route resolves and checks a caller.
+  router.add("GET", `${ADMIN_BASE}/openapi.json`, apiDescriptionRoutes().adminOpenapi);
   registerAdminRoutes((method, path, handler) => router.add(method, path, handler));
   // The sign-in calls make sessions rather than need a principal: they check their own
   // credentials (a link, a passkey answer, the member's own session with CSRF), so they stay

@@ -11,14 +11,14 @@ import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
 const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 const MAX_VALUE_BYTES = 64 * 1024;
 
-const contentBody = validator<{ type: ContentType; value: unknown }>({
+export const contentBody = validator<{ type: ContentType; value: unknown }>({
   type: "object",
   required: ["type", "value"],
   properties: { type: { type: "string", enum: CONTENT_TYPES }, value: {} },
   additionalProperties: false,
 });
 
-const secretBody = validator<{ value: string }>({
+export const secretBody = validator<{ value: string }>({
   type: "object",
   required: ["value"],
   properties: { value: { type: "string", minLength: 1, maxLength: MAX_VALUE_BYTES } },

@@ -15,7 +15,7 @@ import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
 
-const domainBody = validator<{ domain: string; verified?: boolean }>({
+export const domainBody = validator<{ domain: string; verified?: boolean }>({
   type: "object",
   required: ["domain"],
   properties: { domain: { type: "string", format: "domain" }, verified: { type: "boolean" } },

@@ -54,14 +54,14 @@ const settingsProperties = {
 
 type KeyBody = Partial<Omit<KeySettings, "botcheck">> & { kind?: "client" | "server"; botcheck?: Partial<KeySettings["botcheck"]> };
 
-const createBody = validator<KeyBody & { name: string; kind: "client" | "server" }>({
+export const createBody = validator<KeyBody & { name: string; kind: "client" | "server" }>({
   type: "object",
   required: ["name", "kind"],
   properties: { ...settingsProperties, kind: { type: "string", enum: ["client", "server"] } },
   additionalProperties: false,
 });
 
-const patchBody = validator<KeyBody>({
+export const patchBody = validator<KeyBody>({
   type: "object",
   properties: settingsProperties,
   additionalProperties: false,

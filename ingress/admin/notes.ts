@@ -8,7 +8,7 @@ import { FINDING_KEY } from "./risks.js";
 
 // `who` names the note's author; a signed-in member is its own author, so only the
 // operator and tokens must send it.
-const noteBody = validator<{ who?: string; body: string }>({
+export const noteBody = validator<{ who?: string; body: string }>({
   type: "object",
   required: ["body"],
   properties: {

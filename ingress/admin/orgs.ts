@@ -32,7 +32,7 @@ const orgFields = {
   subscription: { type: "string", enum: ["active", "lapsed"] },
 };
 
-const createOrgBody = validator<{ name: string; plan: Plan; fix_target_days: number; subscription: "active" | "lapsed" }>({
+export const createOrgBody = validator<{ name: string; plan: Plan; fix_target_days: number; subscription: "active" | "lapsed" }>({
   type: "object",
   required: ["name"],
   properties: {
@@ -44,7 +44,7 @@ const createOrgBody = validator<{ name: string; plan: Plan; fix_target_days: num
   additionalProperties: false,
 });
 
-const patchOrgBody = validator<{ name?: string; plan?: Plan; fix_target_days?: number; subscription?: "active" | "lapsed"; default_owner?: string | null }>({
+export const patchOrgBody = validator<{ name?: string; plan?: Plan; fix_target_days?: number; subscription?: "active" | "lapsed"; default_owner?: string | null }>({
   type: "object",
   // default_owner: a member's e-mail; null or "" turns automatic assignment off. Only a
   // change can set it: an organization has no members when it is created.
@@ -52,7 +52,7 @@ const patchOrgBody = validator<{ name?: string; plan?: Plan; fix_target_days?: n
   additionalProperties: false,
 });
 
-const memberBody = validator<{ name: string; email: string; role: "owner" | "admin" | "member" }>({
+export const memberBody = validator<{ name: string; email: string; role: "owner" | "admin" | "member" }>({
   type: "object",
   required: ["name", "email"],
   properties: {

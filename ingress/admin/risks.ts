@@ -16,7 +16,7 @@ import { check, idParam, iso, parseTime, validator, type AdminHandler } from "./
 
 export const FINDING_KEY = /^[a-z0-9_-]{1,32}:[a-z0-9_.-]{1,64}$/;
 
-const riskBody = validator<{ domain: string; finding_key: string; note?: string; expires_at?: string | null }>({
+export const riskBody = validator<{ domain: string; finding_key: string; note?: string; expires_at?: string | null }>({
   type: "object",
   required: ["domain", "finding_key"],
   properties: {

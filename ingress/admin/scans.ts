@@ -13,7 +13,7 @@ import { check, idParam, validator, type AdminHandler } from "./common.js";
  * (`scan_rate_limited`), without a key.
  */
 
-const runBody = validator<{ domain: string }>({
+export const runBody = validator<{ domain: string }>({
   type: "object",
   required: ["domain"],
   properties: { domain: { type: "string", format: "domain" } },

@@ -27,7 +27,7 @@ import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
 /** How long "send test event" waits for a pusher to try the destination. */
 export const TEST_TIMEOUT_MS = 20_000;
 
-const destinationBody = validator<{ kind: SiemKind; url: string; token?: string | null; index?: string | null }>({
+export const destinationBody = validator<{ kind: SiemKind; url: string; token?: string | null; index?: string | null }>({
   type: "object",
   required: ["kind", "url"],
   properties: {
@@ -39,7 +39,7 @@ const destinationBody = validator<{ kind: SiemKind; url: string; token?: string 
   additionalProperties: false,
 });
 
-const retryBody = validator<{ ids?: string[] }>({
+export const retryBody = validator<{ ids?: string[] }>({
   type: "object",
   properties: { ids: { type: "array", maxItems: 1000, items: { type: "string", pattern: "^\\d{1,20}-\\d{1,20}$" } } },
   additionalProperties: false,

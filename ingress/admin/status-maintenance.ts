@@ -34,14 +34,14 @@ interface MaintenanceInput {
   ends_at: string;
 }
 
-const createBody = validator<MaintenanceInput>({
+export const createBody = validator<MaintenanceInput>({
   type: "object",
   required: ["title", "starts_at", "ends_at"],
   properties: { ...fields, body: { ...fields.body, default: "" }, affects: { ...AFFECTS_SCHEMA, default: [] } },
   additionalProperties: false,
 });
 
-const patchBody = validator<Partial<MaintenanceInput>>({ type: "object", minProperties: 1, properties: fields, additionalProperties: false });
+export const patchBody = validator<Partial<MaintenanceInput>>({ type: "object", minProperties: 1, properties: fields, additionalProperties: false });
 
 export const createStatusMaintenance: AdminHandler = async (_request, deps, _params, body) => {
   const input = check(createBody, body);

@@ -39,7 +39,7 @@ export const AFFECTS_SCHEMA = { type: "array", items: { type: "string", enum: SE
 const TITLE = { type: "string", minLength: 1, maxLength: 200, pattern: "\\S" };
 const BODY = { type: "string", minLength: 1, maxLength: 10_000, pattern: "\\S" };
 
-const serviceBody = validator<{ name: string; url: string | null }>({
+export const serviceBody = validator<{ name: string; url: string | null }>({
   type: "object",
   required: ["name", "url"],
   properties: {
@@ -49,7 +49,7 @@ const serviceBody = validator<{ name: string; url: string | null }>({
   additionalProperties: false,
 });
 
-const incidentBody = validator<{ title: string; impact: Impact; affects: ServiceKey[]; status: IncidentStatus; body: string }>({
+export const incidentBody = validator<{ title: string; impact: Impact; affects: ServiceKey[]; status: IncidentStatus; body: string }>({
   type: "object",
   required: ["title", "body"],
   properties: {
@@ -62,14 +62,14 @@ const incidentBody = validator<{ title: string; impact: Impact; affects: Service
   additionalProperties: false,
 });
 
-const updateBody = validator<{ status: IncidentStatus; body: string }>({
+export const updateBody = validator<{ status: IncidentStatus; body: string }>({
   type: "object",
   required: ["status", "body"],
   properties: { status: { type: "string", enum: INCIDENT_STATUSES }, body: BODY },
   additionalProperties: false,
 });
 
-const patchBody = validator<{ title?: string; impact?: Impact; affects?: ServiceKey[]; postmortem?: string | null }>({
+export const patchBody = validator<{ title?: string; impact?: Impact; affects?: ServiceKey[]; postmortem?: string | null }>({
   type: "object",
   minProperties: 1,
   properties: {

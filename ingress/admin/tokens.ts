@@ -16,7 +16,7 @@ import { check, idParam, iso, parseTime, validator, type AdminHandler } from "./
 
 /** Organization tokens (operator-api.md section 5, docs/accounts.md): shown once, SHA-256 at rest. */
 
-const tokenBody = validator<{ name: string; scopes: Scope[]; expires_at?: string | null }>({
+export const tokenBody = validator<{ name: string; scopes: Scope[]; expires_at?: string | null }>({
   type: "object",
   required: ["name", "scopes"],
   properties: {

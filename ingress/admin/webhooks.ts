@@ -6,7 +6,7 @@ import { deleteWebhook, deliveriesOf, findWebhook, insertWebhook, listWebhooks, 
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
 
-const webhookBody = validator<{ url: string; secret: string }>({
+export const webhookBody = validator<{ url: string; secret: string }>({
   type: "object",
   required: ["url", "secret"],
   properties: {

@@ -9,6 +9,7 @@ import { embedScriptRoute } from "./embed.js";
 import { events } from "./events.js";
 import { keysJson } from "./keys-json.js";
 import { landing } from "./landing.js";
+import { apiDescriptionRoutes } from "./openapi.js";
 import { scanRoute } from "./scan.js";
 import { secret, secretMethodNotAllowed } from "./secret.js";
 import { registerStatusRoutes } from "./status.js";
@@ -59,4 +60,8 @@ export function registerPublicRoutes(add: (method: string, path: string, handler
   add("GET", "/botcheck.js", embedScriptRoute());
   add("GET", "/demo", demoRoute());
   add("GET", "/", landing);
+  // The API description (docs/api.md); the admin document is registered by app.ts.
+  const described = apiDescriptionRoutes();
+  add("GET", "/api/v1/openapi.json", described.publicOpenapi);
+  add("GET", "/docs/api", described.reference);
 }

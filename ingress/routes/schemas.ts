@@ -12,9 +12,13 @@ const scalar = (maxLength: number) => ({ type: ["string", "number", "boolean"], 
 
 const KEY = { key: scalar(256) };
 
-function compile(properties: Record<string, object>): (params: Params) => boolean {
-  const validate = ajv.compile({ type: "object", properties, additionalProperties: true });
-  return (params) => validate(params) === true;
+/** A parameter check that keeps its JSON schema, so the OpenAPI document (ingress/openapi/) describes what is checked. */
+export type ParamsCheck = ((params: Params) => boolean) & { readonly schema: { type: "object"; properties: Record<string, object>; additionalProperties: true } };
+
+function compile(properties: Record<string, object>): ParamsCheck {
+  const schema = { type: "object", properties, additionalProperties: true } as const;
+  const validate = ajv.compile(schema);
+  return Object.assign((params: Params) => validate(params) === true, { schema });
 }
 
 /**

@@ -123,14 +123,18 @@ export function reasonOf(error: ErrorObject, overrides: Record<string, string> =
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; reason: string; detail: string };
 
-export function validator<T>(schema: object, overrides: Record<string, string> = {}): (data: unknown) => Validated<T> {
+/** A body check that keeps its JSON schema, so the OpenAPI documents (ingress/openapi/) describe what is checked. */
+export type Validator<T> = ((data: unknown) => Validated<T>) & { readonly schema: object };
+
+export function validator<T>(schema: object, overrides: Record<string, string> = {}): Validator<T> {
   const validate: ValidateFunction = ajv.compile(schema);
-  return (data) => {
+  const check = (data: unknown): Validated<T> => {
     if (validate(data)) return { ok: true, value: data as T };
     const error = validate.errors?.[0];
     if (!error) return { ok: false, reason: "bad_request", detail: "invalid" };
     return { ok: false, reason: reasonOf(error, overrides), detail: `${error.instancePath || "/"} ${error.message ?? ""}`.trim() };
   };
+  return Object.assign(check, { schema });
 }
 
 const MAX_DEPTH = 32;

@@ -5,6 +5,7 @@ import { openContext, type Context } from "../../shared/platform/context.js";
 import { silentLogger } from "../../shared/platform/log.js";
 import { startIngress, type RunningIngress } from "../../ingress/main.js";
 import { createTestDatabase } from "./database.js";
+import { answerChecker } from "./openapi.js";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 /** Random-looking, fixed: GATEWAY_SECRET refuses low-entropy values such as "11" repeated (shared/platform/config.ts). */
@@ -50,6 +51,7 @@ export async function startTestGateway(label: string, extraEnv: Record<string, s
   const url = `http://127.0.0.1:${ingress.port}`;
   await ingress.deps.projector.rebuildAll();
 
+  const checkAnswer = answerChecker(url);
   const call: TestGateway["call"] = async (path, init = {}) => {
     const query = init.query ? `?${new URLSearchParams(init.query)}` : "";
     const headers: Record<string, string> = { ...(init.headers ?? {}) };
@@ -61,7 +63,8 @@ export async function startTestGateway(label: string, extraEnv: Record<string, s
       body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
       headers["content-type"] ??= "application/json";
     }
-    const response = await fetch(`${url}${path}${query}`, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
+    const method = init.method ?? (body ? "POST" : "GET");
+    const response = await fetch(`${url}${path}${query}`, { method, headers, body });
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -69,6 +72,9 @@ export async function startTestGateway(label: string, extraEnv: Record<string, s
     } catch {
       /* not JSON: keep the text */
     }
+    // Every answer is checked against the OpenAPI documents (docs/api.md).
+    const mismatch = checkAnswer(method.toUpperCase(), path, response.status, parsed, response.headers.get("content-type") ?? "");
+    if (mismatch !== null) throw new Error(`answer outside the OpenAPI document: ${mismatch}`);
     return { status: response.status, body: parsed, headers: response.headers };
   };
 

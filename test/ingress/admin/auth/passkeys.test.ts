@@ -173,7 +173,7 @@ describe("the member's passkeys", () => {
     expect(JSON.stringify(listed)).not.toMatch(/public_key|credential/);
 
     await advance(gw, LIFETIMES.freshSigninMs / 1000 + 1);
-    expect((await client.call("POST", "/passkeys/options")).body).toEqual({ ok: false, reason: "reauthentication_required" });
+    expect((await client.call("POST", "/passkeys/options")).body).toEqual({ ok: false, reason: "reauthentication_required", message: expect.any(String) });
     expect((await client.call("POST", "/passkeys/verify", { response: second.response })).body.reason).toBe("reauthentication_required");
 
     expect((await client.call("DELETE", `/passkeys/${listed[0].id}`)).status).toBe(200);

@@ -86,7 +86,7 @@ describe("invitations", () => {
     await advance(gw, 61);
     const late = await client.call("POST", "/invitation/accept/options", { token: member.token });
     expect(late.status).toBe(400);
-    expect(late.body).toEqual({ ok: false, reason: "invalid_link" });
+    expect(late.body).toEqual({ ok: false, reason: "invalid_link", message: expect.any(String) });
   });
 
   it("an invitation is not a sign-in link, and a malformed token is a field error", async () => {
@@ -119,7 +119,7 @@ describe("sign-in links", () => {
     expect(first.headers.get("cache-control")).toBe("no-store");
     const replay = await memberClient(gw, site).call("POST", "/signin/link/consume", { token: tokenOf(link) });
     expect(replay.status).toBe(400);
-    expect(replay.body).toEqual({ ok: false, reason: "invalid_link" });
+    expect(replay.body).toEqual({ ok: false, reason: "invalid_link", message: expect.any(String) });
 
     const current = await client.call("GET", "/session");
     expect(current.status).toBe(200);
@@ -215,7 +215,7 @@ describe("sessions", () => {
     expect(revoked.status).toBe(200);
     const refused = await phone.call("GET", "/session");
     expect(refused.status).toBe(401);
-    expect(refused.body).toEqual({ ok: false, reason: "session_expired" });
+    expect(refused.body).toEqual({ ok: false, reason: "session_expired", message: expect.any(String) });
     expect(refused.headers.get("set-cookie")).toBe(clearedCookie(site));
     expect((await laptop.call("GET", "/session")).status).toBe(200);
     expect((await laptop.call("DELETE", `/sessions/${phoneSession.id}`)).status).toBe(404);
@@ -231,7 +231,7 @@ describe("sessions", () => {
     const bob = await signInByLink(gw, smtp, (await invite(gw, smtp, orgId)).email);
     const bobSession = (await bob.call("GET", "/session")).body.session.id;
     expect((await ann.call("GET", "/sessions")).body.sessions.map((s: { id: number }) => s.id)).not.toContain(bobSession);
-    expect((await ann.call("DELETE", `/sessions/${bobSession}`)).body).toEqual({ ok: false, reason: "not_found" });
+    expect((await ann.call("DELETE", `/sessions/${bobSession}`)).body).toEqual({ ok: false, reason: "not_found", message: expect.any(String) });
     expect((await bob.call("GET", "/session")).status).toBe(200);
   });
 
@@ -243,7 +243,7 @@ describe("sessions", () => {
     expect(out.headers.get("set-cookie")).toBe(clearedCookie(site));
     client.cookie = cookie;
     expect((await client.call("GET", "/session")).body.reason).toBe("session_expired");
-    expect((await memberClient(gw, site).call("GET", "/session")).body).toEqual({ ok: false, reason: "unauthorized" });
+    expect((await memberClient(gw, site).call("GET", "/session")).body).toEqual({ ok: false, reason: "unauthorized", message: expect.any(String) });
   });
 
   it("the idle lifetime (12 h) ends a session left unused; using it keeps it alive", async () => {
@@ -285,7 +285,7 @@ describe("CSRF", () => {
     ];
     for (const [label, headers] of attempts) {
       const refused = await client.call("POST", "/signout", {}, headers);
-      expect({ status: refused.status, body: refused.body }, label).toEqual({ status: 403, body: { ok: false, reason: "csrf_rejected" } });
+      expect({ status: refused.status, body: refused.body }, label).toEqual({ status: 403, body: { ok: false, reason: "csrf_rejected", message: expect.any(String) } });
       expect((await client.call("DELETE", `/sessions/${(await client.call("GET", "/session")).body.session.id}`, undefined, headers)).status, label).toBe(403);
     }
     expect((await client.call("GET", "/session", undefined, { origin: "" })).status).toBe(200);
@@ -310,7 +310,7 @@ describe("rate limits", () => {
       for (let i = 1; i <= BUDGETS.linkPerEmail.limit; i++) expect((await post(`127.0.1.${i}`, "/signin/link", { email })).status).toBe(200);
       const refused = await post("127.0.1.99", "/signin/link", { email: email.toUpperCase() });
       expect(refused.status).toBe(429);
-      expect(refused.body).toEqual({ ok: false, reason: "signin_rate_limited" });
+      expect(refused.body).toEqual({ ok: false, reason: "signin_rate_limited", message: expect.any(String) });
       expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
       expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(3600);
     }

@@ -1,0 +1,115 @@
+import { ADMIN_BASE } from "../admin/common.js";
+import { ADMIN_ROUTES } from "../admin/routes.js";
+import { ADMIN_BODIES, PUBLIC_ENDPOINTS, type PublicEndpoint } from "./sources.js";
+import { ADMIN_ANSWERS, adminReasonSchema, adminRefusal, looseOk, PUBLIC_ANSWERS, publicRefusal, reasonSchema, type Schema } from "./shapes.js";
+
+/**
+ * The OpenAPI 3.1 documents of the public API (`{base_url}/openapi.json`) and of the admin
+ * API (`SITE_URL/admin/v1/openapi.json`), built from the route tables and the schemas the
+ * routes validate with (sources.ts), so a description cannot drift from the check.
+ */
+
+export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
+
+const VERSION = "1";
+
+const json = (schema: Schema) => ({ "application/json": { schema } });
+
+const refusals = (ref: string, statuses: Iterable<number>): Record<string, unknown> =>
+  Object.fromEntries([...new Set(statuses)].sort().map((status) => [String(status), { description: `Refused (see the reason).`, content: json({ $ref: ref }) }]));
+
+/** `/orgs/:org/keys` → `/orgs/{org}/keys`, and the names of its captures. */
+export function templateOf(path: string): { template: string; names: string[] } {
+  const names: string[] = [];
+  const template = path.replace(/:([a-z_]+)/g, (_m, name: string) => {
+    names.push(name);
+    return `{${name}}`;
+  });
+  return { template, names };
+}
+
+function publicOperation(endpoint: PublicEndpoint, method: string): Record<string, unknown> {
+  const properties = ((endpoint.params as { properties?: Record<string, Schema> } | undefined)?.properties ?? {});
+  const operation: Record<string, unknown> = {
+    operationId: `${endpoint.name.replace(/\W/g, "_")}_${method}`,
+    summary: endpoint.summary,
+    tags: [endpoint.tag],
+    responses: {
+      "200": endpoint.answer.kind === "json"
+        ? { description: "Success.", content: json(endpoint.answer.schema) }
+        : { description: "Success.", content: { [endpoint.answer.type]: { schema: { type: "string" } } } },
+      ...(endpoint.notModified ? { "304": { description: "Not modified: the If-None-Match matched." } } : {}),
+      ...refusals("#/components/schemas/Refusal", [400, 401, 403, 404, 405, 413, 429, 503, ...(endpoint.extraStatuses ?? [])]),
+    },
+  };
+  if (method === "get" || method === "head") {
+    operation.parameters = Object.entries(properties).map(([name, schema]) => ({ name, in: "query", required: false, schema }));
+  } else if (endpoint.params) {
+    operation.requestBody = {
+      required: false,
+      content: { "application/json": { schema: endpoint.params }, "application/x-www-form-urlencoded": { schema: endpoint.params } },
+    };
+  }
+  return operation;
+}
+
+export function publicDocument(siteUrl: string): OpenApiDocument {
+  const paths: OpenApiDocument["paths"] = {};
+  for (const endpoint of PUBLIC_ENDPOINTS) {
+    const item: Record<string, unknown> = {};
+    for (const method of endpoint.methods) item[method.toLowerCase()] = publicOperation(endpoint, method.toLowerCase());
+    paths[endpoint.path] = item;
+    // `verify` answers as `verify.php`: the alias refers to the same path item.
+    if (endpoint.path.endsWith(".php") && endpoint.path.startsWith("/api/v1/")) {
+      paths[endpoint.path.replace(/\.php$/, "")] = { $ref: `#/paths/${endpoint.path.replaceAll("~", "~0").replaceAll("/", "~1")}` };
+    }
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Access gateway: public API", version: VERSION, description: "interface.md: parameters as query string, JSON or form body; answers are JSON unless stated." },
+    servers: [{ url: siteUrl }],
+    paths,
+    components: { schemas: { Reason: reasonSchema, Refusal: publicRefusal } },
+  };
+}
+
+export function adminDocument(siteUrl: string): OpenApiDocument {
+  const paths: OpenApiDocument["paths"] = {};
+  for (const route of ADMIN_ROUTES) {
+    const id = `${route.method} ${route.path}`;
+    const { template, names } = templateOf(`${ADMIN_BASE}${route.path}`);
+    const answer = ADMIN_ANSWERS[id];
+    const body = ADMIN_BODIES[id];
+    const success = route.method === "POST" && answer === undefined ? ["200", "201"] : ["200"];
+    const operation: Record<string, unknown> = {
+      operationId: `${route.method.toLowerCase()}${route.path.replace(/[/:]+(\w)/g, (_m, c: string) => c.toUpperCase()).replace(/\W/g, "")}`,
+      tags: [route.path.split("/")[1]],
+      responses: {
+        ...Object.fromEntries(success.map((status) => [status, { description: "Success.", content: json(answer ?? looseOk) }])),
+        ...(route.method === "POST" && answer !== undefined ? { "201": { description: "Created.", content: json(answer) } } : {}),
+        ...refusals("#/components/schemas/AdminRefusal", [400, 401, 403, 404, 405, 409, 413, 429, 500, 502, 503, 504]),
+      },
+    };
+    if (names.length > 0) operation.parameters = names.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
+    if (body !== undefined) operation.requestBody = { required: true, content: json(body) };
+    paths[template] = { ...(paths[template] ?? {}), [route.method.toLowerCase()]: operation };
+  }
+  // The description itself: no data, readable without credentials (docs/api.md).
+  paths[`${ADMIN_BASE}/openapi.json`] = {
+    get: {
+      operationId: "getOpenapi", tags: ["description"], summary: "This document.", security: [],
+      responses: { "200": { description: "This document.", content: json(PUBLIC_ANSWERS.openapi) }, ...refusals("#/components/schemas/AdminRefusal", [405, 503]) },
+    },
+  };
+  return {
+    openapi: "3.1.0",
+    info: { title: "Access gateway: admin API", version: VERSION, description: "operator-api.md sections 2, 4 and 5. Bearer ADMIN_TOKEN, an organization token (gwt_) or a member's sign-in." },
+    servers: [{ url: siteUrl }],
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      schemas: { Reason: reasonSchema, AdminReason: adminReasonSchema, AdminRefusal: adminRefusal },
+      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+    },
+  };
+}

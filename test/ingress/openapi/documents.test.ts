@@ -1,0 +1,96 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_ROUTES } from "../../../ingress/admin/routes.js";
+import { adminDocument, publicDocument } from "../../../ingress/openapi/document.js";
+import { ADMIN_ANSWERS } from "../../../ingress/openapi/shapes.js";
+import { ADMIN_BODIES, ADMIN_BODILESS } from "../../../ingress/openapi/sources.js";
+import { REASONS } from "../../../shared/platform/reasons.js";
+import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
+import { answerChecker, openApiErrors } from "../../helpers/openapi.js";
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway("openapi-documents");
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+describe("the OpenAPI documents", () => {
+  it("are valid OpenAPI 3.1 (the official schema, Schema Objects against the OAS dialect)", () => {
+    expect(openApiErrors(publicDocument("https://gateway.example"))).toBeNull();
+    expect(openApiErrors(adminDocument("https://gateway.example"))).toBeNull();
+  });
+
+  it("the meta-schema check can fail", () => {
+    const broken = publicDocument("https://gateway.example");
+    (broken.paths["/api/v1/keys.json"].get as Record<string, unknown>).responses = { "200": { content: {} } };
+    expect(openApiErrors(broken)).toMatch(/description/);
+    expect(openApiErrors({ openapi: "3.0.3", info: { title: "x", version: "1" }, paths: {} })).not.toBeNull();
+    // A Schema Object is checked against the OAS dialect (JSON Schema 2020-12).
+    expect(openApiErrors({ openapi: "3.1.0", info: { title: "x", version: "1" }, components: { schemas: { A: { type: 5 } } } })).toMatch(/schemas\/A/);
+    expect(openApiErrors({ openapi: "3.1.0", info: { title: "x", version: "1" }, components: { schemas: { A: { type: "string", "x-note": 1 } } } })).toBeNull();
+  });
+
+  it("describe every admin route, and every write route's body or its absence", () => {
+    const doc = adminDocument("https://gateway.example");
+    const ids = new Set(ADMIN_ROUTES.map((r) => `${r.method} ${r.path}`));
+    for (const r of ADMIN_ROUTES) {
+      const template = `/admin/v1${r.path.replace(/:([a-z_]+)/g, "{$1}")}`;
+      expect(doc.paths[template]?.[r.method.toLowerCase()], `${r.method} ${r.path}`).toBeDefined();
+      if (r.method !== "GET" && r.method !== "DELETE") {
+        expect(Object.hasOwn(ADMIN_BODIES, `${r.method} ${r.path}`) || ADMIN_BODILESS.has(`${r.method} ${r.path}`), `${r.method} ${r.path} has no body description`).toBe(true);
+      }
+    }
+    for (const id of [...Object.keys(ADMIN_BODIES), ...ADMIN_BODILESS, ...Object.keys(ADMIN_ANSWERS)]) expect(ids.has(id), `${id} is not an admin route`).toBe(true);
+  });
+
+  it("docs/api.md lists exactly the loosely described success answers", () => {
+    const loose: string[] = [];
+    for (const doc of [publicDocument("https://gateway.example"), adminDocument("https://gateway.example")]) {
+      for (const [path, item] of Object.entries(doc.paths)) {
+        if ("$ref" in item) continue;
+        for (const [method, op] of Object.entries(item as Record<string, { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> }>)) {
+          const success = op.responses["200"] ?? op.responses["201"];
+          if (success.content?.["application/json"]?.schema["x-loose"] === true) loose.push(`${method.toUpperCase()} ${path}`);
+        }
+      }
+    }
+    const docs = readFileSync(new URL("../../../docs/api.md", import.meta.url), "utf8");
+    const section = docs.slice(docs.indexOf("## Described loosely"));
+    const listed = [...section.matchAll(/^- `([A-Z]+ \S+)`$/gm)].map((m) => m[1]);
+    expect(listed.sort()).toEqual(loose.sort());
+  });
+
+  it("name every reason with its status", () => {
+    const reason = (publicDocument("https://gateway.example").components as { schemas: { Reason: { enum: string[]; "x-reasons": Record<string, { status: number }> } } }).schemas.Reason;
+    expect(reason.enum).toEqual(Object.keys(REASONS));
+    for (const [name, r] of Object.entries(REASONS)) expect(reason["x-reasons"][name].status).toBe(r.status);
+  });
+
+  it("are served without credentials, the public one at {base_url}/openapi.json", async () => {
+    const pub = await gw.call("/api/v1/openapi.json");
+    expect(pub.status).toBe(200);
+    expect(pub.body.openapi).toBe("3.1.0");
+    expect(pub.body.servers[0].url).toBe(gw.url);
+    expect(Object.keys(pub.body.paths)).toContain("/api/v1/verify.php");
+    const admin = await gw.call("/admin/v1/openapi.json");
+    expect(admin.status).toBe(200);
+    expect(Object.keys(admin.body.paths)).toContain("/admin/v1/orgs/{org}/keys");
+    expect((await gw.call("/admin/v1/openapi.json", { method: "POST", body: {} })).status).toBe(405);
+  });
+
+  it("the answer checker fails a field the document lacks where a shape is fully described", () => {
+    const check = answerChecker(gw.url);
+    const keys = { keys: [{ kty: "OKP", crv: "Ed25519", x: "abc" }], tokens: { format: "JWT", alg: "EdDSA", types: ["entitlement"] } };
+    expect(check("GET", "/api/v1/keys.json", 200, keys, "application/json")).toBeNull();
+    expect(check("GET", "/api/v1/keys.json", 200, { ...keys, extra: 1 }, "application/json")).toMatch(/additional/);
+    expect(check("GET", "/api/v1/verify", 200, { authorized: true, reason: "ok", ts: 1, signature: "s", surprise: true }, "application/json")).toMatch(/additional/);
+    expect(check("POST", "/api/v1/verify.php", 403, { authorized: false, reason: "no_such_reason" }, "application/json")).toMatch(/allowed values/);
+    expect(check("POST", "/api/v1/verify.php", 418, { authorized: false, reason: "expired" }, "application/json")).toMatch(/not in the document/);
+    expect(check("GET", "/admin/v1/orgs/1", 400, { ok: false, reason: "bad_name" }, "application/json")).toBeNull();
+    expect(check("GET", "/admin/v1/orgs/1", 200, { ok: true }, "application/json")).toMatch(/org/);
+    expect(check("GET", "/api/v1/nothing-here", 404, { ok: false, reason: "unknown_endpoint" }, "application/json")).toBeNull();
+    expect(check("GET", "/api/v1/nothing-here", 404, { ok: false }, "application/json")).toMatch(/reason/);
+  });
+});
