@@ -1,5 +1,6 @@
 import { recordActivity } from "../../shared/activity.js";
-import { randomToken, sha256 } from "../../shared/crypto/hash.js";
+import { sha256 } from "../../shared/crypto/hash.js";
+import { issueKey } from "../../shared/crypto/key-format.js";
 import {
   countLiveKeys, findKey, insertKey, setKeyStatus, updateKeySettings, type KeyRow, type KeySettings,
   copyInstallations,
@@ -82,12 +83,6 @@ function settingsOf(body: KeyBody, base?: KeyRow): Partial<KeySettings> {
   return out;
 }
 
-function newKey(kind: "client" | "server", production: boolean): { key: string; prefix: string } {
-  const head = `${kind === "client" ? "ak" : "sk"}_${production ? "live" : "test"}_`;
-  const key = `${head}${randomToken(kind === "client" ? 32 : 40)}`;
-  return { key, prefix: key.slice(0, head.length + 4) };
-}
-
 async function details(deps: IngressDeps, key: KeyRow) {
   const org = await findOrg(deps.db, key.org_id);
   if (!org) throw new Error(`key ${key.id} has no organization`);
@@ -108,7 +103,7 @@ export const createKey = admin(async (_request, deps, params, body) => {
     botcheck: { ...BOTCHECK_DEFAULTS }, firewall: null, content_origin: null,
     ...settingsOf(v),
   };
-  const fresh = newKey(v.kind, deps.config.environment === "production");
+  const fresh = issueKey(v.kind, deps.config.environment === "production");
   const result = await transaction(deps.db, async (tx) => {
     const org = await lockOrg(tx, orgId);
     if (!org) return "not_found" as const;
@@ -199,7 +194,7 @@ export const rotateKey = admin(async (_request, deps, params) => {
   const current = id === null ? null : await findKey(deps.db, id);
   if (!current || current.status === "revoked") return refuse("not_found");
   const now = deps.clock.now();
-  const fresh = newKey(current.kind, deps.config.environment === "production");
+  const fresh = issueKey(current.kind, deps.config.environment === "production");
   const row = await transaction(deps.db, async (tx) => {
     const revoked = await setKeyStatus(tx, current.id, "revoked", now);
     if (!revoked) return null;

@@ -2,6 +2,7 @@ import type { Redis } from "../redis/client.js";
 import type { Counter } from "prom-client";
 import type { Clock } from "../clock.js";
 import { sha256Hex } from "../crypto/hash.js";
+import { wellFormedKey } from "../crypto/key-format.js";
 import { memoize } from "../memo.js";
 import { deriveSigningKey, type SigningKey } from "../crypto/entitlement.js";
 import { openCountryDb, type CountryDb } from "../geo/country.js";
@@ -32,6 +33,8 @@ export interface EnforcerMetrics {
   scriptRuns: Pick<Counter, "inc">;
   /** Calls judged by the counting script. */
   countedCalls: Pick<Counter, "inc">;
+  /** Snapshot lookups that read Redis (a key not in the cache, a reload after `stale`). */
+  snapshotLoads: Pick<Counter, "inc">;
 }
 
 export interface EnforcerOptions {
@@ -163,6 +166,8 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
    */
   function enforce(request: EnforceRequest, options: EnforceOptions = NO_OPTIONS): Promise<Enforced> {
     return new Promise<Enforced>((resolve, reject) => {
+      // A key no format issued, or a checksummed key with a wrong checksum: refused with no lookup.
+      if (!wellFormedKey(request.apiKey)) return resolve(INVALID_KEY);
       const hash = keyHash(request.apiKey);
       const { ask } = request;
       const attempt = (lookup: Lookup, retried: boolean): void => {
@@ -176,6 +181,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
             if (result.kind === "stale") {
               // The snapshot changed (or Redis lost it) since it was cached: reload and judge once more.
               if (retried) return resolve(UNAVAILABLE);
+              metrics.snapshotLoads.inc();
               snapshots.reload(hash).then((fresh) => attempt(fresh, true), reject);
               return;
             }
@@ -194,8 +200,10 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
         }
       };
       const first = snapshots.lookup(hash);
-      if (first instanceof Promise) first.then((lookup) => attempt(lookup, false), reject);
-      else attempt(first, false);
+      if (first instanceof Promise) {
+        metrics.snapshotLoads.inc();
+        first.then((lookup) => attempt(lookup, false), reject);
+      } else attempt(first, false);
     });
   }
 

@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+import { randomToken } from "../../shared/crypto/hash.js";
+import { issueKey, wellFormedKey } from "../../shared/crypto/key-format.js";
+
+/**
+ * What verify's format check costs (docs/verify.md, "Key format"): `wellFormedKey` in a loop
+ * over fresh copies of one key (a request brings a new string each time), in process, for
+ * each kind of key the hot path meets. Prints nanoseconds per check, best of five rounds.
+ *   node dist/ops/bench/key-format.js [--calls N]
+ */
+
+const index = process.argv.indexOf("--calls");
+const calls = index >= 0 && Number(process.argv[index + 1]) > 0 ? Number(process.argv[index + 1]) : 5_000_000;
+
+const client = issueKey("client", true).key;
+const cases: Record<string, string> = {
+  "client key (47 characters)": client,
+  "server key (55 characters)": issueKey("server", true).key,
+  "client key, one character changed": `${client.slice(0, 20)}${client[20] === "A" ? "B" : "A"}${client.slice(21)}`,
+  "old-format client key (no checksum)": `ak_live_${randomToken(32)}`,
+};
+
+let sink = 0;
+for (const [name, key] of Object.entries(cases)) {
+  const copies = Array.from({ length: 1024 }, () => JSON.parse(JSON.stringify(key)) as string);
+  let best = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < 5; round++) {
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < calls; i++) if (wellFormedKey(copies[i & 1023])) sink++;
+    best = Math.min(best, Number(process.hrtime.bigint() - started) / calls);
+  }
+  process.stdout.write(`${name}: ${best.toFixed(1)} ns per check (${wellFormedKey(key) ? "passes" : "refused"})\n`);
+}
+if (sink < 0) process.stdout.write("unreachable\n");
