@@ -14,8 +14,8 @@ const calls = index >= 0 && Number(process.argv[index + 1]) > 0 ? Number(process
 
 const client = issueKey("client", true).key;
 const cases: Record<string, string> = {
-  "client key (47 characters)": client,
-  "server key (55 characters)": issueKey("server", true).key,
+  "client key (40 characters)": client,
+  "server key (48 characters)": issueKey("server", true).key,
   "client key, one character changed": `${client.slice(0, 20)}${client[20] === "A" ? "B" : "A"}${client.slice(21)}`,
   "old-format client key (no checksum)": `ak_live_${randomToken(32)}`,
 };
