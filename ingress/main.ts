@@ -4,6 +4,7 @@ import type { Context } from "../shared/context.js";
 import { createSnapshotCache } from "../shared/snapshots/cache.js";
 import { createProjector, watchSnapshots } from "../shared/snapshots/projector.js";
 import { reconcileProjections } from "../shared/snapshots/reconcile.js";
+import { retireKeysWhenDue } from "../shared/snapshots/retire.js";
 import { createStatusCache } from "../shared/status/cache.js";
 import { buildApp, metricsOnly } from "./app.js";
 import type { IngressDeps } from "./deps.js";
@@ -32,6 +33,8 @@ export async function startIngress(ctx: Context): Promise<RunningIngress> {
   await snapshots.subscribe();
   const watcher = watchSnapshots({ ...ctx, projector, onRebuild: () => rebuilds.inc() });
   const reconciler = reconcileProjections({ ...ctx, projector });
+  // Keys whose rotation grace ended: the hot path refuses them already; this revokes them for good.
+  const retirements = retireKeysWhenDue({ ...ctx, projector });
   let port = ctx.config.port;
   const deps: IngressDeps = {
     ...ctx,
@@ -81,6 +84,7 @@ export async function startIngress(ctx: Context): Promise<RunningIngress> {
       metricsServer.close();
       watcher.stop();
       reconciler.stop();
+      retirements.stop();
       snapshots.close();
     },
   };

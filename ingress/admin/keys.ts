@@ -3,7 +3,6 @@ import { sha256 } from "../../shared/crypto/hash.js";
 import { issueKey } from "../../shared/crypto/key-format.js";
 import {
   countLiveKeys, findKey, insertKey, setKeyStatus, updateKeySettings, type KeyRow, type KeySettings,
-  copyInstallations,
 } from "../../shared/db/keys.js";
 import { findOrg, lockOrg } from "../../shared/db/orgs.js";
 import { transaction } from "../../shared/db/pool.js";
@@ -189,34 +188,5 @@ export function keyTransition(action: keyof typeof TRANSITIONS) {
   });
 }
 
-export const rotateKey = admin(async (_request, deps, params) => {
-  const id = idParam(params, "id");
-  const current = id === null ? null : await findKey(deps.db, id);
-  if (!current || current.status === "revoked") return refuse("not_found");
-  const now = deps.clock.now();
-  const fresh = issueKey(current.kind, deps.config.environment === "production");
-  const row = await transaction(deps.db, async (tx) => {
-    const revoked = await setKeyStatus(tx, current.id, "revoked", now);
-    if (!revoked) return null;
-    const settings = Object.fromEntries(
-      (Object.keys(settingsProperties) as (keyof KeySettings)[]).map((f) => [f, f === "expires_at" ? current.expires_at?.toISOString() ?? null : current[f]]),
-    ) as unknown as KeySettings;
-    const created = await insertKey(tx, {
-      orgId: current.org_id, hash: sha256(fresh.key), prefix: fresh.prefix, kind: current.kind, settings, nowMs: now, rotatedFrom: current.id,
-    });
-    // The new key keeps the old one's installations: rotation must not lock the site out.
-    // PostgreSQL's here; those only Redis knows yet are handed over when the old key's
-    // revocation is projected (projector retire, atomic with the counting script).
-    await copyInstallations(tx, current.id, created.id);
-    await recordActivity(tx, {
-      orgId: created.org_id, atMs: now, who: ADMIN_ACTOR, via: "admin", group: "team_security",
-      action: `Key "${created.name}" rotated`, actionCode: "key.rotated", domain: created.domain,
-      detail: { old_key_id: current.id, key_id: created.id, prefix: created.prefix },
-    });
-    return created;
-  });
-  if (!row) return refuse("not_found");
-  await deps.projector.keyChanged(current.id);
-  await deps.projector.keyChanged(row.id, { installations: true });
-  return ok({ key: fresh.key, details: await details(deps, row) }, 201);
-});
+/** Rotation (with its grace period) has a file of its own. */
+export { rotateKey } from "./key-rotation.js";

@@ -13,6 +13,7 @@ import { loadScript } from "../redis/scripts.js";
 import type { Lookup, Resolved, SnapshotCache } from "../snapshots/cache.js";
 import { countingCall, createCountingBatcher, type CountingBatcher, type CountingCall } from "./batch.js";
 import { evaluate } from "./chain.js";
+import { isRetired } from "./existence.js";
 import type { ScriptOutcome } from "./counting.js";
 import { createEntitlementCache, type EntitlementCache } from "./entitlements.js";
 import { createPreparer, type Prepared } from "./prepared.js";
@@ -174,6 +175,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
         try {
           if (!lookup.found) return resolve(lookup.loading ? UNAVAILABLE : INVALID_KEY);
           const snapshot = lookup.snapshot;
+          if (isRetired(snapshot.key.value, ask.now)) return resolve(INVALID_KEY);
           const prepared = prepare(snapshot);
           let call: CountingCall;
           const counted = (error: unknown, result: ScriptOutcome | null): void => {
