@@ -1,7 +1,9 @@
 import type { Pool } from "../../shared/db/pool.js";
 import { transaction } from "../../shared/db/pool.js";
 import { markApplied, writeCycles, writeDaily, writeInstallations, type DailyRow, type InstallationRow } from "../../shared/db/usage.js";
+import type { PendingInstallation } from "../../shared/db/installation-notices.js";
 import type { UsageBatch } from "../../shared/streams/usage.js";
+import { announcePendingInstallations } from "./pending.js";
 
 /**
  * Usage accounting: stream messages (each the events of one verify batch) → usage_daily per
@@ -13,7 +15,8 @@ import type { UsageBatch } from "../../shared/streams/usage.js";
  * its row and adds nothing, so redelivery never counts twice.
  *
  * Rows are written in a fixed order (sorted keys; daily, then cycles, then
- * installations) so concurrent consumers touching the same rows cannot deadlock.
+ * installations, then the notices of installations first recorded pending, by
+ * organization) so concurrent consumers touching the same rows cannot deadlock.
  */
 
 /** One stream message to apply. */
@@ -36,6 +39,7 @@ export function aggregate(batches: readonly UsageBatch[]) {
   const daily = new Map<string, DailyRow>();
   const cycles = new Map<string, { org: number; cycle: number; used: number }>();
   const installs = new Map<string, InstallationRow>();
+  const pending = new Map<string, PendingInstallation>();
   const rowOf = (day: string, key: number, org: number, endpoint: string, reason: string): DailyRow => {
     const dayKey = `${day}\u0000${key}\u0000${endpoint}\u0000${reason}`;
     let found = daily.get(dayKey);
@@ -79,6 +83,10 @@ export function aggregate(batches: readonly UsageBatch[]) {
         } else {
           installs.set(installKey, { key: e.key, install: e.install, status: e.install_status, firstMs: at, lastMs: at });
         }
+        // Recorded pending by this call: the owner is told (pending.ts), once.
+        if (e.install_new === 1 && e.install_status === "pending" && !pending.has(installKey)) {
+          pending.set(installKey, { keyId: e.key, install: e.install, atMs: at });
+        }
       }
     }
   }
@@ -88,6 +96,7 @@ export function aggregate(batches: readonly UsageBatch[]) {
     ),
     cycles: [...cycles.values()].sort((a, b) => a.org - b.org || a.cycle - b.cycle),
     installs: [...installs].sort(([a], [b]) => compareText(a, b)).map(([, row]) => row),
+    pending: [...pending.values()],
   };
 }
 
@@ -108,10 +117,11 @@ export async function applyUsageMessages(db: Pool, messages: readonly UsageMessa
   return transaction(db, async (tx) => {
     const marked = await markApplied(tx, distinct.map((i) => ({ stream: messages[i].stream, messageId: messages[i].messageId, atMs: messages[i].batch.at })));
     const fresh = distinct.filter((_, position) => marked.has(position));
-    const { daily, cycles, installs } = aggregate(fresh.map((i) => messages[i].batch));
+    const { daily, cycles, installs, pending } = aggregate(fresh.map((i) => messages[i].batch));
     await writeDaily(tx, daily);
     await writeCycles(tx, cycles);
     await writeInstallations(tx, installs);
+    await announcePendingInstallations(tx, pending);
     const applied = messages.map(() => false);
     for (const i of fresh) applied[i] = true;
     return applied;

@@ -6,12 +6,12 @@ ALTER TABLE api_keys ADD COLUMN retires_at timestamptz;
 CREATE INDEX api_keys_retiring ON api_keys (retires_at) WHERE retires_at IS NOT NULL AND status <> 'revoked';
 
 -- The owner is told once that an installation waits for approval (docs/events.md
--- "installation.pending"): one row per installation told, written by the usage actor in the
--- transaction that writes the event, so a redelivered or repeated usage message tells nobody twice.
+-- "installation.pending"): one row per installation told, claimed by the usage actor in the
+-- transaction that writes the event and the activity row, so a redelivered or repeated usage
+-- message (or two usage processes) tells nobody twice.
 CREATE TABLE installation_notices (
   key_id bigint NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
   install text NOT NULL,
-  event_id bigint NOT NULL,
   noted_at timestamptz NOT NULL,
   PRIMARY KEY (key_id, install)
 );
