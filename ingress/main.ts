@@ -5,10 +5,11 @@ import {
   createProjector,
   watchSnapshots,
   reconcileProjections,
+  retireKeysWhenDue,
 } from "../shared/verify/index.js";
 import type { Context } from "../shared/platform/context.js";
-import { createStatusCache } from "../shared/status/index.js";
 import { createMailer } from "../shared/platform/mail.js";
+import { createStatusCache } from "../shared/status/index.js";
 import { buildApp, metricsOnly } from "./app.js";
 import type { IngressDeps } from "./deps.js";
 import { listen } from "./http.js";
@@ -36,6 +37,8 @@ export async function startIngress(ctx: Context): Promise<RunningIngress> {
   await snapshots.subscribe();
   const watcher = watchSnapshots({ ...ctx, projector, onRebuild: () => rebuilds.inc() });
   const reconciler = reconcileProjections({ ...ctx, projector });
+  // Keys whose rotation grace ended: the hot path refuses them already; this revokes them for good.
+  const retirements = retireKeysWhenDue({ ...ctx, projector });
   let port = ctx.config.port;
   const deps: IngressDeps = {
     ...ctx,
@@ -88,6 +91,7 @@ export async function startIngress(ctx: Context): Promise<RunningIngress> {
       metricsServer.close();
       watcher.stop();
       reconciler.stop();
+      retirements.stop();
       snapshots.close();
       deps.mailer.close();
     },

@@ -1,4 +1,5 @@
 import { randomToken, sha256 } from "../shared/platform/crypto/hash.js";
+import { issueKey } from "../shared/platform/crypto/key-format.js";
 import { findDomain, insertDomain, orgOfVerifiedDomain } from "../shared/scans/index.js";
 import { insertKey, keysOfOrg, setKeyStatus, type KeySettings } from "../shared/verify/index.js";
 import { transaction, type Pool } from "../shared/platform/db/pool.js";
@@ -41,11 +42,10 @@ export async function prepareDemoPage(db: Pool, nowMs: number, production: boole
     for (const key of await keysOfOrg(tx, orgId)) {
       if ((key.name === CLIENT_NAME || key.name === SERVER_NAME) && key.status !== "revoked") await setKeyStatus(tx, key.id, "revoked", nowMs);
     }
-    const env = production ? "live" : "test";
-    const client = `ak_${env}_${randomToken(32)}`;
-    const server = `sk_${env}_${randomToken(40)}`;
-    await insertKey(tx, { orgId, hash: sha256(client), prefix: client.slice(0, 12), kind: "client", settings: settings(CLIENT_NAME, true), nowMs });
-    await insertKey(tx, { orgId, hash: sha256(server), prefix: server.slice(0, 12), kind: "server", settings: settings(SERVER_NAME, false), nowMs });
-    return { client, server };
+    const client = issueKey("client", production);
+    const server = issueKey("server", production);
+    await insertKey(tx, { orgId, hash: sha256(client.key), prefix: client.prefix, kind: "client", settings: settings(CLIENT_NAME, true), nowMs });
+    await insertKey(tx, { orgId, hash: sha256(server.key), prefix: server.prefix, kind: "server", settings: settings(SERVER_NAME, false), nowMs });
+    return { client: client.key, server: server.key };
   });
 }

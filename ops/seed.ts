@@ -1,5 +1,6 @@
 import { recordActivity, insertMember, insertOrg, lockAndCountOrgs } from "../shared/accounts/index.js";
 import { randomToken, sha256 } from "../shared/platform/crypto/hash.js";
+import { issueKey } from "../shared/platform/crypto/key-format.js";
 import { insertDomain } from "../shared/scans/index.js";
 import { insertKey, type KeySettings } from "../shared/verify/index.js";
 import { transaction, type Pool } from "../shared/platform/db/pool.js";
@@ -30,15 +31,14 @@ export async function seedDemo(db: Pool, nowMs: number, production: boolean): Pr
     const org = await insertOrg(tx, { name: "Demo", plan: "professional", fixTargetDays: 30, subscription: "active", nowMs });
     await insertMember(tx, { orgId: org.id, name: "Demo Owner", email: "owner@demo.example", role: "owner", nowMs });
     await insertDomain(tx, { orgId: org.id, name: DEMO_DOMAIN, token: randomToken(32), verified: true, nowMs });
-    const env = production ? "live" : "test";
-    const clientKey = `ak_${env}_${randomToken(32)}`;
-    const serverKey = `sk_${env}_${randomToken(40)}`;
-    await insertKey(tx, { orgId: org.id, hash: sha256(clientKey), prefix: clientKey.slice(0, 12), kind: "client", settings: settings("Demo site", DEMO_DOMAIN), nowMs });
-    await insertKey(tx, { orgId: org.id, hash: sha256(serverKey), prefix: serverKey.slice(0, 12), kind: "server", settings: settings("Demo backend", DEMO_DOMAIN), nowMs });
+    const client = issueKey("client", production);
+    const server = issueKey("server", production);
+    await insertKey(tx, { orgId: org.id, hash: sha256(client.key), prefix: client.prefix, kind: "client", settings: settings("Demo site", DEMO_DOMAIN), nowMs });
+    await insertKey(tx, { orgId: org.id, hash: sha256(server.key), prefix: server.prefix, kind: "server", settings: settings("Demo backend", DEMO_DOMAIN), nowMs });
     await recordActivity(tx, {
       orgId: org.id, atMs: nowMs, who: "system", via: "system", group: "settings",
       action: "Demo organization seeded", actionCode: "org.seeded",
     });
-    return { orgId: org.id, clientKey, serverKey, domain: DEMO_DOMAIN };
+    return { orgId: org.id, clientKey: client.key, serverKey: server.key, domain: DEMO_DOMAIN };
   });
 }

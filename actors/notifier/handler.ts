@@ -1,4 +1,5 @@
 import { transaction, type Pool } from "../../shared/platform/db/pool.js";
+import { ownersAndAdmins } from "../../shared/verify/index.js";
 import { claimMail, enqueueDeliveries, type EventMessage } from "../../shared/events/index.js";
 import type { Helpers } from "../runtime/index.js";
 import type { Mailer } from "./mail.js";
@@ -19,7 +20,9 @@ export function notifierHandler(mailer: Mailer, kickDeliveries: () => void) {
       bodyFor: (deliveryId) => JSON.stringify({ delivery_id: deliveryId, event }),
     });
     if (added > 0) kickDeliveries();
-    for (const recipient of recipientsOf(event)) {
+    // A pending installation is the organization's business: its owners and admins are told.
+    const recipients = event.type === "installation.pending" ? await ownersAndAdmins(helpers.db, orgId) : recipientsOf(event);
+    for (const recipient of recipients) {
       await transaction(helpers.db, async (tx) => {
         if (!(await claimMail(tx, event.id, recipient.email.toLowerCase(), helpers.clock.now()))) return;
         await mailer.send(mailOf(event, recipient));

@@ -17,6 +17,8 @@ function person(value: unknown): Person | null {
 /**
  * Who is told by e-mail: on `finding.assigned` the new owner and the previous one; on
  * any other finding event the current owner. Risk and scan events go to webhooks only.
+ * `installation.pending` goes to the organization's owners and admins (handler.ts asks
+ * PostgreSQL: the event does not carry them).
  */
 export function recipientsOf(event: EventView): Person[] {
   if (!event.type.startsWith("finding.")) return [];
@@ -35,8 +37,27 @@ const SUBJECT: Record<string, (e: EventView) => string> = {
   "finding.escalated": (e) => `escalated: ${String(e.days_overdue)} days overdue`,
 };
 
-/** The e-mail of one finding event to one recipient. */
+/** The e-mail telling an owner or admin that an installation of a key waits for approval. */
+function pendingInstallationMail(event: EventView, to: Person): Mail {
+  const key = `"${String(event.key_name)}" (id ${String(event.key_id)}, prefix ${String(event.key_prefix)})`;
+  // The installation's name is whatever the caller sent (a public key's caller may be anyone): quoted, control characters escaped.
+  const install = JSON.stringify(String(event.install));
+  const lines = [
+    `Hello ${to.name || to.email},`,
+    "",
+    `Key ${key}${event.domain ? ` of ${event.domain}` : ""} was called from a new installation, ${install}.`,
+    "Its calls are refused with installation_pending until you approve or block it on the key's page",
+    `(or POST /admin/v1/keys/${String(event.key_id)}/installations/<install>/approve or /block).`,
+    "If you do not know this installation, block it: a client key is public, and anyone can call with it.",
+    "",
+    `Event ${event.id} at ${event.time}. You are told once per installation.`,
+  ];
+  return { to: to.email, subject: `${event.domain ? `[${event.domain}] ` : ""}New installation ${install} waits for approval`, text: lines.join("\n") };
+}
+
+/** The e-mail of one event to one recipient: a finding event, or a pending installation. */
 export function mailOf(event: EventView, to: Person): Mail {
+  if (event.type === "installation.pending") return pendingInstallationMail(event, to);
   const what = SUBJECT[event.type]?.(event) ?? event.type;
   const owner = person(event.owner);
   const lines = [

@@ -9,7 +9,9 @@ import {
   type DailyRow,
   type InstallationUsageRow as InstallationRow,
   type UsageBatch,
+  type PendingInstallation,
 } from "../../shared/verify/index.js";
+import { announcePendingInstallations } from "./pending.js";
 
 /**
  * Usage accounting: stream messages (each the events of one verify batch) → usage_daily per
@@ -21,7 +23,8 @@ import {
  * its row and adds nothing, so redelivery never counts twice.
  *
  * Rows are written in a fixed order (sorted keys; daily, then cycles, then
- * installations, then each key's last use) so concurrent consumers touching the same rows
+ * installations, then each key's last use, then the notices of installations first
+ * recorded pending, by organization) so concurrent consumers touching the same rows
  * cannot deadlock.
  */
 
@@ -46,6 +49,7 @@ export function aggregate(batches: readonly UsageBatch[]) {
   const cycles = new Map<string, { org: number; cycle: number; used: number }>();
   const installs = new Map<string, InstallationRow>();
   const lastUsed = new Map<number, number>();
+  const pending = new Map<string, PendingInstallation>();
   const rowOf = (day: string, key: number, org: number, endpoint: string, reason: string): DailyRow => {
     const dayKey = `${day}\u0000${key}\u0000${endpoint}\u0000${reason}`;
     let found = daily.get(dayKey);
@@ -90,6 +94,10 @@ export function aggregate(batches: readonly UsageBatch[]) {
         } else {
           installs.set(installKey, { key: e.key, install: e.install, status: e.install_status, firstMs: at, lastMs: at });
         }
+        // Recorded pending by this call: the owner is told (pending.ts), once.
+        if (e.install_new === 1 && e.install_status === "pending" && !pending.has(installKey)) {
+          pending.set(installKey, { keyId: e.key, install: e.install, atMs: at });
+        }
       }
     }
   }
@@ -100,6 +108,7 @@ export function aggregate(batches: readonly UsageBatch[]) {
     cycles: [...cycles.values()].sort((a, b) => a.org - b.org || a.cycle - b.cycle),
     installs: [...installs].sort(([a], [b]) => compareText(a, b)).map(([, row]) => row),
     lastUsed: [...lastUsed].sort(([a], [b]) => a - b).map(([key, atMs]) => ({ key, atMs })),
+    pending: [...pending.values()],
   };
 }
 
@@ -120,11 +129,12 @@ export async function applyUsageMessages(db: Pool, messages: readonly UsageMessa
   return transaction(db, async (tx) => {
     const marked = await markApplied(tx, distinct.map((i) => ({ stream: messages[i].stream, messageId: messages[i].messageId, atMs: messages[i].batch.at })));
     const fresh = distinct.filter((_, position) => marked.has(position));
-    const { daily, cycles, installs, lastUsed } = aggregate(fresh.map((i) => messages[i].batch));
+    const { daily, cycles, installs, lastUsed, pending } = aggregate(fresh.map((i) => messages[i].batch));
     await writeDaily(tx, daily);
     await writeCycles(tx, cycles);
     await writeInstallations(tx, installs);
     await writeLastUsed(tx, lastUsed);
+    await announcePendingInstallations(tx, pending);
     const applied = messages.map(() => false);
     for (const i of fresh) applied[i] = true;
     return applied;

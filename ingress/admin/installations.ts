@@ -1,5 +1,5 @@
 import { recordActivity } from "../../shared/accounts/index.js";
-import { findKey, installationsOf, setInstallationStatus, type InstallationRow } from "../../shared/verify/index.js";
+import { findKey, gracePartnersOf, installationsOf, setInstallationStatus, type InstallationRow } from "../../shared/verify/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { isStorableText } from "../../shared/platform/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";
@@ -33,8 +33,11 @@ export function decideInstallation(decision: "approved" | "blocked"): AdminHandl
     const install = params.install ?? "";
     if (install.length === 0 || install.length > 200 || !isStorableText(install)) return refuseField("bad_install");
     const now = deps.clock.now();
+    // While a rotation's grace runs, the old key and the key replacing it honour the owner's decisions alike.
+    const partners = await gracePartnersOf(deps.db, key.id, now);
     const row = await transaction(deps.db, async (tx) => {
       const updated = await setInstallationStatus(tx, key.id, install, decision, now);
+      for (const partner of partners) await setInstallationStatus(tx, partner.id, install, decision, now);
       await recordActivity(tx, {
         orgId: key.org_id, atMs: now, who: caller.who, via: "admin", group: "trust", domain: key.domain,
         action: `Installation ${install} of key "${key.name}" ${decision}`,
@@ -44,6 +47,7 @@ export function decideInstallation(decision: "approved" | "blocked"): AdminHandl
       return updated;
     });
     await deps.projector.installationChanged(key.org_id, key.id, install, decision);
+    for (const partner of partners) await deps.projector.installationChanged(partner.org_id, partner.id, install, decision);
     return ok({ installation: view(row) });
   };
 }

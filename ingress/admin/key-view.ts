@@ -15,12 +15,17 @@ export function effectiveEnd(key: Pick<KeyRow, "expires_at">, org: Pick<OrgRow, 
  * operator contract's forms (operator-api.md: times ISO 8601, `scopes` the list; issue 12,
  * 11e), plus kind, status and every setting. `expires_at` is the effective end, as the
  * public object's is (the hard end or the organization's window, whichever comes first);
- * `hard_expires_at` is the hard end as set (null: none). Verify answers keep the public
- * 2.1 forms (`full_access`/comma list, `YYYY-MM-DD HH:MM:SS`): they are built elsewhere.
+ * `hard_expires_at` is the hard end as set (null: none). `retires_at` is the end of the
+ * grace when a rotation replaces the key (null: not being replaced), `rotated_from` the key
+ * it replaced. Verify answers keep the public 2.1 forms (`full_access`/comma list,
+ * `YYYY-MM-DD HH:MM:SS`): they are built elsewhere.
  */
 export function keyDetails(key: KeyRow, org: OrgRow, nowMs: number) {
   const end = effectiveEnd(key, org, nowMs);
-  const status = key.status === "active" && end <= nowMs ? "expired" : key.status;
+  // A key whose rotation grace ended is refused invalid_key from that instant: revoked, even
+  // before the retirement sweep has written it down (docs/verify.md, "Rotation").
+  const retired = key.retires_at !== null && key.retires_at.getTime() <= nowMs;
+  const status = retired ? "revoked" : key.status === "active" && end <= nowMs ? "expired" : key.status;
   return {
     id: key.id,
     org_id: key.org_id,
@@ -46,6 +51,9 @@ export function keyDetails(key: KeyRow, org: OrgRow, nowMs: number) {
     botcheck: { ...key.botcheck, difficulty: key.botcheck.difficulty ?? DEFAULT_DIFFICULTY },
     firewall: key.firewall,
     content_origin: key.content_origin,
+    // Additions to the contract's fields (docs/verify.md, "Rotation").
+    rotated_from: key.rotated_from,
+    retires_at: iso(key.retires_at),
     created_at: iso(key.created_at),
     updated_at: iso(key.updated_at),
   };

@@ -1,9 +1,9 @@
-import { recordActivity, findOrg, lockOrg, PLANS, windowEnd } from "../../shared/accounts/index.js";
+import { recordActivity, windowEnd, findOrg, lockOrg, PLANS } from "../../shared/accounts/index.js";
 import { DEFAULT_DIFFICULTY, MAX_DIFFICULTY } from "../../shared/botcheck/index.js";
-import { randomToken, sha256 } from "../../shared/platform/crypto/hash.js";
+import { sha256 } from "../../shared/platform/crypto/hash.js";
+import { issueKey } from "../../shared/platform/crypto/key-format.js";
 import {
   countLiveKeys, findKey, insertKey, listKeysOfOrg, setKeyStatus, updateKeySettings, type KeyRow, type KeySettings,
-  copyInstallations,
 } from "../../shared/verify/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
@@ -85,12 +85,6 @@ function settingsOf(body: KeyBody, base?: KeyRow): Partial<KeySettings> {
   return out;
 }
 
-function newKey(kind: "client" | "server", production: boolean): { key: string; prefix: string } {
-  const head = `${kind === "client" ? "ak" : "sk"}_${production ? "live" : "test"}_`;
-  const key = `${head}${randomToken(kind === "client" ? 32 : 40)}`;
-  return { key, prefix: key.slice(0, head.length + 4) };
-}
-
 async function details(deps: IngressDeps, key: KeyRow) {
   const org = await findOrg(deps.db, key.org_id);
   if (!org) throw new Error(`key ${key.id} has no organization`);
@@ -111,7 +105,7 @@ export const createKey: AdminHandler = async (_request, deps, params, body, call
     botcheck: { ...BOTCHECK_DEFAULTS }, firewall: null, content_origin: null,
     ...settingsOf(v),
   };
-  const fresh = newKey(v.kind, deps.config.environment === "production");
+  const fresh = issueKey(v.kind, deps.config.environment === "production");
   const result = await transaction(deps.db, async (tx) => {
     const org = await lockOrg(tx, orgId);
     if (!org) return "not_found" as const;
@@ -219,34 +213,5 @@ export function keyTransition(action: keyof typeof TRANSITIONS): AdminHandler {
   };
 }
 
-export const rotateKey: AdminHandler = async (_request, deps, params, _body, caller) => {
-  const id = idParam(params, "id");
-  const current = id === null ? null : await findKey(deps.db, id);
-  if (!current || current.status === "revoked") return refuse("not_found");
-  const now = deps.clock.now();
-  const fresh = newKey(current.kind, deps.config.environment === "production");
-  const row = await transaction(deps.db, async (tx) => {
-    const revoked = await setKeyStatus(tx, current.id, "revoked", now);
-    if (!revoked) return null;
-    const settings = Object.fromEntries(
-      (Object.keys(settingsProperties) as (keyof KeySettings)[]).map((f) => [f, f === "expires_at" ? current.expires_at?.toISOString() ?? null : current[f]]),
-    ) as unknown as KeySettings;
-    const created = await insertKey(tx, {
-      orgId: current.org_id, hash: sha256(fresh.key), prefix: fresh.prefix, kind: current.kind, settings, nowMs: now, rotatedFrom: current.id,
-    });
-    // The new key keeps the old one's installations: rotation must not lock the site out.
-    // PostgreSQL's here; those only Redis knows yet are handed over when the old key's
-    // revocation is projected (projector retire, atomic with the counting script).
-    await copyInstallations(tx, current.id, created.id);
-    await recordActivity(tx, {
-      orgId: created.org_id, atMs: now, who: caller.who, via: "admin", group: "team_security",
-      action: `Key "${created.name}" rotated`, actionCode: "key.rotated", domain: created.domain,
-      detail: { old_key_id: current.id, key_id: created.id, prefix: created.prefix },
-    });
-    return created;
-  });
-  if (!row) return refuse("not_found");
-  await deps.projector.keyChanged(current.id);
-  await deps.projector.keyChanged(row.id, { installations: true });
-  return ok({ key: fresh.key, details: await details(deps, row) }, 201);
-};
+/** Rotation (with its grace period) has a file of its own. */
+export { rotateKey } from "./key-rotation.js";

@@ -165,7 +165,7 @@ const keySchema = strict(
     expires_at: nullableTime, kind: { enum: ["client", "server"] }, status: str, ip_allow: strings, ip_deny: strings, ip_binding: bool,
     countries_allow: strings, countries_block: strings, rate_per_minute: int, rate_per_source_per_minute: nullable("integer"),
     hard_expires_at: nullableTime, botcheck: obj, firewall: { type: ["object", "null"] }, content_origin: nullable("string"),
-    created_at: nullableTime, updated_at: nullableTime, last_used_at: nullableTime,
+    created_at: nullableTime, updated_at: nullableTime, last_used_at: nullableTime, rotated_from: nullable("integer"), retires_at: nullableTime,
   },
   ["id", "org_id", "name", "prefix", "kind", "status"],
 );

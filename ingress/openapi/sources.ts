@@ -1,5 +1,6 @@
 import * as content from "../admin/content.js";
 import * as domains from "../admin/domains.js";
+import * as keyRotation from "../admin/key-rotation.js";
 import * as keys from "../admin/keys.js";
 import * as notes from "../admin/notes.js";
 import * as orgs from "../admin/orgs.js";
@@ -37,6 +38,7 @@ export const ADMIN_BODIES: Record<string, Schema> = {
   "POST /orgs/:org/scans": scans.runBody.schema,
   "POST /orgs/:org/webhooks": webhooks.webhookBody.schema,
   "POST /orgs/:org/assignments/:domain/:finding_key/notes": notes.noteBody.schema,
+  "POST /keys/:id/rotate": keyRotation.rotateBody.schema,
   "POST /orgs/:org/siem": siem.destinationBody.schema,
   "POST /orgs/:org/siem/:id/dead-letters/retry": siem.retryBody.schema,
   "PUT /status/services/:service": status.serviceBody.schema,
@@ -50,7 +52,7 @@ export const ADMIN_BODIES: Record<string, Schema> = {
 /** Admin write routes that take no body (an action on the path's resource). */
 export const ADMIN_BODILESS = new Set([
   "POST /orgs/:org/domains/:domain/verify", "POST /keys/:id/suspend", "POST /keys/:id/resume", "POST /keys/:id/revoke",
-  "POST /keys/:id/rotate", "POST /keys/:id/installations/:install/approve", "POST /keys/:id/installations/:install/block",
+  "POST /keys/:id/installations/:install/approve", "POST /keys/:id/installations/:install/block",
   "POST /orgs/:org/siem/:id/test", "POST /status/maintenance/:id/cancel",
 ]);
 

@@ -1,4 +1,5 @@
 import { randomToken, sha256 } from "../../shared/platform/crypto/hash.js";
+import { issueKey } from "../../shared/platform/crypto/key-format.js";
 import { insertDomain } from "../../shared/scans/index.js";
 import { insertKey } from "../../shared/verify/index.js";
 import { insertOrg } from "../../shared/accounts/index.js";
@@ -41,11 +42,12 @@ export async function seedBench(databaseUrl: string, nowMs: number): Promise<Ben
         botcheck: { enabled: botcheck, hold_ms: holdMs, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
         firewall: null, content_origin: null,
       });
-      const key = `ak_live_${randomToken(32)}`;
-      await insertKey(tx, { orgId: org.id, hash: sha256(key), prefix: key.slice(0, 12), kind: "client", nowMs, settings: settings("Bench site", false, 1500) });
-      const botcheckKey = `ak_live_${randomToken(32)}`;
+      const { key, prefix } = issueKey("client", true);
+      await insertKey(tx, { orgId: org.id, hash: sha256(key), prefix, kind: "client", nowMs, settings: settings("Bench site", false, 1500) });
+      const botcheck = issueKey("client", true);
+      const botcheckKey = botcheck.key;
       await insertKey(tx, {
-        orgId: org.id, hash: sha256(botcheckKey), prefix: botcheckKey.slice(0, 12), kind: "client", nowMs, settings: settings("Bench bot check", true, 0),
+        orgId: org.id, hash: sha256(botcheckKey), prefix: botcheck.prefix, kind: "client", nowMs, settings: settings("Bench bot check", true, 0),
       });
       return { orgId: org.id, key, botcheckKey };
     });

@@ -58,7 +58,11 @@ const COMMANDS: Command[] = [
   { noun: "key", verb: "suspend", uses: "admin", synopsis: "key suspend KEY_ID", summary: "Pause a key (refused with key_suspended).", options: {}, run: (_rt, d) => keyTransition("suspend")(d.admin()) },
   { noun: "key", verb: "resume", uses: "admin", synopsis: "key resume KEY_ID", summary: "Resume a suspended key.", options: {}, run: (_rt, d) => keyTransition("resume")(d.admin()) },
   { noun: "key", verb: "revoke", uses: "admin", synopsis: "key revoke KEY_ID", summary: "Revoke a key for ever.", options: {}, run: (_rt, d) => keyTransition("revoke")(d.admin()) },
-  { noun: "key", verb: "rotate", uses: "admin", synopsis: "key rotate KEY_ID", summary: "Replace a key by a new one (printed once); the old one is revoked.", options: {}, run: (_rt, d) => keyRotate(d.admin()) },
+  {
+    noun: "key", verb: "rotate", uses: "admin", synopsis: "key rotate KEY_ID [--grace-s SECONDS]",
+    summary: "Replace a key by a new one (printed once); the old one is revoked, or works SECONDS more (up to 604800).",
+    options: { "grace-s": "string" }, run: (_rt, d) => keyRotate(d.admin()),
+  },
   {
     noun: "domain", verb: "add", uses: "admin", synopsis: "domain add --org ORG_ID --domain DOMAIN [--verified]",
     summary: "Add a domain; prints the DNS TXT record that proves ownership (--verified: verified by hand).",

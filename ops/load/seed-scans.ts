@@ -1,4 +1,5 @@
 import { randomToken, sha256 } from "../../shared/platform/crypto/hash.js";
+import { issueKey } from "../../shared/platform/crypto/key-format.js";
 import { insertDomain } from "../../shared/scans/index.js";
 import { insertKey } from "../../shared/verify/index.js";
 import { insertMember, insertOrg } from "../../shared/accounts/index.js";
@@ -34,8 +35,8 @@ export function serverKeySettings(name: string, domain: string) {
 }
 
 export async function insertServerKey(pool: Pool, orgId: number, name: string, domain: string, nowMs: number): Promise<string> {
-  const key = `sk_live_${randomToken(32)}`;
-  await transaction(pool, (tx) => insertKey(tx, { orgId, hash: sha256(key), prefix: key.slice(0, 12), kind: "server", nowMs, settings: serverKeySettings(name, domain) }));
+  const { key, prefix } = issueKey("server", true);
+  await transaction(pool, (tx) => insertKey(tx, { orgId, hash: sha256(key), prefix, kind: "server", nowMs, settings: serverKeySettings(name, domain) }));
   return key;
 }
 

@@ -25,7 +25,8 @@ type Severity = keyof typeof SEVERITY_NAMES;
 /**
  * interface.md section 6 names the warning types; the rest are our choice: notice for
  * what asks for attention soon (a risk nearing its review, a finding nearing its target,
- * an acceptance withdrawn), informational for the record of normal work.
+ * an acceptance withdrawn, an installation waiting for approval), informational for the
+ * record of normal work.
  */
 export const SEVERITY: Readonly<Record<string, Severity>> = {
   "scan.regression": 4,
@@ -36,6 +37,7 @@ export const SEVERITY: Readonly<Record<string, Severity>> = {
   "risk.expiring": 5,
   "risk.unaccepted": 5,
   "finding.near_target": 5,
+  "installation.pending": 5,
   "scan.completed": 6,
   "risk.accepted": 6,
   "finding.assigned": 6,

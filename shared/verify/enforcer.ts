@@ -2,6 +2,7 @@ import type { Redis } from "../platform/redis/client.js";
 import type { Counter } from "prom-client";
 import type { Clock } from "../platform/clock.js";
 import { sha256Hex } from "../platform/crypto/hash.js";
+import { wellFormedKey } from "../platform/crypto/key-format.js";
 import { memoize } from "../platform/memo.js";
 import { deriveSigningKey, type SigningKey } from "../platform/crypto/entitlement.js";
 import { openCountryDb, type CountryDb } from "../platform/geo/country.js";
@@ -12,6 +13,7 @@ import { loadScript } from "../platform/redis/scripts.js";
 import type { Lookup, Resolved, SnapshotCache } from "./snapshots/cache.js";
 import { countingCall, createCountingBatcher, type CountingBatcher, type CountingCall } from "./batch.js";
 import { evaluate } from "./chain.js";
+import { isRetired } from "./existence.js";
 import type { ScriptOutcome } from "./counting.js";
 import { createEntitlementCache, type EntitlementCache } from "./entitlements.js";
 import { createPreparer, type Prepared } from "./prepared.js";
@@ -33,6 +35,8 @@ export interface EnforcerMetrics {
   scriptRuns: Pick<Counter, "inc">;
   /** Calls judged by the counting script. */
   countedCalls: Pick<Counter, "inc">;
+  /** Snapshot lookups that read Redis (a key not in the cache, a reload after `stale`). */
+  snapshotLoads: Pick<Counter, "inc">;
 }
 
 export interface EnforcerOptions {
@@ -168,12 +172,15 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
    */
   function enforce(request: EnforceRequest, options: EnforceOptions = NO_OPTIONS): Promise<Enforced> {
     return new Promise<Enforced>((resolve, reject) => {
+      // A key no format issued, or a checksummed key with a wrong checksum: refused with no lookup.
+      if (!wellFormedKey(request.apiKey)) return resolve(INVALID_KEY);
       const hash = keyHash(request.apiKey);
       const { ask } = request;
       const attempt = (lookup: Lookup, retried: boolean): void => {
         try {
           if (!lookup.found) return resolve(lookup.loading ? UNAVAILABLE : INVALID_KEY);
           const snapshot = lookup.snapshot;
+          if (isRetired(snapshot.key.value, ask.now)) return resolve(INVALID_KEY);
           const prepared = prepare(snapshot);
           let call: CountingCall;
           const counted = (error: unknown, result: ScriptOutcome | null): void => {
@@ -181,6 +188,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
             if (result.kind === "stale") {
               // The snapshot changed (or Redis lost it) since it was cached: reload and judge once more.
               if (retried) return resolve(UNAVAILABLE);
+              metrics.snapshotLoads.inc();
               snapshots.reload(hash).then((fresh) => attempt(fresh, true), reject);
               return;
             }
@@ -199,8 +207,10 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
         }
       };
       const first = snapshots.lookup(hash);
-      if (first instanceof Promise) first.then((lookup) => attempt(lookup, false), reject);
-      else attempt(first, false);
+      if (first instanceof Promise) {
+        metrics.snapshotLoads.inc();
+        first.then((lookup) => attempt(lookup, false), reject);
+      } else attempt(first, false);
     });
   }
 

@@ -63,3 +63,6 @@ export { createProjector, type Projector, watchSnapshots } from "./snapshots/pro
 export { reconcileProjections } from "./snapshots/reconcile.js";
 export { sourceId } from "./source.js";
 export { type UsageBatch, usageBatchSchema } from "./usage-stream.js";
+export { gracePartnersOf, scheduleRetirement, SETTING_COLUMNS } from "./db/keys.js";
+export { retireKeysWhenDue } from "./snapshots/retire.js";
+export { claimPendingNotices, ownersAndAdmins, type PendingInstallation } from "./db/installation-notices.js";

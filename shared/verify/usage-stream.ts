@@ -25,6 +25,12 @@ export interface UsageEvent {
   install?: string;
   install_status?: "approved" | "pending" | "blocked";
   /**
+   * 1 when this call recorded the installation (its first call on the key), absent on a
+   * sighting: an installation first recorded `pending` is announced to the owner once
+   * (actors/usage/pending.ts).
+   */
+  install_new?: 1;
+  /**
    * 1: a refund (shared/platform/redis/lua/usage-refund-2.lua). These n calls were counted `ok`
    * earlier; the service then failed to answer them (reason), so they move to that reason,
    * uncounted, and leave the cycle's count.
@@ -61,6 +67,7 @@ export const usageBatchSchema = {
           n: { type: "integer", minimum: 1 },
           install: { type: "string", minLength: 1, maxLength: 200 },
           install_status: { type: "string", enum: ["approved", "pending", "blocked"] },
+          install_new: { type: "integer", enum: [1] },
           refund: { type: "integer", enum: [1] },
         },
         additionalProperties: false,

@@ -1,6 +1,6 @@
 import type { Queryable } from "../../platform/db/pool.js";
 
-/** Every event type of interface.md section 6. */
+/** Every event type of interface.md section 6, and the additions of docs/events.md. */
 export const EVENT_TYPES = [
   "scan.completed",
   "scan.regression",
@@ -14,6 +14,8 @@ export const EVENT_TYPES = [
   "finding.near_target",
   "finding.escalated",
   "finding.status_changed",
+  // An addition to interface.md section 6 (docs/events.md): feed clients ignore unknown types.
+  "installation.pending",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -59,9 +59,10 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(left, right) && a.length === b.length;
 }
 
-const ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+/** The unambiguous alphabet of keys and tokens (no 0/O, 1/l/I): 57 letters and digits. */
+export const ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
 
-/** A random token over an unambiguous alphabet (no 0/O, 1/l/I), unbiased by rejection. */
+/** A random token over the unambiguous ALPHABET, unbiased by rejection. */
 export function randomToken(length: number): string {
   let out = "";
   while (out.length < length) {

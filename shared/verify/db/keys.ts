@@ -48,6 +48,8 @@ export interface KeyRow extends Omit<KeySettings, "expires_at"> {
   suspended_by: string | null;
   revoked_at: Date | null;
   rotated_from: number | null;
+  /** End of the grace of a rotation that replaced this key: refused `invalid_key` from then on (null: not being replaced). */
+  retires_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -64,9 +66,10 @@ function columnValue(column: keyof KeySettings, value: unknown): unknown {
   return value;
 }
 
+/** Keys the plan's key count applies to: live and not on their way out (a rotation's grace). */
 export async function countLiveKeys(db: Queryable, orgId: number): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND status <> 'revoked'",
+    "SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND status <> 'revoked' AND retires_at IS NULL",
     [orgId],
   );
   return rows[0].n;
@@ -205,9 +208,10 @@ export async function liveHeirOf(db: Queryable, keyId: number): Promise<number |
 }
 
 /**
- * Installations a rotated key's successor took over from Redis (projector, key-retire-3.lua)
- * that PostgreSQL does not hold for it yet: seen just before the rotation, their usage
- * events not yet applied. A row already there (copyInstallations) is kept as it is.
+ * Installations a rotated key's successor took over from Redis (projector, key-retire-3.lua
+ * and key-inherit-2.lua) that PostgreSQL does not hold for it yet: seen just before the
+ * rotation or during its grace, their usage events not yet applied. A row already there is
+ * kept, unless it is only `pending` and the old key's status is a decision: the scripts' rule.
  */
 export async function inheritInstallations(
   db: Queryable,
@@ -221,7 +225,8 @@ export async function inheritInstallations(
      SELECT $1, i, s, to_timestamp($4 / 1000.0), to_timestamp($4 / 1000.0)
      FROM unnest($2::text[], $3::text[]) AS t(i, s)
      WHERE s IN ('approved', 'pending', 'blocked')
-     ON CONFLICT (key_id, install) DO NOTHING`,
+     ON CONFLICT (key_id, install) DO UPDATE SET status = EXCLUDED.status
+     WHERE installations.status = 'pending' AND EXCLUDED.status <> 'pending'`,
     [keyId, rows.map((r) => r.install), rows.map((r) => r.status), nowMs],
   );
 }
@@ -258,4 +263,56 @@ export async function listKeysOfOrg(db: Queryable, orgId: number, filter: KeyLis
     ),
   ]);
   return { total: count.rows[0].n, rows: found.rows };
+}
+
+/**
+ * Schedules the end of a key a rotation replaces (`POST /keys/:id/rotate` with `grace_s`):
+ * null when the key is revoked or already on its way out (its row is locked either way).
+ */
+export async function scheduleRetirement(tx: Queryable, id: number, retiresAtMs: number, nowMs: number): Promise<KeyRow | null> {
+  const { rows } = await tx.query<KeyRow>(
+    `UPDATE api_keys SET retires_at = to_timestamp($2 / 1000.0), updated_at = to_timestamp($3 / 1000.0)
+     WHERE id = $1 AND status <> 'revoked' AND retires_at IS NULL RETURNING *`,
+    [id, retiresAtMs, nowMs],
+  );
+  return rows[0] ?? null;
+}
+
+/** Keys whose rotation grace ended and that are not retired yet (the retirement sweep's work). */
+export async function dueRetirements(db: Queryable, nowMs: number, limit: number): Promise<number[]> {
+  const { rows } = await db.query<{ id: number }>(
+    `SELECT id FROM api_keys WHERE retires_at <= to_timestamp($1 / 1000.0) AND status <> 'revoked' ORDER BY retires_at, id LIMIT $2`,
+    [nowMs, limit],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Retires a key whose grace ended: revoked, as of the end of its grace. Null when another
+ * process (or a revocation) got there first: the conditional UPDATE is the claim.
+ */
+export async function retireKey(tx: Queryable, id: number, nowMs: number): Promise<KeyRow | null> {
+  const { rows } = await tx.query<KeyRow>(
+    `UPDATE api_keys SET status = 'revoked', suspended_by = NULL, revoked_at = retires_at, updated_at = to_timestamp($2 / 1000.0)
+     WHERE id = $1 AND status <> 'revoked' AND retires_at <= to_timestamp($2 / 1000.0) RETURNING *`,
+    [id, nowMs],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * The keys an owner's decision on an installation of `keyId` applies to as well: while a
+ * rotation's grace runs, the old key and the key that replaces it honour the same decisions
+ * (its live successor when `keyId` is retiring, its predecessor when that one is).
+ */
+export async function gracePartnersOf(db: Queryable, keyId: number, nowMs: number): Promise<{ id: number; org_id: number }[]> {
+  const { rows } = await db.query<{ id: number; org_id: number }>(
+    `SELECT s.id, s.org_id FROM api_keys k JOIN api_keys s ON s.rotated_from = k.id
+     WHERE k.id = $1 AND k.status <> 'revoked' AND k.retires_at > to_timestamp($2 / 1000.0) AND s.status <> 'revoked'
+     UNION
+     SELECT p.id, p.org_id FROM api_keys k JOIN api_keys p ON p.id = k.rotated_from
+     WHERE k.id = $1 AND p.status <> 'revoked' AND p.retires_at > to_timestamp($2 / 1000.0)`,
+    [keyId, nowMs],
+  );
+  return rows;
 }

@@ -50,6 +50,8 @@ export function keySnapshotOf(row: KeyRow): KeySnapshot {
     rate_per_source_per_minute: row.rate_per_source_per_minute,
     is_trial: row.is_trial,
     expires_at_ms: row.expires_at?.getTime() ?? null,
+    // Only when set: the snapshots (and versions) of keys not being replaced stay as they were.
+    ...(row.retires_at ? { retires_at_ms: row.retires_at.getTime() } : {}),
     status: row.status === "suspended" ? "suspended" : "active",
     botcheck: row.botcheck,
     firewall: row.firewall,
@@ -85,6 +87,15 @@ export function createProjector(deps: ProjectorDeps) {
 
   const publish = (change: SnapshotChange) => redis.publish(keys.snapshotChannel(), JSON.stringify(change));
   const retireScript = loadScript("key-retire-3.lua");
+  const inheritScript = loadScript("key-inherit-2.lua");
+
+  /** Flat install, status, ... pairs a script returned, as rows. */
+  const pairs = (reply: unknown): { install: string; status: string }[] => {
+    const flat = Array.isArray(reply) ? reply.map(String) : [];
+    const rows: { install: string; status: string }[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) rows.push({ install: flat[i], status: flat[i + 1] });
+    return rows;
+  };
 
   /**
    * A revoked key that a rotation replaced hands its Redis installations to its live heir
@@ -96,11 +107,20 @@ export function createProjector(deps: ProjectorDeps) {
     const heir = await liveHeirOf(q, row.id);
     if (heir === null) return false;
     const carried = await runScript(redis, retireScript, [keys.keySnapshot(row.org_id, row.id), keys.installations(row.org_id, row.id), keys.installations(row.org_id, heir)], []);
-    const flat = Array.isArray(carried) ? carried.map(String) : [];
-    const rows: { install: string; status: string }[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) rows.push({ install: flat[i], status: flat[i + 1] });
-    await inheritInstallations(q, heir, rows, clock.now());
+    await inheritInstallations(q, heir, pairs(carried), clock.now());
     return true;
+  }
+
+  /**
+   * A key that replaces one still in its grace starts with the old key's Redis installations
+   * (key-inherit-2.lua), written before its index so that no call can find it without them;
+   * PostgreSQL is told of those it lacked. After a grace-less rotation the old hash is gone
+   * (retire ran first): nothing to take.
+   */
+  async function inherit(q: Queryable, row: KeyRow): Promise<void> {
+    if (row.rotated_from === null) return;
+    const taken = await runScript(redis, inheritScript, [keys.installations(row.org_id, row.rotated_from), keys.installations(row.org_id, row.id)], []);
+    await inheritInstallations(q, row.id, pairs(taken), clock.now());
   }
 
   /**
@@ -120,6 +140,7 @@ export function createProjector(deps: ProjectorDeps) {
       await redis.multi().del(keys.keySnapshot(row.org_id, row.id), keys.installations(row.org_id, row.id)).exec();
       return written;
     }
+    if (options.installations) await inherit(q, row);
     const json = JSON.stringify(keySnapshotOf(row));
     const multi = redis.multi();
     multi.hset(keys.keySnapshot(row.org_id, row.id), "json", json, "v", digest(json));

@@ -10,6 +10,11 @@ export interface KeySnapshot extends Omit<KeySettings, "expires_at" | "rate_per_
   /** Per-source limit of the key (docs/security.md); null = none. Absent in snapshots projected before it existed. */
   rate_per_source_per_minute?: number | null;
   expires_at_ms: number | null;
+  /**
+   * End of a rotation's grace (clock ms): from then on the key is refused `invalid_key`,
+   * judged from the snapshot on the hot path. Absent when the key is not being replaced.
+   */
+  retires_at_ms?: number;
   status: "active" | "suspended";
 }
 

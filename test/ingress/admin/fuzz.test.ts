@@ -109,7 +109,7 @@ function routes(): Route[] {
     { method: "GET", path: () => "/clock", base: {}, fields: [] },
     { method: "POST", path: () => "/clock", base: {}, fields: ["advance_s"] },
     // Last: they consume their key.
-    { method: "POST", path: (id) => `/keys/${id}/rotate`, base: {}, fields: ["kind"] },
+    { method: "POST", path: (id) => `/keys/${id}/rotate`, base: {}, fields: ["kind", "grace_s"] },
     { method: "POST", path: (id) => `/keys/${id}/revoke`, base: {}, fields: ["reason"] },
   ];
 }

@@ -27,6 +27,7 @@ const PAYLOADS: Record<EventType, Record<string, unknown>> = {
   "finding.near_target": { ...FINDING, target_date: "2026-12-10" },
   "finding.escalated": { ...FINDING, days_overdue: 3 },
   "finding.status_changed": { ...FINDING, status: "in_progress", from: "open", by: "Zoë" },
+  "installation.pending": { install: "site-2", key_id: 7, key_name: "Shop", key_prefix: "ak_live_1Abc" },
 };
 const WARNING = ["scan.regression", "risk.expired", "finding.reopened", "finding.overdue", "finding.escalated"];
 

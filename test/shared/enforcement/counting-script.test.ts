@@ -148,8 +148,9 @@ describe("verify-batch-n.lua", () => {
     await c.submit(call(a, { install: "site", nowMs: nextMinute }));
     await c.submit(call(a, { install: "site", nowMs: nextMinute }));
     const withInstall = (await events(a.orgId)).filter((e) => e.install !== undefined);
-    expect(withInstall.map((e) => [e.install, e.install_status, e.reason])).toEqual([
-      ["site", "approved", "ok"], ["other", "blocked", "installation_blocked"], ["site", "approved", "ok"],
+    // install_new only on the call that recorded it; the others are sightings.
+    expect(withInstall.map((e) => [e.install, e.install_status, e.reason, e.install_new])).toEqual([
+      ["site", "approved", "ok", 1], ["other", "blocked", "installation_blocked", undefined], ["site", "approved", "ok", undefined],
     ]);
     expect(await redis.ttl(keys.installSightings(a.orgId, a.keyId, Math.floor(NOW / 60_000)))).toBeGreaterThan(60);
   });
@@ -171,7 +172,7 @@ describe("verify-batch-n.lua", () => {
     expect(await events(a.orgId)).toEqual(expect.arrayContaining([
       { ...base, reason: "ok", counted: 1, n: 3 },
       { ...base, reason: "domain_mismatch", counted: 1, n: 2 },
-      { ...base, reason: "ok", counted: 1, n: 1, install: "i-1", install_status: "approved" },
+      { ...base, reason: "ok", counted: 1, n: 1, install: "i-1", install_status: "approved", install_new: 1 },
       { ...base, reason: "rate_limited", counted: 0, n: 1 },
     ]));
   });
@@ -188,7 +189,7 @@ describe("verify-batch-n.lua", () => {
     expect(list).toEqual(expect.arrayContaining([
       { ...base, reason: "ok", counted: 1, n: 2 },
       { ...base, reason: "ip_blocked", counted: 1, n: 1 },
-      { ...base, reason: "ok", counted: 1, n: 1, install: "x", install_status: "approved" },
+      { ...base, reason: "ok", counted: 1, n: 1, install: "x", install_status: "approved", install_new: 1 },
       { ...base, reason: "key_suspended", counted: 0, n: 1 },
     ]));
     expect(list).toHaveLength(4);
@@ -196,7 +197,7 @@ describe("verify-batch-n.lua", () => {
     const message = JSON.parse(entry?.[1] ?? "{}");
     expect(message).toMatchObject({ at: NOW, day: "2030-01-15" });
     const fields = new Set(list.flatMap((e) => Object.keys(e)));
-    expect([...fields].sort()).toEqual(["counted", "cycle", "endpoint", "install", "install_status", "key", "n", "org", "reason"]);
+    expect([...fields].sort()).toEqual(["counted", "cycle", "endpoint", "install", "install_new", "install_status", "key", "n", "org", "reason"]);
     expect(Object.keys(message).sort()).toEqual(["at", "day", "events"]);
   });
 });

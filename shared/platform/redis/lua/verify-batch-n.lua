@@ -81,9 +81,11 @@ reported under ARGV[5]. So neither refused calls nor a flood of labels can add l
 without bound, and no label can shut the key.
 One XADD per run carries the usage events of every call not stale, as field
 data = JSON {at, day, events: [{org, key, endpoint, reason, counted, cycle, n,
-install?, install_status?}]}: calls of a group with the same reason, counted flag and
-label are one event with n = their number; a call that recorded or sighted an
-installation is an event of its own (install_status: its status). No address is ever
+install?, install_status?, install_new?}]}: calls of a group with the same reason, counted
+flag and label are one event with n = their number; a call that recorded or sighted an
+installation is an event of its own (install_status: its status; install_new = 1 when
+this call recorded it, which is how the usage actor knows an installation was first
+recorded pending and tells the owner once). No address is ever
 part of an event (a source window's name holds a digest of the source, never the
 address, and lives two minutes).
 ]]
@@ -225,9 +227,11 @@ for _ = 1, groups do
         end
         local installStatus = newStatus or sighted
         if installStatus then
+          local recorded = nil
+          if newStatus then recorded = 1 end
           events[#events + 1] = {
             org = org, key = key, endpoint = label, reason = result, counted = counted, cycle = cycle, n = 1,
-            install = install, install_status = installStatus,
+            install = install, install_status = installStatus, install_new = recorded,
           }
         else
           local bucket = merged
