@@ -9,13 +9,15 @@ import { outboundPolicyOf } from "../../shared/net/address-policy.js";
 import { parseTarget } from "../../shared/siem/target.js";
 import { deleteKeys, duplicateRedis, scanKeys } from "../../shared/redis/client.js";
 import type { RunningActor } from "../index.js";
-import { type ActorHandle, defineActor, runActor } from "../runtime/index.js";
+import { defineActor, runActor } from "../runtime/index.js";
 import { every } from "../runtime/index.js";
 import { deliveryHandler, fanoutHandler, testHandler } from "./handler.js";
 import {
   type DestinationMessage, destinationMessageSchema, destinationStreamName, SIEM_GROUP,
   SIEM_TEST_STREAM, siemTestSchema, type SiemTestRequest,
 } from "../../shared/streams/siem.js";
+import { createAssignment } from "./assignment.js";
+import { announceMember } from "./leases.js";
 import type { LoadedDestination } from "./messages.js";
 import { startRetention } from "./retention.js";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
@@ -25,7 +27,10 @@ import type { sendBatch } from "./transport/index.js";
 /**
  * The SIEM pusher (role `siem`): the fan-out, one delivery loop per destination, the
  * "send test event" responder and the events retention job. docs/events.md explains the
- * design; in short, per-destination streams isolate destinations from each other.
+ * design; in short, per-destination streams isolate destinations from each other, and
+ * each destination's loop runs in the one pusher process holding its lease
+ * (assignment.ts, leases.ts), which replays it from the events table when it fell behind
+ * its stream's cap (replay.ts).
  */
 export interface PusherOptions {
   /** Events per request (HEC, _bulk, http) or per connection (syslog). */
@@ -42,6 +47,18 @@ export interface PusherOptions {
   timeoutMs: number;
   /** Approximate cap of each destination's stream. */
   destinationMaxLen: number;
+  /**
+   * Lifetime of a destination's lease and of a process's membership; default half the claim
+   * idle time (at least 5 s), so a dead process's destinations move before its pending
+   * entries can be claimed.
+   */
+  leaseTtlMs?: number;
+  /** Lease renewal and rebalancing period; default a sixth of the lease's lifetime. */
+  balanceIntervalMs?: number;
+  /** This process's name: lease owner and consumer name (default host-pid). */
+  owner?: string;
+  /** Monotonic milliseconds for lease validity (default performance.now). */
+  monotonic?: () => number;
   random: () => number;
   retentionIntervalMs: number;
   /** Tests wrap the transport (count calls, fail on purpose). */
@@ -67,6 +84,8 @@ export interface SiemPusher extends RunningActor {
   reload(): Promise<void>;
   /** Ids of the destinations this process delivers to. */
   running(): number[];
+  /** Stops at once keeping the leases and pending entries, as a SIGKILL leaves them (tests). */
+  halt(): Promise<void>;
 }
 
 function networkOf(ctx: Context, timeoutMs: number): PushNetwork {
@@ -97,13 +116,16 @@ export function loadDestination(ctx: Pick<Context, "masterSecret">, row: SiemDes
 export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOptions> = {}): Promise<SiemPusher> {
   const options: PusherOptions = { ...DEFAULT_PUSHER, ...overrides };
   const network = options.network ?? networkOf(ctx, options.timeoutMs);
-  const consumerName = `${hostname()}-${process.pid}`;
+  const consumerName = options.owner ?? `${hostname()}-${process.pid}`;
+  // At least 5 s: a lease is given up when a third of it is left unrenewed, and a loaded
+  // event loop must not give up leases it still holds (its batch would then be sent twice).
+  const leaseTtlMs = options.leaseTtlMs ?? Math.max(5_000, Math.floor(options.claimIdleMs / 2));
+  const balanceIntervalMs = options.balanceIntervalMs ?? Math.max(250, Math.floor(leaseTtlMs / 6));
   // Thousands of small commands per second (reads, XADDs, acks, claims): auto-pipelining
   // sends those of one event-loop turn in one write instead of one write each.
   const redis = duplicateRedis(ctx.redis, { enableAutoPipelining: true });
   redis.on("error", (error: Error) => ctx.logger.debug({ err: error }, "siem redis connection error"));
   const runDeps = { redis, keys: ctx.keys, clock: ctx.clock, logger: ctx.logger, db: ctx.db, consumerName };
-  const loops = new Map<number, ActorHandle>();
   let stopped = false;
 
   // The fan-out's view: reloaded whenever the version key moved (bumped after every admin
@@ -152,7 +174,24 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
       }),
     });
 
+  const removeStreams = async (id: number) => {
+    const stream = ctx.keys.stream(destinationStreamName(id));
+    await deleteKeys(redis, [stream, ctx.keys.deadLetters(stream)]);
+  };
+  const assignment = createAssignment({
+    lease: { redis, keys: ctx.keys, owner: consumerName, ttlMs: leaseTtlMs },
+    keys: ctx.keys,
+    logger: ctx.logger,
+    intervalMs: balanceIntervalMs,
+    monotonic: options.monotonic ?? (() => performance.now()),
+    load: (row) => loadDestination(ctx, row),
+    runLoop: (destination) => runActor(deliveryActor(destination), runDeps),
+    replay: { db: ctx.db, redis, clock: ctx.clock, network, batchSize: options.batchSize, send: options.send },
+    onRemoved: removeStreams,
+  });
+
   let reloading: Promise<void> = Promise.resolve();
+  let rows: SiemDestinationRow[] = [];
   const streamPrefix = ctx.keys.stream(destinationStreamName(0)).slice(0, -1);
   /**
    * Streams of destinations that no longer exist (a fan-out racing a delete, a pusher down
@@ -173,35 +212,28 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
     if (candidates.size === 0) return;
     const existing = await existingDestinationIds(ctx.db, [...candidates.keys()]);
     for (const [id, names] of candidates) {
-      if (!existing.has(id) && !loops.has(id)) await deleteKeys(redis, names);
+      if (!existing.has(id) && !assignment.running().includes(id)) await deleteKeys(redis, names);
     }
   };
   const reloadNow = async () => {
-    const rows = await allDestinations(ctx.db);
-    const wanted = new Map(rows.map((row) => [row.id, row]));
-    for (const [id, handle] of loops) {
-      if (wanted.has(id)) continue;
-      loops.delete(id);
-      await handle.stop();
-      const stream = ctx.keys.stream(destinationStreamName(id));
-      await deleteKeys(redis, [stream, ctx.keys.deadLetters(stream)]);
-      ctx.logger.info({ destination: id }, "SIEM destination removed");
-    }
-    for (const [id, row] of wanted) {
-      if (loops.has(id) || stopped) continue;
-      try {
-        loops.set(id, await runActor(deliveryActor(loadDestination(ctx, row)), runDeps));
-      } catch (error) {
-        ctx.logger.error({ err: error, destination: id }, "SIEM destination cannot start");
-      }
-    }
-    await dropOrphans(wanted);
+    if (stopped) return;
+    rows = await allDestinations(ctx.db);
+    await assignment.balance(rows);
+    await assignment.checkGaps();
+    await dropOrphans(new Map(rows.map((row) => [row.id, row])));
   };
-  const reload = () => {
-    reloading = reloading.then(reloadNow, reloadNow);
+  const balanceNow = async () => {
+    if (!stopped) await assignment.balance(rows);
+  };
+  const serialized = (fn: () => Promise<void>) => {
+    reloading = reloading.then(fn, fn);
     return reloading;
   };
+  const reload = () => serialized(reloadNow);
 
+  // Announced before the first round, so pushers started together see each other at once
+  // instead of each taking every destination and handing most of them back.
+  await announceMember({ redis, keys: ctx.keys, owner: consumerName, ttlMs: leaseTtlMs });
   await reload();
   const fanout = await runActor(
     defineActor<DestinationMessage, Pool>({
@@ -240,19 +272,28 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
     immediate: false,
     onError: (error) => ctx.logger.warn({ err: error }, "SIEM reload failed"),
   });
+  const onLeaseError = (error: unknown) => ctx.logger.warn({ err: error }, "SIEM lease round failed");
+  const renewing = every(ctx.clock, balanceIntervalMs, assignment.renew, { immediate: false, onError: onLeaseError });
+  const balancing = every(ctx.clock, balanceIntervalMs, () => serialized(balanceNow), { immediate: false, onError: onLeaseError });
   const retention = startRetention(ctx, options.retentionIntervalMs);
+  const timers = [periodic, renewing, balancing, retention];
 
   return {
     reload,
-    running: () => [...loops.keys()].sort((a, b) => a - b),
+    running: assignment.running,
     async stop() {
-      stopped = true;
-      await periodic.stop();
-      await retention.stop();
+      await Promise.all(timers.map((t) => t.stop()));
       subscriber.disconnect();
       await reloading.catch(() => {});
-      await Promise.all([fanout.stop(), tester.stop(), ...[...loops.values()].map((h) => h.stop())]);
-      loops.clear();
+      stopped = true;
+      await Promise.all([fanout.stop(), tester.stop(), assignment.stop()]);
+      redis.disconnect();
+    },
+    async halt() {
+      stopped = true;
+      await Promise.all(timers.map((t) => t.stop()));
+      subscriber.disconnect();
+      await Promise.all([fanout.stop({ timeoutMs: 0 }), tester.stop({ timeoutMs: 0 }), assignment.halt()]);
       redis.disconnect();
     },
   };
