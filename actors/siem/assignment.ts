@@ -4,7 +4,7 @@ import type { Logger } from "../../shared/log.js";
 import type { Keys } from "../../shared/redis/keys.js";
 import { destinationStreamName, SIEM_GROUP } from "../../shared/streams/siem.js";
 import type { ActorHandle } from "../runtime/index.js";
-import { announceMember, claimLease, type LeaseDeps, leaveMembers, liveMembers, ownerOf, releaseLease } from "./leases.js";
+import { announceMember, claimLease, type LeaseDeps, leaveMembers, liveMembers, ownerOf, releaseLease, renewLease } from "./leases.js";
 import { hasGap, type ReplayDeps, replayGap, streamPosition } from "./replay.js";
 import type { LoadedDestination } from "./messages.js";
 
@@ -101,6 +101,7 @@ export function createAssignment(deps: AssignmentDeps): Assignment {
         loops.set(id, handle);
       } catch (error) {
         // Given back: the next round takes it again and retries (the collector may be down).
+        if (stopped) return;
         logger.error({ err: error, destination: id }, "SIEM destination cannot start");
         leases.delete(id);
         await releaseLease(lease, id).catch(() => {});
@@ -119,11 +120,12 @@ export function createAssignment(deps: AssignmentDeps): Assignment {
     const began = deps.monotonic();
     await announceMember(lease);
     const ids = [...leases.keys()];
-    const kept = await Promise.all(ids.map((id) => claimLease(lease, id)));
+    const kept = await Promise.all(ids.map((id) => renewLease(lease, id)));
     for (let i = 0; i < ids.length; i++) {
+      // Released meanwhile (the renewal never takes a free lease back).
       if (!leases.has(ids[i])) continue;
       if (kept[i]) leases.set(ids[i], began + ttl);
-      else await drop(ids[i], "held by another process");
+      else await drop(ids[i], "lost (expired or held by another process)");
     }
   };
 

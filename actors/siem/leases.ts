@@ -8,7 +8,8 @@ import { sourcePath } from "../../shared/paths.js";
  * Which pusher process runs which destination's delivery loop.
  *
  * - **Lease**: a Redis key per destination holding the owner's name with a PX expiry
- *   (`lease-claim-1.lua` takes or renews it, `lease-release-1.lua` gives it back). Only the
+ *   (`lease-claim-1.lua` takes it, `lease-renew-1.lua` extends it, `lease-release-1.lua` gives
+ *   it back). Only the
  *   holder runs the loop. Redis, not PostgreSQL: the lease guards reads of a Redis stream,
  *   so it lives and dies with what it guards, its expiry is measured by one clock (Redis's)
  *   for every host, and renewing hundreds of leases is one pipelined round trip.
@@ -23,6 +24,7 @@ import { sourcePath } from "../../shared/paths.js";
 
 const LUA_DIR = sourcePath("actors", "siem", "lua");
 const CLAIM = loadScript("lease-claim-1.lua", LUA_DIR);
+const RENEW = loadScript("lease-renew-1.lua", LUA_DIR);
 const RELEASE = loadScript("lease-release-1.lua", LUA_DIR);
 
 export interface LeaseDeps {
@@ -35,6 +37,11 @@ export interface LeaseDeps {
 /** Takes the destination's lease, or renews it when `owner` holds it already; false when another process holds it. */
 export async function claimLease(deps: LeaseDeps, destinationId: number): Promise<boolean> {
   return Number(await runScript(deps.redis, CLAIM, [deps.keys.siemLease(destinationId)], [deps.owner, deps.ttlMs])) === 1;
+}
+
+/** Extends the lease `owner` holds; false when it is free or another process's. */
+export async function renewLease(deps: LeaseDeps, destinationId: number): Promise<boolean> {
+  return Number(await runScript(deps.redis, RENEW, [deps.keys.siemLease(destinationId)], [deps.owner, deps.ttlMs])) === 1;
 }
 
 /** Gives the lease back (only if `owner` still holds it). */

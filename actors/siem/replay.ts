@@ -13,14 +13,16 @@ import { sendBatch } from "./transport/index.js";
  * Replay from the events table for a destination whose stream was trimmed (MAXLEN) past
  * entries its loop had not read yet: a collector down for longer than the stream holds.
  *
- * The gap, in Redis's own terms: the stream's `max-deleted-entry-id` (the newest entry
- * trimmed or deleted) is above the group's `last-delivered-id` (the newest entry the loop
- * read), so entries went unread. The missing events are the organization's events after the
+ * The gap, in Redis's own terms: the group's `last-delivered-id` (the newest entry the loop
+ * read) is below the oldest entry left, and more entries were added after it
+ * (`entries-added` − the group's `entries-read`) than the stream still holds: some were
+ * trimmed unread. (Trimming does not move `max-deleted-entry-id`, only XDEL does.) The missing events are the organization's events after the
  * destination's `last_event_id` (the highest id it acknowledged; from its creation time when
  * it never delivered one) and before the event of the oldest entry still on the stream. They
  * are sent from PostgreSQL in id order, one batch at a time, each recorded as delivered
  * before the next, so a crash resumes after the last batch acknowledged. Then the group's
- * cursor is set to the newest trimmed entry and the loop reads on from the oldest entry left.
+ * cursor is set just below the oldest entry left, its `entries-read` to what was added before
+ * it, and the loop reads on from there.
  * The loop does not run meanwhile: the replayed events reach the collector before the ones
  * on the stream. An event may arrive twice (one on the stream below the oldest entry's id, a
  * relay repeat): at least once, the same id each time.
@@ -39,9 +41,14 @@ export interface ReplayDeps {
 export interface StreamPosition {
   /** The group's cursor: the newest entry its consumers read. */
   lastDeliveredId: string;
-  /** The newest entry trimmed or deleted from the stream ("0-0": none). */
-  maxDeletedId: string;
-  /** The event id of the oldest entry left; null when the stream is empty. */
+  /** Entries the group read since it was made; null when Redis cannot tell (after an XDEL). */
+  entriesRead: number | null;
+  /** Entries ever added to the stream, and those it holds now. */
+  entriesAdded: number;
+  length: number;
+  lastGeneratedId: string;
+  /** The oldest entry left and its event id; null when the stream is empty. */
+  firstEntryId: string | null;
   firstEventId: number | null;
 }
 
@@ -84,16 +91,37 @@ export async function streamPosition(redis: Redis, stream: string, group: string
   }
   const mine = (Array.isArray(groups) ? groups : []).map(fieldsOf).find((g) => String(g.get("name")) === group);
   if (mine === undefined) return null;
-  const stream_ = fieldsOf(info);
+  const fields = fieldsOf(info);
+  const first = fields.get("first-entry");
+  const read = mine.get("entries-read");
   return {
     lastDeliveredId: String(mine.get("last-delivered-id")),
-    maxDeletedId: String(stream_.get("max-deleted-entry-id") ?? "0-0"),
-    firstEventId: eventIdOf(stream_.get("first-entry")),
+    entriesRead: read === null || read === undefined ? null : Number(read),
+    entriesAdded: Number(fields.get("entries-added") ?? 0),
+    length: Number(fields.get("length") ?? 0),
+    lastGeneratedId: String(fields.get("last-generated-id") ?? "0-0"),
+    firstEntryId: Array.isArray(first) ? String(first[0]) : null,
+    firstEventId: eventIdOf(first),
   };
 }
 
+/**
+ * Entries were trimmed before the group read them. Without `entries-read` (Redis lost count
+ * after an XDEL) a cursor below the oldest entry is taken for a gap: the replay then finds
+ * nothing missing, or sends again what was in hand (at least once).
+ */
 export function hasGap(position: StreamPosition): boolean {
-  return compareEntryIds(position.maxDeletedId, position.lastDeliveredId) > 0;
+  const unread = position.entriesRead === null ? null : position.entriesAdded - position.entriesRead;
+  if (position.firstEntryId === null) return unread !== null && unread > 0;
+  if (compareEntryIds(position.lastDeliveredId, position.firstEntryId) >= 0) return false;
+  return unread === null || unread > position.length;
+}
+
+/** The id just below `id` (XGROUP SETID there makes the group read `id` next). */
+export function previousEntryId(id: string): string {
+  const [ms, seq] = id.split("-").map(BigInt);
+  if (seq > 0n) return `${ms}-${seq - 1n}`;
+  return `${ms - 1n}-18446744073709551615`;
 }
 
 /** Replays what the destination missed, until no gap is left; returns the number of events sent. */
@@ -123,6 +151,7 @@ export async function replayGap(destination: LoadedDestination, stream: string, 
       replayed += events.length;
     }
     // Everything below the oldest entry left is delivered: the loop reads on from there.
-    await deps.redis.xgroup("SETID", stream, group, position.maxDeletedId);
+    const cursor = position.firstEntryId === null ? position.lastGeneratedId : previousEntryId(position.firstEntryId);
+    await deps.redis.call("XGROUP", "SETID", stream, group, cursor, "ENTRIESREAD", position.entriesAdded - position.length);
   }
 }

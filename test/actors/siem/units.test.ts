@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createBatcher } from "../../../actors/siem/batcher.js";
 import { ownerOf } from "../../../actors/siem/leases.js";
-import { compareEntryIds, hasGap } from "../../../actors/siem/replay.js";
+import { compareEntryIds, hasGap, previousEntryId, type StreamPosition } from "../../../actors/siem/replay.js";
 import { DEFAULT_RETRY, jitteredBackoff } from "../../../actors/siem/retry.js";
 import { idempotencyKey } from "../../../actors/siem/transport/index.js";
 import { parseTarget } from "../../../shared/siem/target.js";
@@ -96,12 +96,27 @@ describe("destination balance (rendezvous hashing)", () => {
 });
 
 describe("replay gap", () => {
-  it("orders entry ids numerically and finds entries trimmed past the group's cursor", () => {
+  const at = (fields: Partial<StreamPosition>): StreamPosition => ({
+    lastDeliveredId: "100-3", entriesRead: 10, entriesAdded: 310, length: 100, lastGeneratedId: "900-0", firstEntryId: "500-0", firstEventId: 7, ...fields,
+  });
+
+  it("orders entry ids numerically and steps one below", () => {
     expect(compareEntryIds("10-0", "9-5")).toBe(1);
     expect(compareEntryIds("9-10", "9-9")).toBe(1);
     expect(compareEntryIds("5-1", "5-1")).toBe(0);
-    expect(hasGap({ lastDeliveredId: "100-3", maxDeletedId: "100-4", firstEventId: 7 })).toBe(true);
-    expect(hasGap({ lastDeliveredId: "100-4", maxDeletedId: "100-4", firstEventId: 7 })).toBe(false);
-    expect(hasGap({ lastDeliveredId: "0-0", maxDeletedId: "0-0", firstEventId: null })).toBe(false);
+    expect(previousEntryId("5-1")).toBe("5-0");
+    expect(compareEntryIds(previousEntryId("5-0"), "5-0")).toBe(-1);
+    expect(compareEntryIds(previousEntryId("5-0"), "4-999999")).toBe(1);
+  });
+
+  it("is a gap when entries after the group's cursor were trimmed unread", () => {
+    expect(hasGap(at({}))).toBe(true);
+    // Everything added after the cursor is still there.
+    expect(hasGap(at({ entriesRead: 210 }))).toBe(false);
+    // The cursor is inside what the stream holds.
+    expect(hasGap(at({ lastDeliveredId: "500-0" }))).toBe(false);
+    expect(hasGap(at({ entriesRead: null }))).toBe(true);
+    expect(hasGap(at({ firstEntryId: null, firstEventId: null, length: 0, entriesRead: 310 }))).toBe(false);
+    expect(hasGap(at({ firstEntryId: null, firstEventId: null, length: 0 }))).toBe(true);
   });
 });
