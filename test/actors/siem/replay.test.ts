@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOutboxRelay } from "../../../actors/outbox/index.js";
 import type { RunningActor } from "../../../actors/index.js";
 import { startSiemPusher, type SiemPusher, type PusherOptions } from "../../../actors/siem/index.js";
-import { hasGap, streamPosition } from "../../../actors/siem/replay.js";
+import { hasGap, type StreamPosition, streamPosition } from "../../../actors/siem/replay.js";
 import { destinationById } from "../../../shared/db/siem.js";
 import { SIEM_GROUP } from "../../../shared/streams/siem.js";
 import { type CountingHttp, startCountingHttp } from "../../fixtures/siem/collectors.js";
@@ -76,11 +76,55 @@ describe("SIEM replay from the events table", () => {
     expect(arrived()).toEqual(all);
     const after = await streamPosition(gw.ctx.redis, stream, SIEM_GROUP);
     expect(after !== null && hasGap(after)).toBe(false);
-    expect((await destinationById(gw.ctx.db, id))?.last_event_id).toBe(all[all.length - 1]);
+    // Recorded once the collector answered the last batch.
+    await waitFor(async () => (await destinationById(gw.ctx.db, id))?.last_event_id === all[all.length - 1]);
 
     // And the loop goes on from the stream afterwards.
     const more = await writeEvents(gw, orgId, 20);
     await waitFor(() => arrived().length >= all.length + more.length, 20_000);
     expect(arrived()).toEqual([...all, ...more]);
+  }, 120_000);
+
+  it("a running loop whose collector was down while its stream was trimmed is replayed once the collector is back", async () => {
+    const created = await gw.admin("POST", "/orgs", { name: "Replay while running", plan: "enterprise" });
+    const orgId = created.body.org.id as number;
+    const id = await addDestination(gw, orgId, { kind: "http", url: `${collector.url}/running` });
+    // One pusher, so that it is the one holding the destination.
+    await Promise.all(pushers.splice(0).map((p) => p.stop()));
+    const pusher = await startSiemPusher(gw.ctx, {
+      ...OPTIONS, owner: "replay-c", batchSize: 20, retry: { maxAttempts: 100, backoffBaseMs: 1_000, backoffMaxMs: 2_000 },
+    });
+    pushers.push(pusher);
+    await waitFor(() => pusher.running().includes(id));
+    collector.failing = true;
+    const events = await writeEvents(gw, orgId, 400);
+    const stream = gw.ctx.keys.stream(`events:siem:${id}`);
+    // The loop holds two batches in backoff; the rest of its stream is trimmed unread.
+    let seen: StreamPosition | null = null;
+    await waitFor(async () => {
+      const position = await streamPosition(gw.ctx.redis, stream, SIEM_GROUP);
+      seen = position;
+      return position !== null && position.entriesAdded >= events.length && hasGap(position);
+    }, 30_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}: ${JSON.stringify(seen)}`);
+    });
+    const firstKept = (seen as StreamPosition | null)?.firstEventId ?? 0;
+    collector.failing = false;
+    await pusher.reload();
+    // A retried batch may have got through before the reload stopped the loop.
+    const early = [...(collector.order.get("/running") ?? [])];
+    const arrived = () => new Set(collector.order.get("/running") ?? []);
+    await waitFor(() => events.every((e) => arrived().has(e)), 30_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}: ${events.filter((e) => !arrived().has(e)).length} missing`);
+    });
+    await waitFor(() => pusher.running().includes(id));
+    const position = await streamPosition(gw.ctx.redis, stream, SIEM_GROUP);
+    expect(position !== null && hasGap(position)).toBe(false);
+    // The replayed range (below the oldest entry kept) came next, in id order; the stream's
+    // batches and the repeats of the entries that were in hand follow.
+    const missed = events.filter((e) => e < firstKept && !early.includes(e));
+    expect(missed.length).toBeGreaterThan(100);
+    const order = collector.order.get("/running") ?? [];
+    expect(order.slice(early.length, early.length + missed.length)).toEqual(missed);
   }, 120_000);
 });
