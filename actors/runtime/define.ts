@@ -4,7 +4,8 @@
  * checks and completes the options: it is pure, so actor modules can call it at import
  * time without touching Redis.
  */
-import type { SchemaObject } from "ajv";
+import { Ajv, type SchemaObject, type ValidateFunction } from "ajv";
+import ajvFormats from "ajv-formats";
 import type { Redis } from "../../shared/platform/redis/client.js";
 import type { Registry } from "prom-client";
 import type { Clock } from "../../shared/platform/clock.js";
@@ -106,9 +107,27 @@ export interface ActorDefinition<T, Db = undefined> extends Partial<ActorOptions
   group?: string;
   /** JSON schema of the payload (ajv); T is declared beside it. */
   schema: SchemaObject;
+  /**
+   * The schema compiled (compileSchema), when many actors share one schema: compiling costs
+   * about 9 ms of CPU, which an actor per SIEM destination would pay a thousand times.
+   */
+  compiled?: CompiledSchema<T>;
   handler: Handler<T, Db>;
   /** Without it, messages run in the order read, `concurrency` at a time. */
   fairness?: Fairness<T>;
+}
+
+export interface CompiledSchema<T> {
+  ajv: Ajv;
+  validate: ValidateFunction<T>;
+}
+
+export function compileSchema<T>(schema: SchemaObject): CompiledSchema<T> {
+  const ajv = new Ajv({ allErrors: true });
+  // ajv-formats is CommonJS: under NodeNext its default import is module.exports, whose
+  // `default` property is the plugin (the module sets it for exactly this case).
+  ajvFormats.default(ajv);
+  return { ajv, validate: ajv.compile<T>(schema) };
 }
 
 export interface Actor<T, Db> extends ActorOptions {
@@ -116,6 +135,7 @@ export interface Actor<T, Db> extends ActorOptions {
   readonly group: string;
   readonly streams: StreamSelector;
   readonly schema: SchemaObject;
+  readonly compiled?: CompiledSchema<T>;
   readonly handler: Handler<T, Db>;
   readonly fairness?: Fairness<T>;
 }

@@ -22,10 +22,8 @@
  * (fair-queue.ts) takes turns between their keys.
  */
 import { setMaxListeners } from "node:events";
-import { Ajv } from "ajv";
-import ajvFormats from "ajv-formats";
 import { type BlockingConnection, isCluster, openBlocking } from "../../shared/platform/redis/client.js";
-import { type Actor, type BaseDeps, type RunDeps, resolveStreams } from "./define.js";
+import { type Actor, type BaseDeps, compileSchema, type RunDeps, resolveStreams } from "./define.js";
 import { createCounters, type StreamCounters } from "./metrics.js";
 import { createAcker } from "./acks.js";
 import { createFairQueue } from "./fair-queue.js";
@@ -85,11 +83,7 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
   if (streams.length === 0) throw new Error(`actor ${actor.name}: no streams`);
   const logger = deps.logger.child({ actor: actor.name, group, consumer });
 
-  const ajv = new Ajv({ allErrors: true });
-  // ajv-formats is CommonJS: under NodeNext its default import is module.exports, whose
-  // `default` property is the plugin (the module sets it for exactly this case).
-  ajvFormats.default(ajv);
-  const validate = ajv.compile<T>(actor.schema);
+  const { ajv, validate } = actor.compiled ?? compileSchema<T>(actor.schema);
   for (const stream of streams) await ensureGroup(redis, stream, group, actor.startId, keys.streamRegistry());
 
   const readerStreams = isCluster(redis) ? streams.map((stream) => [stream]) : [streams];

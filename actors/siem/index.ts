@@ -22,9 +22,11 @@ import {
 import { outboundPolicyOf } from "../../shared/platform/net/address-policy.js";
 import { deleteKeys, duplicateRedis, scanKeys } from "../../shared/platform/redis/client.js";
 import type { RunningActor } from "../index.js";
-import { type ActorHandle, defineActor, runActor } from "../runtime/index.js";
+import { compileSchema, defineActor, runActor } from "../runtime/index.js";
 import { every } from "../runtime/index.js";
 import { deliveryHandler, fanoutHandler, testHandler } from "./handler.js";
+import { createAssignment } from "./assignment.js";
+import { announceMember } from "./leases.js";
 import type { LoadedDestination } from "./messages.js";
 import { startRetention } from "./retention.js";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
@@ -34,7 +36,10 @@ import type { sendBatch } from "./transport/index.js";
 /**
  * The SIEM pusher (role `siem`): the fan-out, one delivery loop per destination, the
  * "send test event" responder and the events retention job. docs/events.md explains the
- * design; in short, per-destination streams isolate destinations from each other.
+ * design; in short, per-destination streams isolate destinations from each other, and
+ * each destination's loop runs in the one pusher process holding its lease
+ * (assignment.ts, leases.ts), which replays it from the events table when it fell behind
+ * its stream's cap (replay.ts).
  */
 export interface PusherOptions {
   /** Events per request (HEC, _bulk, http) or per connection (syslog). */
@@ -51,6 +56,18 @@ export interface PusherOptions {
   timeoutMs: number;
   /** Approximate cap of each destination's stream. */
   destinationMaxLen: number;
+  /**
+   * Lifetime of a destination's lease and of a process's membership; default half the claim
+   * idle time (at least 5 s), so a dead process's destinations move before its pending
+   * entries can be claimed.
+   */
+  leaseTtlMs?: number;
+  /** Lease renewal and rebalancing period; default a sixth of the lease's lifetime. */
+  balanceIntervalMs?: number;
+  /** This process's name: lease owner and consumer name (default host-pid). */
+  owner?: string;
+  /** Monotonic milliseconds for lease validity (default performance.now). */
+  monotonic?: () => number;
   random: () => number;
   retentionIntervalMs: number;
   /** Tests wrap the transport (count calls, fail on purpose). */
@@ -76,6 +93,8 @@ export interface SiemPusher extends RunningActor {
   reload(): Promise<void>;
   /** Ids of the destinations this process delivers to. */
   running(): number[];
+  /** Stops at once keeping the leases and pending entries, as a SIGKILL leaves them (tests). */
+  halt(): Promise<void>;
 }
 
 function networkOf(ctx: Context, timeoutMs: number): PushNetwork {
@@ -106,13 +125,16 @@ export function loadDestination(ctx: Pick<Context, "masterSecret">, row: SiemDes
 export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOptions> = {}): Promise<SiemPusher> {
   const options: PusherOptions = { ...DEFAULT_PUSHER, ...overrides };
   const network = options.network ?? networkOf(ctx, options.timeoutMs);
-  const consumerName = `${hostname()}-${process.pid}`;
+  const consumerName = options.owner ?? `${hostname()}-${process.pid}`;
+  // At least 5 s: a lease is given up when a third of it is left unrenewed, and a loaded
+  // event loop must not give up leases it still holds (its batch would then be sent twice).
+  const leaseTtlMs = options.leaseTtlMs ?? Math.max(5_000, Math.floor(options.claimIdleMs / 2));
+  const balanceIntervalMs = options.balanceIntervalMs ?? Math.max(250, Math.floor(leaseTtlMs / 6));
   // Thousands of small commands per second (reads, XADDs, acks, claims): auto-pipelining
   // sends those of one event-loop turn in one write instead of one write each.
   const redis = duplicateRedis(ctx.redis, { enableAutoPipelining: true });
   redis.on("error", (error: Error) => ctx.logger.debug({ err: error }, "siem redis connection error"));
   const runDeps = { redis, keys: ctx.keys, clock: ctx.clock, logger: ctx.logger, db: ctx.db, consumerName };
-  const loops = new Map<number, ActorHandle>();
   let stopped = false;
 
   // The fan-out's view: reloaded whenever the version key moved (bumped after every admin
@@ -139,12 +161,15 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
     return (await loadingView.promise).get(orgId) ?? [];
   };
 
+  // Compiled once for every destination's loop (a compile per loop is most of its start's CPU).
+  const compiledDelivery = compileSchema<DestinationMessage>(destinationMessageSchema);
   const deliveryActor = (destination: LoadedDestination) =>
     defineActor<DestinationMessage, Pool>({
       name: `siem-${destination.id}`,
       group: SIEM_GROUP,
       streams: (keys) => [keys.stream(destinationStreamName(destination.id))],
       schema: destinationMessageSchema,
+      compiled: compiledDelivery,
       // Two batches in hand: one in flight, the next filling.
       concurrency: options.batchSize * 2,
       maxAttempts: options.retry.maxAttempts,
@@ -161,7 +186,24 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
       }),
     });
 
+  const removeStreams = async (id: number) => {
+    const stream = ctx.keys.stream(destinationStreamName(id));
+    await deleteKeys(redis, [stream, ctx.keys.deadLetters(stream)]);
+  };
+  const assignment = createAssignment({
+    lease: { redis, keys: ctx.keys, owner: consumerName, ttlMs: leaseTtlMs },
+    keys: ctx.keys,
+    logger: ctx.logger,
+    intervalMs: balanceIntervalMs,
+    monotonic: options.monotonic ?? (() => performance.now()),
+    load: (row) => loadDestination(ctx, row),
+    runLoop: (destination) => runActor(deliveryActor(destination), runDeps),
+    replay: { db: ctx.db, redis, clock: ctx.clock, network, batchSize: options.batchSize, send: options.send },
+    onRemoved: removeStreams,
+  });
+
   let reloading: Promise<void> = Promise.resolve();
+  let rows: SiemDestinationRow[] = [];
   const streamPrefix = ctx.keys.stream(destinationStreamName(0)).slice(0, -1);
   /**
    * Streams of destinations that no longer exist (a fan-out racing a delete, a pusher down
@@ -182,35 +224,31 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
     if (candidates.size === 0) return;
     const existing = await existingDestinationIds(ctx.db, [...candidates.keys()]);
     for (const [id, names] of candidates) {
-      if (!existing.has(id) && !loops.has(id)) await deleteKeys(redis, names);
+      if (!existing.has(id) && !assignment.running().includes(id)) await deleteKeys(redis, names);
     }
   };
   const reloadNow = async () => {
-    const rows = await allDestinations(ctx.db);
-    const wanted = new Map(rows.map((row) => [row.id, row]));
-    for (const [id, handle] of loops) {
-      if (wanted.has(id)) continue;
-      loops.delete(id);
-      await handle.stop();
-      const stream = ctx.keys.stream(destinationStreamName(id));
-      await deleteKeys(redis, [stream, ctx.keys.deadLetters(stream)]);
-      ctx.logger.info({ destination: id }, "SIEM destination removed");
-    }
-    for (const [id, row] of wanted) {
-      if (loops.has(id) || stopped) continue;
-      try {
-        loops.set(id, await runActor(deliveryActor(loadDestination(ctx, row)), runDeps));
-      } catch (error) {
-        ctx.logger.error({ err: error, destination: id }, "SIEM destination cannot start");
-      }
-    }
-    await dropOrphans(wanted);
+    if (stopped) return;
+    rows = await allDestinations(ctx.db);
+    await assignment.balance(rows);
+    await assignment.checkGaps();
+    await dropOrphans(new Map(rows.map((row) => [row.id, row])));
   };
-  const reload = () => {
-    reloading = reloading.then(reloadNow, reloadNow);
+  const balanceNow = async () => {
+    if (!stopped) await assignment.balance(rows);
+  };
+  const serialized = (fn: () => Promise<void>) => {
+    reloading = reloading.then(fn, fn);
     return reloading;
   };
+  const reload = () => serialized(reloadNow);
 
+  // Announced before the first round, so pushers started together see each other at once
+  // instead of each taking every destination and handing most of them back.
+  await announceMember({ redis, keys: ctx.keys, owner: consumerName, ttlMs: leaseTtlMs });
+  // Renewal runs from the first lease taken on: the rest of the start may take a while.
+  const onLeaseError = (error: unknown) => ctx.logger.warn({ err: error }, "SIEM lease round failed");
+  const renewing = every(ctx.clock, balanceIntervalMs, assignment.renew, { immediate: false, onError: onLeaseError });
   await reload();
   const fanout = await runActor(
     defineActor<DestinationMessage, Pool>({
@@ -249,19 +287,26 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
     immediate: false,
     onError: (error) => ctx.logger.warn({ err: error }, "SIEM reload failed"),
   });
+  const balancing = every(ctx.clock, balanceIntervalMs, () => serialized(balanceNow), { immediate: false, onError: onLeaseError });
   const retention = startRetention(ctx, options.retentionIntervalMs);
+  const timers = [periodic, renewing, balancing, retention];
 
   return {
     reload,
-    running: () => [...loops.keys()].sort((a, b) => a - b),
+    running: assignment.running,
     async stop() {
-      stopped = true;
-      await periodic.stop();
-      await retention.stop();
+      await Promise.all(timers.map((t) => t.stop()));
       subscriber.disconnect();
       await reloading.catch(() => {});
-      await Promise.all([fanout.stop(), tester.stop(), ...[...loops.values()].map((h) => h.stop())]);
-      loops.clear();
+      stopped = true;
+      await Promise.all([fanout.stop(), tester.stop(), assignment.stop()]);
+      redis.disconnect();
+    },
+    async halt() {
+      stopped = true;
+      await Promise.all(timers.map((t) => t.stop()));
+      subscriber.disconnect();
+      await Promise.all([fanout.stop({ timeoutMs: 0 }), tester.stop({ timeoutMs: 0 }), assignment.halt()]);
       redis.disconnect();
     },
   };

@@ -1,3 +1,4 @@
+import type { EventRow } from "./events.js";
 import { boundedError } from "./last-error.js";
 import type { Queryable } from "../../platform/db/pool.js";
 
@@ -96,4 +97,25 @@ export async function recordFailure(db: Queryable, id: number, error: string, ex
     `UPDATE siem_destinations SET failed = failed + $3, last_error = $2, last_error_at = to_timestamp($4 / 1000.0) WHERE id = $1`,
     [id, boundedError(error), exhausted, atMs],
   );
+}
+
+/**
+ * The events a destination missed when its stream was trimmed before its loop read them:
+ * the organization's events with `afterId` < id < `beforeId` (no upper bound when null), and
+ * with `sinceMs` (a destination that never delivered anything) only those from its creation
+ * on, oldest first, at most `limit`. The id order is the organization's commit order
+ * (insertEvent's advisory lock), so paging by id never skips one.
+ */
+export async function eventsToReplay(
+  db: Queryable,
+  query: { orgId: number; afterId: number; beforeId: number | null; sinceMs: number | null; limit: number },
+): Promise<EventRow[]> {
+  const { rows } = await db.query<EventRow>(
+    `SELECT id, org_id, type, time, domain, payload FROM events
+     WHERE org_id = $1 AND id > $2 AND ($3::bigint IS NULL OR id < $3)
+       AND ($4::float8 IS NULL OR time >= to_timestamp($4 / 1000.0))
+     ORDER BY id LIMIT $5`,
+    [query.orgId, query.afterId, query.beforeId, query.sinceMs, query.limit],
+  );
+  return rows;
 }

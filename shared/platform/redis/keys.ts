@@ -116,6 +116,12 @@ export function createKeys(prefix: string) {
     siemVersion: () => `${prefix}siem:version`,
     /** Pub/sub channel telling pushers that destinations changed (start or stop their delivery loops). */
     siemChanged: () => `${prefix}siem:changed`,
+    /** Lease: the one pusher process running this destination's delivery loop (its value: that process's name). */
+    siemLease: (destinationId: number) => `${prefix}siem:lease:${destinationId}`,
+    /** Set of pusher process names that announced themselves; alive while their `siemPusher` key exists. */
+    siemPushers: () => `${prefix}siem:pushers`,
+    /** One pusher process's heartbeat (PX expiry, renewed with its leases). */
+    siemPusher: (owner: string) => `${prefix}siem:pusher:${owner}`,
     /** A WebAuthn challenge between its options call and its verify call (JSON: what it is bound to, its end). */
     authChallenge: (challenge: string) => `${prefix}auth:challenge:${challenge}`,
     /** A fixed window of a sign-in budget; `subject` is a digest of the source network or e-mail, never the address itself. */

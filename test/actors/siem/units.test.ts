@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createBatcher } from "../../../actors/siem/batcher.js";
+import { ownerOf } from "../../../actors/siem/leases.js";
+import { compareEntryIds, hasGap, previousEntryId, type StreamPosition } from "../../../actors/siem/replay.js";
 import { DEFAULT_RETRY, jitteredBackoff } from "../../../actors/siem/retry.js";
 import { idempotencyKey } from "../../../actors/siem/transport/index.js";
 import { parseTarget } from "../../../shared/events/siem-target.js";
@@ -57,5 +59,64 @@ describe("destination URLs and framing", () => {
     const a = [{ id: 2, type: "t", time: "", domain: "" }, { id: 1, type: "t", time: "", domain: "" }];
     expect(idempotencyKey(7, a)).toBe(idempotencyKey(7, [...a].reverse()));
     expect(idempotencyKey(7, a)).not.toBe(idempotencyKey(8, a));
+  });
+});
+
+describe("destination balance (rendezvous hashing)", () => {
+  const ids = Array.from({ length: 3_000 }, (_, i) => i + 1);
+  const count = (members: string[]) => {
+    const counts = new Map<string, number>(members.map((m) => [m, 0]));
+    for (const id of ids) {
+      const owner = ownerOf(id, members) as string;
+      counts.set(owner, (counts.get(owner) ?? 0) + 1);
+    }
+    return counts;
+  };
+
+  it("gives each of N members about 1/N", () => {
+    for (const members of [["a", "b"], ["host-1", "host-2", "host-3"], ["p1", "p2", "p3", "p4", "p5"]]) {
+      for (const n of count(members).values()) {
+        expect(n / ids.length).toBeGreaterThan(0.8 / members.length);
+        expect(n / ids.length).toBeLessThan(1.2 / members.length);
+      }
+    }
+    expect(ownerOf(1, [])).toBeNull();
+  });
+
+  it("moves only the leaving member's destinations, and a joining member takes only its own", () => {
+    const three = ["a", "b", "c"];
+    const two = ["a", "c"];
+    for (const id of ids) {
+      const before = ownerOf(id, three);
+      const after = ownerOf(id, two);
+      if (before !== "b") expect(after).toBe(before);
+      expect(ownerOf(id, [...three].reverse())).toBe(before);
+    }
+  });
+});
+
+describe("replay gap", () => {
+  const at = (fields: Partial<StreamPosition>): StreamPosition => ({
+    lastDeliveredId: "100-3", entriesRead: 10, entriesAdded: 310, length: 100, lastGeneratedId: "900-0", firstEntryId: "500-0", firstEventId: 7, ...fields,
+  });
+
+  it("orders entry ids numerically and steps one below", () => {
+    expect(compareEntryIds("10-0", "9-5")).toBe(1);
+    expect(compareEntryIds("9-10", "9-9")).toBe(1);
+    expect(compareEntryIds("5-1", "5-1")).toBe(0);
+    expect(previousEntryId("5-1")).toBe("5-0");
+    expect(compareEntryIds(previousEntryId("5-0"), "5-0")).toBe(-1);
+    expect(compareEntryIds(previousEntryId("5-0"), "4-999999")).toBe(1);
+  });
+
+  it("is a gap when entries after the group's cursor were trimmed unread", () => {
+    expect(hasGap(at({}))).toBe(true);
+    // Everything added after the cursor is still there.
+    expect(hasGap(at({ entriesRead: 210 }))).toBe(false);
+    // The cursor is inside what the stream holds.
+    expect(hasGap(at({ lastDeliveredId: "500-0" }))).toBe(false);
+    expect(hasGap(at({ entriesRead: null }))).toBe(true);
+    expect(hasGap(at({ firstEntryId: null, firstEventId: null, length: 0, entriesRead: 310 }))).toBe(false);
+    expect(hasGap(at({ firstEntryId: null, firstEventId: null, length: 0 }))).toBe(true);
   });
 });
