@@ -6,6 +6,7 @@ import { RequestGoneError, type HttpReply, type HttpRequest, type RouteParams } 
 import { healthz, metrics, getClock, moveClock } from "./system.js";
 import { registerAdminRoutes } from "./admin/routes.js";
 import { registerPublicRoutes, CORS_PATHS } from "./routes/index.js";
+import { registerDashboardSpa } from "./dashboard/spa.js";
 
 /**
  * The route table. Public endpoints answer under /api/v1/ both as `verify.php` and
@@ -20,6 +21,7 @@ export function buildApp(deps: IngressDeps) {
   add("POST", "/admin/v1/clock", moveClock);
   registerAdminRoutes(add);
   registerPublicRoutes(add);
+  registerDashboardSpa(add);
 
   const { requests, durations } = deps.httpMetrics;
   // One pair of children per label set, found with one lookup.
@@ -114,6 +116,8 @@ function endpointLabel(path: string): string {
 
 function computeLabel(path: string): string {
   if (path.startsWith("/admin/")) return "admin";
+  // Every dashboard address is one label: its paths name organizations, keys and domains.
+  if (path === "/dashboard" || path.startsWith("/dashboard/")) return "dashboard";
   const last = path.split("/").pop() ?? "";
   return last.replace(/\.php$/, "") || "root";
 }
