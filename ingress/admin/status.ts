@@ -5,7 +5,7 @@ import {
 } from "../../shared/db/incidents.js";
 import { transaction, type Queryable } from "../../shared/db/pool.js";
 import {
-  DEFAULT_SERVICE_NAMES, SERVICE_KEYS, listServices, statusActivity, upsertService, type ServiceKey, type ServiceRow,
+  DEFAULT_SERVICE_NAMES, SERVICE_KEYS, listServices, recentChecks, statusActivity, upsertService, type CheckRow, type ServiceKey, type ServiceRow,
 } from "../../shared/db/status.js";
 import { incidentView, iso } from "../../shared/status/document.js";
 import { incidentMoveAllowed } from "../../shared/status/rules.js";
@@ -101,9 +101,21 @@ export const putService = admin(async (_request, deps, params, body) => {
   return ok({ service: serviceView(key, row) });
 });
 
+/** How far back the services list looks for each service's last probe. */
+const LAST_CHECK_WINDOW_MS = 7 * 86_400_000;
+
+/** A probe's outcome as the operator reads it: `error` says why it failed (an SSRF-refused address, a timeout, a status). */
+function checkView(check: CheckRow | undefined) {
+  if (!check) return null;
+  return { at: iso(check.at), ok: check.ok, latency_ms: check.latency_ms, status_code: check.status_code, error: check.error };
+}
+
+/** The services, each with `last_check` (an addition to the contract's `service`: the dashboard shows why a probe fails). */
 export const listStatusServices = admin(async (_request, deps) => {
   const rows = new Map((await listServices(deps.db)).map((r) => [r.key, r]));
-  return ok({ services: SERVICE_KEYS.map((key) => serviceView(key, rows.get(key))) });
+  const now = deps.clock.now();
+  const last = new Map((await recentChecks(deps.db, now - LAST_CHECK_WINDOW_MS, now, 1)).map((c) => [c.service, c]));
+  return ok({ services: SERVICE_KEYS.map((key) => ({ ...serviceView(key, rows.get(key)), last_check: checkView(last.get(key)) })) });
 });
 
 export const createStatusIncident = admin(async (_request, deps, _params, body) => {
