@@ -20,8 +20,16 @@ function current(): Place {
 
 const CHANGED = "gw:navigate";
 
+// Whether the page changed inside the app since it loaded (headings take focus only then).
+let moved = false;
+
+export function navigatedInApp(): boolean {
+  return moved;
+}
+
 export function navigate(href: string, options: { replace?: boolean } = {}): void {
   if (href === location.pathname + location.search) return;
+  moved = true;
   if (options.replace) history.replaceState(null, "", href);
   else history.pushState(null, "", href);
   window.dispatchEvent(new Event(CHANGED));
@@ -45,7 +53,10 @@ export function setQuery(patch: Record<string, string | number | null | undefine
 export function usePlace(): Place {
   const [place, setPlace] = useState(current);
   useEffect(() => {
-    const update = () => setPlace(current());
+    const update = () => {
+      moved = true;
+      setPlace(current());
+    };
     window.addEventListener("popstate", update);
     window.addEventListener(CHANGED, update);
     return () => {

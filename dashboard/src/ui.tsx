@@ -1,7 +1,7 @@
 import type { ComponentChildren, JSX } from "preact";
 import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
 import type { Answer, Refusal } from "./http.js";
-import { Link } from "./router.js";
+import { Link, navigatedInApp } from "./router.js";
 
 /**
  * The dashboard's small pieces: loading, empty and refusal states, outside text, times,
@@ -211,7 +211,7 @@ export function Confirm(props: {
       </button>
       <dialog ref={dialog} aria-labelledby={titleId}>
         <form method="dialog" onSubmit={(e) => void submit(e)}>
-          <h2 id={titleId}>{props.title}</h2>
+          <h2 id={titleId}>{visible(props.title)}</h2>
           {props.children}
           <div class="actions">
             <button type="button" onClick={close} autofocus>
@@ -312,12 +312,18 @@ export function Tabs(props: { label: string; tabs: { id: string; label: string; 
   );
 }
 
-/** A page's heading: focused after every navigation so screen readers announce the new page. */
+/**
+ * A page's heading, which names the document too. After a change of page inside the app it
+ * takes focus, so screen readers announce the new page and Tab goes on from there; on a
+ * fresh load focus stays at the top, where the skip link is.
+ */
 export function PageTitle(props: { children: ComponentChildren; sub?: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    if (document.activeElement === document.body || document.activeElement?.closest("nav")) heading.current?.focus({ preventScroll: true });
-  }, []);
+    document.title = `${heading.current?.textContent ?? "Dashboard"} · Access gateway`;
+    if (!navigatedInApp()) return;
+    if (document.activeElement === document.body || document.activeElement?.closest("nav, .tabs")) heading.current?.focus({ preventScroll: true });
+  });
   return (
     <header class="page-title">
       <h1 ref={heading} tabIndex={-1}>

@@ -113,7 +113,7 @@ export async function scanAndAssign(gw: TestGateway, scans: FakeScans, serverKey
 }
 
 export async function makeWorld(gw: TestGateway, names: Names = PLAIN): Promise<Made> {
-  const org = await ok(gw.admin("POST", "/orgs", { name: names.org, plan: "starter" }));
+  const org = await ok(gw.admin("POST", "/orgs", { name: names.org, plan: "professional" }));
   const orgId = org.org.id as number;
   const domain = "shop.example.com";
   await ok(gw.admin("POST", `/orgs/${orgId}/domains`, { domain, verified: true }));

@@ -67,6 +67,7 @@ function DomainCard(props: { org: number; domain: Domain; onVerified: (domain: D
   };
   return (
     <Section
+      id={`domain-${domain.name}`}
       title={domain.name}
       actions={domain.verified ? <Badge value="verified" /> : <Badge value="pending" label="not verified" />}
     >

@@ -89,7 +89,17 @@ function check(draft: Draft, kind: "client" | "server"): Problems {
   return p;
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** JSON with every object's keys in order: PostgreSQL's jsonb gives keys back in its own order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 
 /** The PATCH body: only what differs from the key as loaded. */
 function patchOf(draft: Draft, d: KeyDetails): Record<string, unknown> {

@@ -98,7 +98,7 @@ function CreateKey(props: { org: number; onCreated: () => void }) {
     }
   };
   return (
-    <Section title="Create a key">
+    <Section title="Create a key" id="create-key">
       <form class="grid-form" onSubmit={(e) => void submit(e)} noValidate>
         <Field label="Name" error={errors.name}>
           {(a) => <input {...a} value={name} maxLength={200} onInput={(e: InputEvent) => setName(valueOf(e))} />}

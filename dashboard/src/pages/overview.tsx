@@ -32,6 +32,11 @@ function Allowance(props: { used: number; allowance: number | null; resets: stri
   );
 }
 
+/** The cycle's last day: the whole cycle is drawn, the days to come empty. */
+function lastDayOf(resetsAt: string): string {
+  return new Date(Date.parse(resetsAt) - 1000).toISOString().slice(0, 10);
+}
+
 /** The keys of the organization (first page of the list, up to 500). */
 function useKeys(org: number) {
   return useAnswer(() => api.keys(org, { limit: 500 }), [org]);
@@ -252,7 +257,7 @@ export function OverviewPage() {
               <>
                 <Allowance used={d.org.used} allowance={d.org.allowance} started={d.org.cycle_started_at} resets={d.org.cycle_resets_at} />
                 {keys.state === "ok" ? (
-                  <UsageChart keys={keys.data.keys} from={d.org.cycle_started_at.slice(0, 10)} to={new Date().toISOString().slice(0, 10)} />
+                  <UsageChart keys={keys.data.keys} from={d.org.cycle_started_at.slice(0, 10)} to={lastDayOf(d.org.cycle_resets_at)} />
                 ) : keys.state === "loading" ? (
                   <Loading />
                 ) : null}

@@ -113,7 +113,7 @@ function FindingItem(props: { org: number; domain: string; finding: Finding; onC
   };
   const ack = finding.acknowledgement;
   return (
-    <li class="finding">
+    <li class="finding" id={`finding-${finding.id}`}>
       <h3>
         <Badge value={finding.status} /> <Ext text={finding.label} /> <code class="muted">{finding.id}</code>
         {finding.acknowledged ? <Badge value="accepted" label="risk accepted" /> : null}

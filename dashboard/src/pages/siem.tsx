@@ -102,7 +102,7 @@ function DestinationCard(props: { org: number; dest: Destination; open: boolean;
     if (answer.ok) props.onChanged();
   };
   return (
-    <Section title={`${dest.kind} #${dest.id}`} actions={health(dest)} level={3}>
+    <Section id={`siem-${dest.id}`} title={`${dest.kind} #${dest.id}`} actions={health(dest)} level={3}>
       <p class="break mono">
         <Ext text={dest.url} />
         {dest.index ? (
