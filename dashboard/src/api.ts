@@ -337,7 +337,8 @@ export const api = {
   installations: (id: number) => admin<{ installations: Installation[] }>("GET", `/keys/${id}/installations`),
   decideInstallation: (id: number, install: string, decision: "approve" | "block") =>
     admin<{ installation: Installation }>("POST", `/keys/${id}/installations/${seg(install)}/${decision}`),
-  usage: (id: number, from: string, to: string) => admin<{ usage: UsageDay[]; from: string; to: string }>("GET", `/keys/${id}/usage`, { query: { from, to } }),
+  /** Without a range the service answers its own last 30 days (its clock decides what "today" is). */
+  usage: (id: number, from?: string, to?: string) => admin<{ usage: UsageDay[]; from: string; to: string }>("GET", `/keys/${id}/usage`, { query: { from, to } }),
 
   domains: (org: number, query: Query = {}) => admin<Paged & { domains: Domain[] }>("GET", `/orgs/${org}/domains`, { query }),
   addDomain: (org: number, domain: string) => admin<{ domain: Domain }>("POST", `/orgs/${org}/domains`, { body: { domain } }),

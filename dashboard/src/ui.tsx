@@ -110,9 +110,6 @@ export function today(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
-export function daysAgo(days: number): string {
-  return new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
-}
 
 // ---- status badges ----
 
@@ -147,7 +144,7 @@ async function copyText(text: string, fallback: HTMLInputElement | HTMLTextAreaE
 }
 
 /** A value to copy: read-only field (selectable by hand too) and a Copy button that says so. */
-export function CopyField(props: { label: string; value: string; multiline?: boolean; hint?: string; secret?: boolean }) {
+export function CopyField(props: { label: string; value: string; multiline?: boolean; wrap?: boolean; hint?: string; secret?: boolean }) {
   const id = useId();
   const field = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
   const [said, setSaid] = useState("");
@@ -159,7 +156,16 @@ export function CopyField(props: { label: string; value: string; multiline?: boo
       {props.hint ? <p class="hint">{props.hint}</p> : null}
       <div class="copy-row">
         {props.multiline ? (
-          <textarea id={id} ref={field} readOnly rows={Math.min(12, props.value.split("\n").length + 1)} value={props.value} onFocus={select} spellcheck={false} />
+          <textarea
+            id={id}
+            ref={field}
+            readOnly
+            rows={props.wrap ? 5 : Math.min(12, props.value.split("\n").length + 1)}
+            value={props.value}
+            onFocus={select}
+            spellcheck={false}
+            class={props.wrap ? "wrap" : undefined}
+          />
         ) : (
           <input id={id} ref={field} readOnly value={props.value} onFocus={select} spellcheck={false} autocomplete="off" class={props.secret ? "secret" : undefined} />
         )}

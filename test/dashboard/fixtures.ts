@@ -125,13 +125,28 @@ export async function makeWorld(gw: TestGateway, names: Names = PLAIN): Promise<
   }));
   const server = await ok(gw.admin("POST", `/orgs/${orgId}/keys`, { name: "Back office", kind: "server" }));
 
-  // Calls: allowed, refused (domain_mismatch, insufficient_scope), a second installation left pending.
+  // Five days of calls (the test clock moves a day at a time): allowed ones under two
+  // endpoint labels, refusals (domain_mismatch, insufficient_scope, a suspended key), and on
+  // the last day a second and third installation left pending.
   const usage: RunningActor = await startActor(gw.ctx, usageActor);
+  let calls = 0;
   try {
-    const verify = (body: Record<string, unknown>) => gw.call("/api/v1/verify.php", { method: "POST", body: { key: client.key, ...body } });
-    for (let i = 0; i < 6; i++) await verify({ domain, endpoint: i % 2 ? "checkout" : "login" });
-    await verify({ domain: "elsewhere.example.org" });
-    await verify({ domain, scope: "write" });
+    const verify = (body: Record<string, unknown>) => {
+      calls += 1;
+      return gw.call("/api/v1/verify.php", { method: "POST", body: { key: client.key, ...body } });
+    };
+    for (let day = 0; day < 5; day++) {
+      for (let i = 0; i < 3 + 2 * day; i++) await verify({ domain, endpoint: i % 3 ? "checkout" : "login" });
+      for (let i = 0; i < day % 3; i++) await verify({ domain: "elsewhere.example.org" });
+      if (day % 2 === 1) await verify({ domain, scope: "write" });
+      if (day === 2) {
+        await ok(gw.admin("POST", `/keys/${client.details.id}/suspend`));
+        await verify({ domain });
+        await verify({ domain });
+        await ok(gw.admin("POST", `/keys/${client.details.id}/resume`));
+      }
+      if (day < 4) await ok(gw.admin("POST", "/clock", { advance_s: 86_400 }));
+    }
     await verify({ domain, install: names.install });
     await verify({ domain, install: "shop-us-1" });
     await waitFor(async () => {
@@ -140,7 +155,7 @@ export async function makeWorld(gw: TestGateway, names: Names = PLAIN): Promise<
     });
     await waitFor(async () => {
       const { rows } = await gw.ctx.db.query<{ n: string }>("SELECT coalesce(sum(calls), 0) AS n FROM usage_daily WHERE key_id = $1", [client.details.id]);
-      return Number(rows[0].n) >= 10;
+      return Number(rows[0].n) >= calls;
     });
   } finally {
     await usage.stop();

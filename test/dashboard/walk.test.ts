@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDashboard } from "../../ops/embed/dashboard-build.js";
 import { DASHBOARD_DIR } from "../../shared/embed/dashboard-asset.js";
@@ -14,6 +15,9 @@ import {
  * (navigation start to a settled page, cold cache: a new browser context per width) is
  * printed, not asserted.
  */
+
+// Functions passed to page.evaluate run in the browser; this name is theirs.
+declare const location: { search: string };
 
 let gw: TestGateway;
 let harness: Harness;
@@ -72,17 +76,27 @@ function pages(): { name: string; path: string }[] {
 
 const firstRenders: Record<string, Record<Width, number>> = {};
 
+/** Pages also taken as they first appear on screen (not the whole page), the size docs/dashboard/ keeps. */
+const FIRST_SCREEN = new Set(["signin", "overview", "key-usage", "key-installations", "scan", "finding", "operator-status", "siem"]);
+
 async function check(tab: Tab, name: string, width: Width): Promise<void> {
   const violations = await axe(tab.page);
   expect(violations, `${name} at ${WIDTHS[width]}px: ${JSON.stringify(violations, null, 1)}`).toEqual([]);
   expect(await cspViolations(tab.page), name).toEqual([]);
   await shot(harness, tab.page, `${name}-${WIDTHS[width]}`);
+  if (FIRST_SCREEN.has(name)) await tab.page.screenshot({ path: join(harness.shots, `screen-${name}-${WIDTHS[width]}.png`) });
 }
 
 describe("the dashboard, walked by the operator", () => {
   for (const width of ["wide", "narrow"] as const) {
     it(`every page at ${WIDTHS[width]} px: settles, no errors, axe clean`, async () => {
       const tab = await harness.open(width);
+      // Signed out, every dashboard address shows the sign-in page (and comes back after).
+      const ms = await visit(gw, tab, `/dashboard/orgs/${world.orgId}/keys`);
+      (firstRenders.signin ??= { wide: 0, narrow: 0 })[width] = ms;
+      await tab.page.waitForFunction(() => location.search.includes("next="), WAIT);
+      expect(new URL(tab.page.url()).searchParams.get("next")).toBe(`/dashboard/orgs/${world.orgId}/keys`);
+      await check(tab, "signin", width);
       await signInWithAdminToken(gw, tab);
       await connectServerKey(tab);
       for (const { name, path } of pages()) {

@@ -16,9 +16,9 @@ interface Checked {
   error?: string;
 }
 
-function VerifyResult(props: { domain: Domain; checked: Checked | null }) {
+function VerifyResult(props: { domain: Domain; checked: Checked | null; verifiedNow: boolean }) {
   const { domain, checked } = props;
-  if (domain.verified) return <p class="done">Verified: the organization owns {domain.name}. Keys may lock to it and scans may run.</p>;
+  if (domain.verified) return props.verifiedNow ? <p class="done">Verified: the organization owns {domain.name}. Keys may lock to it and scans may run.</p> : null;
   if (!checked) return null;
   if (checked.error) {
     return (
@@ -55,6 +55,7 @@ function DomainCard(props: { org: number; domain: Domain; onVerified: (domain: D
   const [checked, setChecked] = useState<Checked | null>(null);
   const [outcome, setOutcome] = useState<OutcomeState>(null);
   const [busy, setBusy] = useState(false);
+  const [verifiedNow, setVerifiedNow] = useState(false);
   const { domain } = props;
   const verify = async () => {
     setBusy(true);
@@ -63,7 +64,10 @@ function DomainCard(props: { org: number; domain: Domain; onVerified: (domain: D
     setBusy(false);
     if (!answer.ok) return setOutcome({ refusal: answer });
     setChecked(answer.data.checked ?? null);
-    if (answer.data.domain.verified) props.onVerified(answer.data.domain);
+    if (answer.data.domain.verified) {
+      setVerifiedNow(true);
+      props.onVerified(answer.data.domain);
+    }
   };
   return (
     <Section
@@ -89,7 +93,7 @@ function DomainCard(props: { org: number; domain: Domain; onVerified: (domain: D
           ) : null}
         </>
       )}
-      <VerifyResult domain={domain} checked={checked} />
+      <VerifyResult domain={domain} checked={checked} verifiedNow={verifiedNow} />
       <Outcome outcome={outcome} />
     </Section>
   );

@@ -3,7 +3,7 @@ import { may } from "../auth.js";
 import { OUTCOME_SERIES, StackedBars, outcomeStacks, reasonSeries, reasonStacks } from "../charts.js";
 import { setQuery, usePlace } from "../router.js";
 import {
-  Badge, CopyField, Empty, Ext, Field, Outcome, Section, Show, Table, Time, daysAgo, today, useAction, useAnswer, valueOf, type InputEvent,
+  Badge, CopyField, Empty, Ext, Field, Outcome, Section, Show, Table, Time, useAction, useAnswer, valueOf, type InputEvent,
 } from "../ui.js";
 
 /** The key page's tabs other than settings: installations, usage, integration. */
@@ -82,18 +82,21 @@ function endpointTotals(days: UsageDay[]): [string, number][] {
 
 export function KeyUsage(props: { id: number }) {
   const place = usePlace();
-  const from = place.query.get("from") ?? daysAgo(29);
-  const until = place.query.get("to") ?? today();
+  const from = place.query.get("from") ?? undefined;
+  const until = place.query.get("to") ?? undefined;
   const by = place.query.get("by") === "reason" ? "reason" : "outcome";
   const [usage] = useAnswer(() => api.usage(props.id, from, until), [props.id, from, until]);
+  // The range shown: the address's, or the one the service answered for (its last 30 days).
+  const shownFrom = from ?? (usage.state === "ok" ? usage.data.from : "");
+  const shownTo = until ?? (usage.state === "ok" ? usage.data.to : "");
   return (
     <Section title="Usage by day">
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Usage range">
         <Field label="From">
-          {(a) => <input {...a} type="date" value={from} max={until} onChange={(e: InputEvent) => setQuery({ from: valueOf(e) }, { replace: true })} />}
+          {(a) => <input {...a} type="date" value={shownFrom} max={shownTo} onChange={(e: InputEvent) => setQuery({ from: valueOf(e) }, { replace: true })} />}
         </Field>
         <Field label="To">
-          {(a) => <input {...a} type="date" value={until} min={from} onChange={(e: InputEvent) => setQuery({ to: valueOf(e) }, { replace: true })} />}
+          {(a) => <input {...a} type="date" value={shownTo} min={shownFrom} onChange={(e: InputEvent) => setQuery({ to: valueOf(e) }, { replace: true })} />}
         </Field>
         <Field label="Stack by">
           {(a) => (
@@ -194,6 +197,7 @@ export function KeyIntegration(props: { details: KeyDetails }) {
             hint="The page hides itself when it is served from another domain than the lock, or framed by another site. Each verify answer carries it as browser_guard."
             value={browserGuard(details)}
             multiline
+            wrap
           />
           <CopyField
             label="Bot-check widget tag"

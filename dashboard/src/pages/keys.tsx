@@ -5,7 +5,7 @@ import type { Answer } from "../http.js";
 import { useOrg } from "../layout.js";
 import { Link, setQuery, to, usePlace, withQuery } from "../router.js";
 import {
-  Badge, CopyField, Empty, Ext, Field, Outcome, PageTitle, Pager, Section, Show, Table, Time, daysAgo, today, useAction, useAnswer, valueOf,
+  Badge, CopyField, Empty, Ext, Field, Outcome, PageTitle, Pager, Section, Show, Table, Time, useAction, useAnswer, valueOf,
   type InputEvent,
 } from "../ui.js";
 import { domainProblem } from "../validate.js";
@@ -55,7 +55,7 @@ function sums(days: UsageDay[]): { counted: number; refused: number } {
   return days.reduce((a, d) => ({ counted: a.counted + d.counted, refused: a.refused + d.refused }), { counted: 0, refused: 0 });
 }
 
-function UsageCells(props: { id: number; from: string; to: string }) {
+function UsageCells(props: { id: number; from?: string; to?: string }) {
   const [usage] = useAnswer(() => api.usage(props.id, props.from, props.to), [props.id, props.from, props.to]);
   if (usage.state === "loading") return <td colSpan={2} class="muted" aria-busy="true">…</td>;
   if (usage.state === "refused") return <td colSpan={2} class="muted">{usage.refusal.reason}</td>;
@@ -148,8 +148,9 @@ export function KeysPage() {
   const status = place.query.get("status") ?? "";
   const kind = place.query.get("kind") ?? "";
   const page = Math.max(1, Number(place.query.get("page") ?? "1") || 1);
-  const from = place.query.get("from") ?? daysAgo(6);
-  const until = place.query.get("to") ?? today();
+  // No range chosen: the service's last 30 days.
+  const from = place.query.get("from") ?? undefined;
+  const until = place.query.get("to") ?? undefined;
   const [keys, reload] = useAnswer(() => api.keys(org, { status, kind, page, limit: PAGE_SIZE }), [org, status, kind, page]);
   return (
     <>
@@ -175,11 +176,11 @@ export function KeysPage() {
             </select>
           )}
         </Field>
-        <Field label="Calls from">
-          {(a) => <input {...a} type="date" value={from} max={until} onChange={(e: InputEvent) => setQuery({ from: valueOf(e) }, { replace: true })} />}
+        <Field label="Calls from" hint={from || until ? undefined : "Empty: the last 30 days."}>
+          {(a) => <input {...a} type="date" value={from ?? ""} max={until} onChange={(e: InputEvent) => setQuery({ from: valueOf(e) }, { replace: true })} />}
         </Field>
-        <Field label="to">
-          {(a) => <input {...a} type="date" value={until} min={from} onChange={(e: InputEvent) => setQuery({ to: valueOf(e) }, { replace: true })} />}
+        <Field label="Calls to">
+          {(a) => <input {...a} type="date" value={until ?? ""} min={from} onChange={(e: InputEvent) => setQuery({ to: valueOf(e) }, { replace: true })} />}
         </Field>
       </form>
       <Show loaded={keys} label="Loading the keys…">
