@@ -61,6 +61,23 @@ export function Layout(props: { route: Route; orgId: number | null; children: Co
     navigate(to.signin(), { replace: true });
   };
   const scope: OrgScope | null = orgId === null ? null : { id: orgId, org, reload };
+  const links = () => [
+    ...(orgId !== null
+      ? ORG_NAV.map((item) => (
+          <Link key={item.page} href={item.href(orgId)} current={item.page === current}>
+            {item.label}
+          </Link>
+        ))
+      : []),
+    ...(p?.kind === "operator"
+      ? [
+          <Link key="operator" href={to.operator()} current={current === "operator"} class="operator-link">
+            Operator
+          </Link>,
+        ]
+      : []),
+  ];
+  const here = current === "operator" ? "Operator" : (ORG_NAV.find((item) => item.page === current)?.label ?? "");
   return (
     <div class="app">
       <a class="skip" href="#main">
@@ -85,20 +102,20 @@ export function Layout(props: { route: Route; orgId: number | null; children: Co
           </button>
         </div>
         {orgId !== null || p?.kind === "operator" ? (
-          <nav class="main-nav" aria-label="Dashboard">
-            {orgId !== null
-              ? ORG_NAV.map((item) => (
-                  <Link key={item.page} href={item.href(orgId)} current={item.page === current}>
-                    {item.label}
-                  </Link>
-                ))
-              : null}
-            {p?.kind === "operator" ? (
-              <Link href={to.operator()} current={current === "operator"} class="operator-link">
-                Operator
-              </Link>
-            ) : null}
-          </nav>
+          <>
+            <nav class="main-nav wide-only" aria-label="Dashboard">
+              {links()}
+            </nav>
+            {/* Narrow screens: the same links behind one disclosure, which names the page you are on. */}
+            <details class="menu narrow-only" key={current}>
+              <summary>
+                Menu <span class="muted-on-dark">· {here}</span>
+              </summary>
+              <nav class="main-nav" aria-label="Dashboard">
+                {links()}
+              </nav>
+            </details>
+          </>
         ) : null}
       </header>
       <main id="main" class="page">

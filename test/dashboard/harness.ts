@@ -33,7 +33,8 @@ export interface Tab {
 export interface Harness {
   browser: Browser;
   shots: string;
-  open(width: Width, options?: { bypassCsp?: boolean }): Promise<Tab>;
+  /** `standIns: false`: the browser sees the gateway as it is, without the reads main lacks. */
+  open(width: Width, options?: { bypassCsp?: boolean; standIns?: boolean }): Promise<Tab>;
   close(): Promise<void>;
 }
 
@@ -68,7 +69,8 @@ export async function startHarness(gw: TestGateway, label: string): Promise<Harn
       document.addEventListener("securitypolicyviolation", (e: any) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
     });
     await page.setRequestInterception(true);
-    page.on("request", (request: HTTPRequest) => void route(gw, request, tab));
+    const standIns = options.standIns ?? true;
+    page.on("request", (request: HTTPRequest) => void (standIns ? route(gw, request, tab) : request.continue()));
     return tab;
   };
   return { browser, shots, open, close: () => browser.close() };

@@ -17,7 +17,7 @@ import {
  */
 
 // Functions passed to page.evaluate run in the browser; this name is theirs.
-declare const location: { search: string };
+declare const location: { search: string; pathname: string }, document: { body: { innerText: string }; querySelector(s: string): unknown };
 
 let gw: TestGateway;
 let harness: Harness;
@@ -104,10 +104,30 @@ describe("the dashboard, walked by the operator", () => {
         (firstRenders[name] ??= { wide: 0, narrow: 0 })[width] = ms;
         await check(tab, name, width);
       }
+      if (width === "narrow") {
+        // The navigation behind "Menu": opened from the keyboard, it takes you to a page and closes.
+        await tab.page.focus("details.menu summary");
+        await tab.page.keyboard.press("Enter");
+        await tab.page.waitForSelector("details.menu[open] a[href$='/keys']", WAIT);
+        await check(tab, "menu", width);
+        await tab.page.click("details.menu[open] a[href$='/keys']");
+        await tab.page.waitForFunction(() => location.pathname.endsWith("/keys") && !document.querySelector("details.menu[open]"), WAIT);
+      }
       expect(tab.problems).toEqual([]);
       await tab.page.browserContext().close();
     });
   }
+
+  it("lets the operator in on a gateway without GET /me, and says what that gateway lacks", async () => {
+    const tab = await harness.open("wide", { standIns: false });
+    await signInWithAdminToken(gw, tab);
+    // The organizations list is section 5's: this gateway refuses it (405), and the page says so.
+    await tab.page.waitForFunction(() => document.body.innerText.includes("This server does not offer this yet. method_not_allowed"), WAIT);
+    await visit(gw, tab, "/dashboard/operator?tab=status");
+    await tab.page.waitForFunction(() => document.body.innerText.includes("Why the last probe failed"), WAIT);
+    expect(tab.problems).toEqual([]);
+    await tab.page.browserContext().close();
+  });
 
   it("prints the first-render times and where the screenshots are", () => {
     const lines = Object.entries(firstRenders).map(([name, t]) => `${name.padEnd(20)} ${String(t.wide).padStart(5)} ms ${String(t.narrow).padStart(5)} ms`);

@@ -80,7 +80,7 @@ export function ActivityPage() {
                       </td>
                       <td class="break">
                         <Ext text={entry.who} />
-                        {entry.via === "api" ? <span class="muted"> (API)</span> : null}
+                        {entry.via === "api" && !/\bAPI\b/.test(entry.who) ? <span class="muted"> (API)</span> : null}
                       </td>
                       <td class="break">
                         <Ext text={entry.action} />
