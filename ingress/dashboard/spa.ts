@@ -16,7 +16,7 @@ import type { HttpReply, HttpRequest } from "../types.js";
  */
 
 export const DASHBOARD_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
   "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const SHELL_HEADERS = {
