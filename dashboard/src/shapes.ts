@@ -178,7 +178,7 @@ export interface Service {
   configured: boolean;
   updated_at: string | null;
   /** The prober's last check (added to the admin answer by this branch). */
-  last_check?: { at: string; ok: boolean; latency_ms: number | null; status_code: number | null; error: string | null } | null;
+  last_probe?: { at: string; ok: boolean; latency_ms: number | null; status_code: number | null; error: string | null } | null;
 }
 
 export interface Incident {

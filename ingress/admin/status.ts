@@ -102,20 +102,23 @@ export const putService = admin(async (_request, deps, params, body) => {
 });
 
 /** How far back the services list looks for each service's last probe. */
-const LAST_CHECK_WINDOW_MS = 7 * 86_400_000;
+const LAST_PROBE_WINDOW_MS = 7 * 86_400_000;
 
 /** A probe's outcome as the operator reads it: `error` says why it failed (an SSRF-refused address, a timeout, a status). */
-function checkView(check: CheckRow | undefined) {
+function probeView(check: CheckRow | undefined) {
   if (!check) return null;
   return { at: iso(check.at), ok: check.ok, latency_ms: check.latency_ms, status_code: check.status_code, error: check.error };
 }
 
-/** The services, each with `last_check` (an addition to the contract's `service`: the dashboard shows why a probe fails). */
+/**
+ * The services, each with `last_probe` (an addition to the contract's `service`: the dashboard
+ * shows why a probe fails). The same field, in the same shape, as main's since dx-edges.
+ */
 export const listStatusServices = admin(async (_request, deps) => {
   const rows = new Map((await listServices(deps.db)).map((r) => [r.key, r]));
   const now = deps.clock.now();
-  const last = new Map((await recentChecks(deps.db, now - LAST_CHECK_WINDOW_MS, now, 1)).map((c) => [c.service, c]));
-  return ok({ services: SERVICE_KEYS.map((key) => ({ ...serviceView(key, rows.get(key)), last_check: checkView(last.get(key)) })) });
+  const last = new Map((await recentChecks(deps.db, now - LAST_PROBE_WINDOW_MS, now, 1)).map((c) => [c.service, c]));
+  return ok({ services: SERVICE_KEYS.map((key) => ({ ...serviceView(key, rows.get(key)), last_probe: probeView(last.get(key)) })) });
 });
 
 export const createStatusIncident = admin(async (_request, deps, _params, body) => {

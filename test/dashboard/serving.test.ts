@@ -8,7 +8,7 @@ import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 /**
  * How the ingress serves the dashboard (docs/dashboard.md): one shell for every dashboard
  * address under the strict policy, the hashed assets cached a year (gzip when asked), and
- * the services list's `last_check` the operator page shows.
+ * the services list's `last_probe` the operator page shows.
  */
 
 let gw: TestGateway;
@@ -94,15 +94,15 @@ describe("GET /admin/v1/status/services", () => {
     const put = await gw.admin("PUT", "/status/services/api", { name: "API", url: "https://10.0.0.5/healthz" });
     expect(put.status).toBe(200);
     const before = await gw.admin("GET", "/status/services");
-    expect(before.body.services.find((s: { key: string }) => s.key === "api").last_check).toBeNull();
+    expect(before.body.services.find((s: { key: string }) => s.key === "api").last_probe).toBeNull();
     const now = gw.ctx.clock.now();
     await insertCheck(gw.ctx.db, { service: "api", slotMs: now - 120_000, atMs: now - 120_000, ok: true, latencyMs: 40, statusCode: 200, error: null });
     await insertCheck(gw.ctx.db, { service: "api", slotMs: now - 60_000, atMs: now - 60_000, ok: false, latencyMs: null, statusCode: null, error: "refused address 10.0.0.5 (private)" });
     const after = await gw.admin("GET", "/status/services");
     expect(after.status).toBe(200);
     const api = after.body.services.find((s: { key: string }) => s.key === "api");
-    expect(api).toMatchObject({ key: "api", name: "API", configured: true, last_check: { ok: false, latency_ms: null, status_code: null, error: "refused address 10.0.0.5 (private)" } });
-    expect(api.last_check.at).toBe(new Date(now - 60_000).toISOString().replace(/\.\d{3}Z$/, "Z"));
-    expect(after.body.services.find((s: { key: string }) => s.key === "website").last_check).toBeNull();
+    expect(api).toMatchObject({ key: "api", name: "API", configured: true, last_probe: { ok: false, latency_ms: null, status_code: null, error: "refused address 10.0.0.5 (private)" } });
+    expect(api.last_probe.at).toBe(new Date(now - 60_000).toISOString().replace(/\.\d{3}Z$/, "Z"));
+    expect(after.body.services.find((s: { key: string }) => s.key === "website").last_probe).toBeNull();
   });
 });

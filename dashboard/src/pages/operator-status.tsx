@@ -16,7 +16,7 @@ function ServiceRow(props: { service: Service; onSaved: () => void }) {
   const [name, setName] = useState(service.name);
   const [url, setUrl] = useState(service.url ?? "");
   const [outcome, run] = useAction();
-  const check = service.last_check;
+  const check = service.last_probe;
   const save = async (event: Event) => {
     event.preventDefault();
     const answer = await run(api.putService(service.key, { name: name.trim(), url: url.trim() || null }), "Saved: the prober uses it from its next round.");

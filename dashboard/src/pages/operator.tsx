@@ -92,7 +92,7 @@ export function OperatorPage() {
   const place = usePlace();
   const tab = place.query.get("tab") ?? "orgs";
   const [services] = useAnswer(() => api.services(), []);
-  const down = services.state === "ok" ? services.data.services.filter((s) => s.last_check && !s.last_check.ok).length : 0;
+  const down = services.state === "ok" ? services.data.services.filter((s) => s.last_probe && !s.last_probe.ok).length : 0;
   return (
     <>
       <PageTitle sub={down > 0 ? `${plural(down, "service")} failing its probe.` : "Every organization, and the public status page."}>Operator</PageTitle>
