@@ -11,6 +11,7 @@ import { registerAuthRoutes } from "./admin/auth/routes.js";
 import { registerDashboardRoutes } from "./dashboard/pages.js";
 import { registerPublicRoutes, CORS_PATHS } from "./routes/index.js";
 import { apiDescriptionRoutes } from "./routes/openapi.js";
+import { registerDashboardSpa } from "./dashboard/spa.js";
 
 /**
  * The route table. Public endpoints answer under /api/v1/ both as `verify.php` and
@@ -38,6 +39,7 @@ export function buildApp(deps: IngressDeps) {
   });
   registerDashboardRoutes(add);
   registerPublicRoutes(add);
+  registerDashboardSpa(add);
 
   const { requests, durations } = deps.httpMetrics;
   // One pair of children per label set, found with one lookup.
@@ -132,6 +134,8 @@ function endpointLabel(path: string): string {
 
 function computeLabel(path: string): string {
   if (path.startsWith("/admin/")) return "admin";
+  // Every dashboard address is one label: its paths name organizations, keys and domains.
+  if (path === "/dashboard" || path.startsWith("/dashboard/")) return "dashboard";
   const last = path.split("/").pop() ?? "";
   return last.replace(/\.php$/, "") || "root";
 }

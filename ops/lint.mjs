@@ -9,6 +9,8 @@ import { dirname, join, relative, resolve } from "node:path";
 const root = new URL("..", import.meta.url).pathname;
 const SOURCE_DIRS = ["ingress", "actors", "shared", "ops"];
 const TEST_DIRS = ["test"];
+/** The dashboard's browser code (docs/dashboard.md): its own rules below. */
+const DASHBOARD_DIRS = ["dashboard/src"];
 
 function files(dir) {
   const out = [];
@@ -18,7 +20,7 @@ function files(dir) {
     if (statSync(path).isDirectory()) {
       if (name !== "dist" && name !== "node_modules") out.push(...files(path));
     }
-    else if (path.endsWith(".ts")) out.push(path);
+    else if (path.endsWith(".ts") || path.endsWith(".tsx")) out.push(path);
   }
   return out;
 }
@@ -41,6 +43,11 @@ const rules = [
     pattern: /\.query\s*(<[^>]*>)?\s*\(/,
     allow: [/^shared\/[^/]+\/db\//, "ops/bench/", "shared/embed/"],
   },
+  // docs/dashboard.md, Quality: every outside string is a text node; the page's policy
+  // (style-src 'self') refuses inline styles, so looks are classes of style.css.
+  { name: "no any in the dashboard", dirs: DASHBOARD_DIRS, pattern: /(:\s*any\b|\bas any\b|<any>)/ },
+  { name: "no markup from strings in the dashboard", dirs: DASHBOARD_DIRS, pattern: /dangerouslySetInnerHTML|\.innerHTML\b|\.outerHTML\b|insertAdjacentHTML|document\.write\(/ },
+  { name: "no inline styles in the dashboard", dirs: DASHBOARD_DIRS, pattern: /\bstyle=\{|\.style\.|setAttribute\(\s*["']style/ },
   {
     name: "no ambient time or randomness in the enforcement chain",
     dirs: ["shared/verify", "shared/botcheck"],

@@ -1,0 +1,143 @@
+import { mkdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import puppeteer, { type Browser, type HTTPRequest, type Page } from "puppeteer-core";
+import { sourcePath } from "../../shared/platform/paths.js";
+import { ADMIN_TOKEN, type TestGateway } from "../helpers/gateway.js";
+import { standIn } from "./stand-ins.js";
+
+/**
+ * The dashboard in a real browser (Debian's chromium, headless, puppeteer-core) against a
+ * real test gateway. Every tab records what went wrong in it: page errors, console errors
+ * (CSP refusals among them), and violations seen by a `securitypolicyviolation` listener
+ * installed before any page script. The reads main lacks are answered by stand-ins.ts.
+ */
+
+// Functions passed to page.evaluate run in the browser; these names are theirs.
+declare const document: any, window: any, performance: any, location: any;
+
+export const WIDTHS = { narrow: 390, wide: 1280 } as const;
+export type Width = keyof typeof WIDTHS;
+export const WAIT = { timeout: 20_000 };
+
+const AXE = readFileSync(sourcePath("node_modules", "axe-core", "axe.min.js"), "utf8");
+
+export interface Tab {
+  page: Page;
+  /** Page errors, console errors and CSP violations, in order. */
+  problems: string[];
+  /** Requests the stand-ins answered (path and query). */
+  stoodIn: string[];
+}
+
+export interface Harness {
+  browser: Browser;
+  shots: string;
+  /** `standIns: false`: the browser sees the gateway as it is, without the reads main lacks. */
+  open(width: Width, options?: { bypassCsp?: boolean; standIns?: boolean }): Promise<Tab>;
+  close(): Promise<void>;
+}
+
+/**
+ * Chromium logs every refused fetch ("Failed to load resource: ... 404") as a console error:
+ * those are the API's refusals, which the page shows as such, not faults of the page.
+ */
+const REFUSED_FETCH = /^Failed to load resource: the server responded with a status of (4\d\d)/;
+
+export async function startHarness(gw: TestGateway, label: string): Promise<Harness> {
+  const browser = await puppeteer.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--lang=en-US", "--disable-gpu", "--font-render-hinting=none"],
+  });
+  const shots = join(tmpdir(), `dashboard-shots-${label}-${process.pid}`);
+  mkdirSync(shots, { recursive: true });
+  const open: Harness["open"] = async (width, options = {}) => {
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
+    await page.setViewport({ width: WIDTHS[width], height: width === "narrow" ? 844 : 900, deviceScaleFactor: 1 });
+    if (options.bypassCsp) await page.setBypassCSP(true);
+    // Every load is a cold one: the first-render figures are a first visit's.
+    await page.setCacheEnabled(false);
+    const tab: Tab = { page, problems: [], stoodIn: [] };
+    page.on("pageerror", (error) => tab.problems.push(`pageerror: ${String(error)}`));
+    page.on("console", (message) => {
+      if (message.type() === "error" && !REFUSED_FETCH.test(message.text())) tab.problems.push(`console: ${message.text()}`);
+    });
+    await page.evaluateOnNewDocument(() => {
+      window.__csp = [];
+      document.addEventListener("securitypolicyviolation", (e: any) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    await page.setRequestInterception(true);
+    const standIns = options.standIns ?? true;
+    page.on("request", (request: HTTPRequest) => void (standIns ? route(gw, request, tab) : request.continue()));
+    return tab;
+  };
+  return { browser, shots, open, close: () => browser.close() };
+}
+
+async function route(gw: TestGateway, request: HTTPRequest, tab: Tab): Promise<void> {
+  try {
+    const url = new URL(request.url());
+    const reply = url.origin === gw.url ? await standIn(gw, request.method(), url, request.headers().authorization ?? "") : null;
+    if (reply === null) return void (await request.continue());
+    tab.stoodIn.push(`${url.pathname}${url.search}`);
+    await request.respond({ status: reply.status, contentType: "application/json", body: JSON.stringify(reply.body) });
+  } catch (error) {
+    tab.problems.push(`stand-in: ${String(error)}`);
+    await request.continue().catch(() => undefined);
+  }
+}
+
+/** Waits until the page has a heading and nothing is loading; the time since navigation start, in ms. */
+export async function settled(page: Page): Promise<number> {
+  await page.waitForFunction(
+    () => document.querySelector("main h1") !== null && document.querySelector("[aria-busy='true']") === null && document.querySelector(".boot") === null,
+    WAIT,
+  );
+  return page.evaluate(() => Math.round(performance.now()));
+}
+
+/** Goes to a dashboard address (a full load, cold cache) and waits for it to settle; the first-render time in ms. */
+export async function visit(gw: TestGateway, tab: Tab, path: string): Promise<number> {
+  await tab.page.goto(`${gw.url}${path}`, { waitUntil: "domcontentloaded" });
+  return settled(tab.page);
+}
+
+export async function signInWithAdminToken(gw: TestGateway, tab: Tab): Promise<void> {
+  await tab.page.goto(`${gw.url}/dashboard`, { waitUntil: "domcontentloaded" });
+  await tab.page.waitForSelector("input[type=password]", WAIT);
+  await tab.page.type("input[type=password]", ADMIN_TOKEN);
+  await tab.page.click("form button[type=submit].primary");
+  await tab.page.waitForFunction(() => location.pathname.startsWith("/dashboard/operator"), WAIT);
+  await settled(tab.page);
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  nodes: string[];
+}
+
+/** axe-core on the page as it is; the serious and critical violations. */
+export async function axe(page: Page): Promise<AxeViolation[]> {
+  // Evaluated through DevTools, which the page's CSP does not govern (no script tag is added).
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ["violations"] });
+    return result.violations
+      .filter((v: any) => v.impact === "serious" || v.impact === "critical")
+      .map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")) }));
+  });
+}
+
+export async function cspViolations(page: Page): Promise<string[]> {
+  return page.evaluate(() => window.__csp as string[]);
+}
+
+export async function shot(harness: Harness, page: Page, name: string): Promise<string> {
+  const path = join(harness.shots, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildDashboard } from "../../ops/embed/dashboard-build.js";
+import { DASHBOARD_DIR } from "../../shared/embed/dashboard-asset.js";
+import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import { makeWorld, scanAndAssign, startScans, type FakeScans, type Made, type Names } from "./fixtures.js";
+import { WAIT, settled, signInWithAdminToken, startHarness, visit, type Harness, type Tab } from "./harness.js";
+
+/**
+ * Outside text with teeth: markup that would run script (an `onerror` handler, a closing
+ * `</script>`), a right-to-left override and control characters, put everywhere the
+ * dashboard shows outside text (organization, key and member names, installation ids,
+ * content, a scanned site's evidence, a probe's error, incident text). Each payload sets
+ * `window.__xss` if it ever runs. The pages are walked with the page's CSP switched off,
+ * so only the escaping stands between the payload and the page: nothing may run, no
+ * element may come of it, and the text must be there, as text.
+ */
+
+// Functions passed to page.evaluate run in the browser; these names are theirs.
+declare const document: any, window: any;
+
+const run = (tag: string) => `<img src=x onerror=window.__xss='${tag}'>`;
+const closeScript = (tag: string) => `</script><script>window.__xss='${tag}'</script>`;
+const RTL = "\u202E";
+const CONTROLS = "\u0007\u001b[31m";
+
+const HOSTILE: Names = {
+  org: `Acme ${run("org")}`,
+  clientKey: `${run("key")}${closeScript("key")}`,
+  install: `${run("install")}${RTL}gnp.exe${CONTROLS}`,
+  content: `${closeScript("content")}${run("content")} ${RTL}txt.exe`,
+  incident: `${run("incident")} ${RTL}!tnedicni`,
+  member: `${run("member")}${CONTROLS}`,
+  evidence: `x-powered-by: ${closeScript("evidence")}${run("evidence")}${RTL}`,
+  probeError: `refused: ${run("probe")}${closeScript("probe")}`,
+};
+
+let gw: TestGateway;
+let harness: Harness;
+let world: Made;
+let scans: FakeScans;
+
+beforeAll(async () => {
+  await buildDashboard(DASHBOARD_DIR);
+  gw = await startTestGateway("dashboard-hostile");
+  world = await makeWorld(gw, HOSTILE);
+  scans = await startScans(gw, HOSTILE.evidence);
+  await scanAndAssign(gw, scans, world.serverKey, world.domain);
+  harness = await startHarness(gw, "hostile");
+}, 120_000);
+
+afterAll(async () => {
+  await harness?.close();
+  await scans?.stop();
+  await gw?.stop();
+});
+
+/** What the page holds: did anything run, did any element come of a payload, and its text. */
+async function inspect(tab: Tab) {
+  return tab.page.evaluate(() => ({
+    ran: window.__xss ?? null,
+    images: document.querySelectorAll("img").length,
+    scripts: [...document.querySelectorAll("script")].map((s: any) => s.getAttribute("src") ?? "inline"),
+    handlers: [...document.querySelectorAll("*")].filter((e: any) => [...e.attributes].some((a: any) => a.name.startsWith("on"))).length,
+    text: document.body.innerText as string,
+  }));
+}
+
+describe("hostile outside text", () => {
+  it("is shown as text on every page that shows it, and never runs", async () => {
+    const tab = await harness.open("wide", { bypassCsp: true });
+    await signInWithAdminToken(gw, tab);
+    await visit(gw, tab, `/dashboard/orgs/${world.orgId}/scans`);
+    await tab.page.type("input[type=password]", world.serverKey);
+    await tab.page.click("form button[type=submit].primary");
+    await tab.page.waitForSelector(".key-held", WAIT);
+    const org = `/dashboard/orgs/${world.orgId}`;
+    // Where each payload must show up, page by page.
+    const pages: [string, string[]][] = [
+      ["/dashboard/operator", [HOSTILE.org]],
+      ["/dashboard/operator?tab=status", [HOSTILE.probeError]],
+      ["/dashboard/operator?tab=incidents", [HOSTILE.incident]],
+      [org, [HOSTILE.org, HOSTILE.install, HOSTILE.clientKey]],
+      [`${org}/keys`, [HOSTILE.clientKey]],
+      [`${org}/keys/${world.clientKeyId}`, []],
+      [`${org}/keys/${world.clientKeyId}?tab=installations`, [HOSTILE.install]],
+      [`${org}/content`, [HOSTILE.content]],
+      [`${org}/team`, [HOSTILE.member]],
+      [`${org}/scans/${world.domain}`, [HOSTILE.evidence]],
+      [`${org}/activity`, [HOSTILE.clientKey]],
+      [`${org}/findings`, [HOSTILE.member]],
+    ];
+    for (const [path, shown] of pages) {
+      await visit(gw, tab, path);
+      await settled(tab.page);
+      const seen = await inspect(tab);
+      expect(seen.ran, path).toBeNull();
+      expect(seen.images, path).toBe(0);
+      expect(seen.handlers, path).toBe(0);
+      expect(seen.scripts.filter((s) => s === "inline"), path).toEqual([]);
+      for (const payload of shown) {
+        // Shown as it is, the invisible characters as visible code points.
+        const expected = payload.replace(/\u202E/g, "⟨U+202E⟩").replace(/\u0007/g, "⟨U+0007⟩").replace(/\u001b/g, "⟨U+001B⟩");
+        expect(seen.text, `${path} shows ${JSON.stringify(payload)}`).toContain(expected);
+      }
+    }
+    // The key's name sits in an input as its value, and in the revoke dialog's title: text both times.
+    await visit(gw, tab, `${org}/keys/${world.clientKeyId}`);
+    const field = await tab.page.$eval("input", (e: any) => e.value);
+    expect(field).toBe(HOSTILE.clientKey);
+    await tab.page.click("button.danger");
+    await tab.page.waitForSelector("dialog[open]", WAIT);
+    const title = await tab.page.$eval("dialog[open] h2", (e: any) => e.textContent);
+    expect(title).toContain(HOSTILE.clientKey);
+    expect((await inspect(tab)).ran).toBeNull();
+    expect(tab.problems).toEqual([]);
+    // The control: the same markup put into the page as markup does run here (the policy is
+    // off), so the assertions above would have seen a payload that escaped.
+    await tab.page.evaluate((markup: string) => document.body.insertAdjacentHTML("beforeend", markup), run("control"));
+    await tab.page.waitForFunction(() => window.__xss === "control", WAIT);
+    await tab.page.browserContext().close();
+  });
+});
