@@ -1,4 +1,5 @@
-import { hmacHex } from "../../../shared/platform/crypto/hash.js";
+import { hmacHex, hmacHexPadded, hmacPads } from "../../../shared/platform/crypto/hash.js";
+import { memoize } from "../../../shared/platform/memo.js";
 import { ENTITLEMENT_REUSE_S, effectiveEnd, scopesText, type Prepared, type SignedTokens } from "../../../shared/verify/index.js";
 import { REASONS, type Reason } from "../../../shared/platform/reasons.js";
 import type { HttpReply } from "../../types.js";
@@ -93,10 +94,14 @@ export function publicKey(prepared: Prepared, nowMs: number): PublicKey {
   return cachedKey(prepared, nowMs).value;
 }
 
+/** A key signs every one of its calls: its HMAC pads are made once (bounded, like the enforcer's key hashes). */
+const padsOf = memoize(hmacPads);
+
 /** interface.md 5.3: ts, key id, the literal 1, domain, and the nonce only when sent and non-empty. */
 export function verifySignature(apiKey: string, ts: number, keyId: number, domain: string, nonce: string | undefined): string {
   const message = nonce ? `${ts}.${keyId}.1.${domain}.${nonce}` : `${ts}.${keyId}.1.${domain}`;
-  return hmacHex(apiKey, message);
+  const pads = padsOf(apiKey);
+  return pads === null ? hmacHex(apiKey, message) : hmacHexPadded(pads, message);
 }
 
 /**
