@@ -5,6 +5,7 @@ import {
   scopesText,
   type Ask,
   type Prepared,
+  type Resolved,
 } from "../../shared/verify/index.js";
 import { isStorableText } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
@@ -60,33 +61,38 @@ function readVerifyParams(request: HttpRequest, params: Params, apiKey: string, 
   };
 }
 
-function success(request: HttpRequest, deps: IngressDeps, prepared: Prepared, versions: string, p: VerifyParams): HttpReply {
-  const now = deps.clock.now();
+function success(request: HttpRequest, deps: IngressDeps, prepared: Prepared, snapshot: Resolved, p: VerifyParams): HttpReply {
+  // The clock read that judged and counted the call: one read per call.
+  const now = p.ask.now;
   const ts = Math.floor(now / 1000);
   const { key } = prepared;
   const domain = p.ask.domain ?? "";
-  const tokens = deps.enforcer.entitlement(`${versions}|${p.install ?? ""}|${domain}`, ts, () => ({
-    iss: deps.baseUrl(),
-    keyId: key.id,
-    orgId: key.org_id,
-    domain: p.ask.domain === undefined ? "" : hostOf(p.ask.domain) ?? "",
-    scopes: scopesText(key.scopes),
-    environment: key.environment,
-    trial: key.is_trial,
-    install: p.install,
-    nowS: ts,
-  }));
-  return successReply({
-    prepared,
-    nowMs: now,
-    domain,
-    ts,
-    signature: verifySignature(p.apiKey, ts, key.id, domain, p.nonce),
-    nonce: p.nonce,
-    latencyMs: Math.floor(performance.now() - request.startedMs),
-    tokensJson: tokens.json,
-    notice: p.notice,
-  });
+  const sign = () =>
+    deps.enforcer.entitlement(`${snapshot.key.v}|${snapshot.org.v}|${p.install ?? ""}|${domain}`, ts, () => ({
+      iss: deps.baseUrl(),
+      keyId: key.id,
+      orgId: key.org_id,
+      domain: p.ask.domain === undefined ? "" : hostOf(p.ask.domain) ?? "",
+      scopes: scopesText(key.scopes),
+      environment: key.environment,
+      trial: key.is_trial,
+      install: p.install,
+      nowS: ts,
+    }));
+  return successReply(
+    {
+      prepared,
+      nowMs: now,
+      domain,
+      install: p.install,
+      ts,
+      signature: verifySignature(p.apiKey, ts, key.id, domain, p.nonce),
+      nonce: p.nonce,
+      latencyMs: Math.floor(performance.now() - request.startedMs),
+      notice: p.notice,
+    },
+    sign,
+  );
 }
 
 export async function verify(request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
@@ -99,7 +105,7 @@ export async function verify(request: HttpRequest, deps: IngressDeps): Promise<H
   if (typeof p === "string") return refusal(p);
   // A call naming no installation is the unnamed installation (shared/verify/installations.ts).
   const enforced = await deps.enforcer.enforce({ apiKey, ask: p.ask, endpoint: p.endpoint, install: p.install ?? UNNAMED_INSTALL });
-  if (enforced.ok) return success(request, deps, enforced.prepared, `${enforced.snapshot.key.v}|${enforced.snapshot.org.v}`, p);
+  if (enforced.ok) return success(request, deps, enforced.prepared, enforced.snapshot, p);
   if (enforced.fault) return fault(request.requestId, true);
   return refusal(enforced.reason, enforced.prepared ? publicKey(enforced.prepared, p.ask.now) : undefined);
 }

@@ -7,6 +7,7 @@ import type { Resolved } from "./snapshots/cache.js";
 import type { Reason } from "../platform/reasons.js";
 import { shardOf, type Keys } from "../platform/redis/keys.js";
 import { runScript, type LuaScript } from "../platform/redis/scripts.js";
+import { fieldsOf, VERIFY_BATCH_ARGS } from "../platform/redis/script-args.js";
 import { ENDPOINT_LABELS_PER_DAY, OTHER_LABEL, PENDING_INSTALLS_PER_DAY, ROUTE_LABELS } from "./installations.js";
 
 /**
@@ -98,12 +99,12 @@ interface Pending {
   done: CountingDone;
 }
 
-interface Group {
+interface Group<P> {
   first: CountingCall;
-  members: Pending[];
+  members: P[];
 }
 
-interface Shape extends Group {
+interface Shape<P> extends Group<P> {
   /** KEYS indexes of the rate window and the per-source window ("0": none). */
   window: string;
   sourceWindow: string;
@@ -133,6 +134,125 @@ function sameShape(a: CountingCall, b: CountingCall): boolean {
   return a.outcome === b.outcome && a.counts === b.counts && (a.source ?? "") === (b.source ?? "") && a.install === b.install;
 }
 
+const HEAD = fieldsOf(VERIFY_BATCH_ARGS, "ARG_");
+const GROUP = fieldsOf(VERIFY_BATCH_ARGS, "G_");
+const SHAPE = fieldsOf(VERIFY_BATCH_ARGS, "S_");
+
+/** One argument list of the script: its fields by name (script-args.ts), written in their order. */
+function put<N extends string>(args: string[], names: readonly N[], fields: Record<N, string>): void {
+  for (const name of names) args.push(fields[name]);
+}
+
+/** What one script run sends: KEYS, ARGV, and the calls in the order the script answers them. */
+export interface EncodedBatch<P extends { call: CountingCall }> {
+  keys: string[];
+  args: string[];
+  order: P[];
+}
+
+/**
+ * The KEYS and ARGV of one run of verify-batch-n.lua for `batch` (calls of one shard), laid
+ * out as VERIFY_BATCH_ARGS names them: calls of one group share its per-key fields, alike
+ * calls of a group are one shape with their number, and each key name is sent once.
+ */
+export function encodeBatch<P extends { call: CountingCall }>(keys: Keys, shard: number, now: number, maxLen: string, batch: readonly P[]): EncodedBatch<P> {
+  const groups = new Map<string, Group<P>>();
+  let last: Group<P> | undefined;
+  for (const pending of batch) {
+    if (last !== undefined && sameGroup(last.first, pending.call)) {
+      last.members.push(pending);
+      continue;
+    }
+    const id = groupKey(pending.call);
+    last = groups.get(id);
+    if (last) last.members.push(pending);
+    else groups.set(id, (last = { first: pending.call, members: [pending] }));
+  }
+  const redisKeys: string[] = [keys.usageStream(shard)];
+  const indexes = new Map<string, number>();
+  const indexOf = (name: string): string => {
+    let index = indexes.get(name);
+    if (index === undefined) {
+      index = redisKeys.push(name);
+      indexes.set(name, index);
+    }
+    return String(index);
+  };
+  const day = new Date(now).toISOString().slice(0, 10);
+  const args: string[] = [];
+  put(args, HEAD, {
+    ARG_NOW: String(now),
+    ARG_DAY: day,
+    ARG_MAXLEN: maxLen,
+    ARG_GROUPS: String(groups.size),
+    ARG_OTHER_LABEL: OTHER_LABEL,
+    ARG_PENDING_CAP: String(PENDING_INSTALLS_PER_DAY),
+    ARG_LABEL_CAP: String(ENDPOINT_LABELS_PER_DAY),
+  });
+  const order: P[] = [];
+  for (const { first: c, members } of groups.values()) {
+    const minute = Math.floor(c.nowMs / 60_000);
+    const perSource = c.ratePerSource ?? null;
+    const group: Record<(typeof GROUP)[number], string> = {
+      G_KEY_SNAPSHOT: indexOf(keys.keySnapshot(c.orgId, c.keyId)),
+      G_ORG_SNAPSHOT: indexOf(keys.orgSnapshot(c.orgId)),
+      G_CYCLE_USED: indexOf(keys.cycleUsed(c.orgId, c.cycleStartMs)),
+      G_INSTALLATIONS: indexOf(keys.installations(c.orgId, c.keyId)),
+      G_KEY_VERSION: c.keyVersion,
+      G_ORG_VERSION: c.orgVersion,
+      G_RATE: String(c.ratePerMinute),
+      G_PER_SOURCE: perSource === null ? "-1" : String(perSource),
+      G_ALLOWANCE: c.allowance === null ? "-1" : String(c.allowance),
+      G_ORG: String(c.orgId),
+      G_KEY: String(c.keyId),
+      G_ENDPOINT: c.endpoint,
+      G_CYCLE_START: String(c.cycleStartMs),
+      // An endpoint's own label (`verify`, `content`, ...) is never capped: no set to consult.
+      G_LABELS: ROUTE_LABELS.has(c.endpoint) ? "0" : indexOf(keys.endpointLabels(c.orgId, c.keyId, day)),
+      G_PENDING_INSTALLS: indexOf(keys.pendingInstalls(c.orgId, c.keyId, day)),
+      // The minute's installation sightings, named only when a call of the group names an installation.
+      G_SIGHTINGS: "0",
+      G_SHAPES: "0",
+    };
+    // Calls of one shape (same outcome, counted flag, installation and windows) travel as
+    // one entry with their number: under load most calls of a key are alike.
+    const shapes = new Map<string, Shape<P>>();
+    let lastShape: Shape<P> | undefined;
+    for (const member of members) {
+      if (lastShape !== undefined && sameShape(lastShape.first, member.call)) {
+        lastShape.members.push(member);
+        continue;
+      }
+      const shapeId = shapeKey(member.call);
+      lastShape = shapes.get(shapeId);
+      if (lastShape) {
+        lastShape.members.push(member);
+        continue;
+      }
+      const { outcome, source, install } = member.call;
+      if (install !== "" && group.G_SIGHTINGS === "0") group.G_SIGHTINGS = indexOf(keys.installSightings(c.orgId, c.keyId, minute));
+      const window = takesKeySlot(outcome) ? keys.rateWindow(c.orgId, c.keyId, minute) : keys.placeWindow(c.orgId, c.keyId, minute);
+      const sourceWindow = perSource !== null && source ? indexOf(keys.sourceWindow(c.orgId, c.keyId, minute, source)) : "0";
+      lastShape = { first: member.call, window: indexOf(window), sourceWindow, members: [member] };
+      shapes.set(shapeId, lastShape);
+    }
+    group.G_SHAPES = String(shapes.size);
+    put(args, GROUP, group);
+    for (const { first, window, sourceWindow, members: alike } of shapes.values()) {
+      put(args, SHAPE, {
+        S_CALLS: String(alike.length),
+        S_OUTCOME: first.outcome,
+        S_COUNTS: first.counts ? "1" : "0",
+        S_INSTALL: first.install,
+        S_WINDOW: window,
+        S_SOURCE_WINDOW: sourceWindow,
+      });
+      for (const member of alike) order.push(member);
+    }
+  }
+  return { keys: redisKeys, args, order };
+}
+
 export function createCountingBatcher(options: BatcherOptions) {
   const { redis, keys, clock, script } = options;
   const maxBatch = options.maxBatch ?? 256;
@@ -144,83 +264,7 @@ export function createCountingBatcher(options: BatcherOptions) {
   const stats: BatchStats = { calls: 0, runs: 0 };
 
   async function run(shard: number, batch: Pending[]): Promise<void> {
-    const now = clock.now();
-    const groups = new Map<string, Group>();
-    let last: Group | undefined;
-    for (const pending of batch) {
-      if (last !== undefined && sameGroup(last.first, pending.call)) {
-        last.members.push(pending);
-        continue;
-      }
-      const id = groupKey(pending.call);
-      last = groups.get(id);
-      if (last) last.members.push(pending);
-      else groups.set(id, (last = { first: pending.call, members: [pending] }));
-    }
-    const redisKeys: string[] = [keys.usageStream(shard)];
-    const indexes = new Map<string, number>();
-    const indexOf = (name: string): string => {
-      let index = indexes.get(name);
-      if (index === undefined) {
-        index = redisKeys.push(name);
-        indexes.set(name, index);
-      }
-      return String(index);
-    };
-    const day = new Date(now).toISOString().slice(0, 10);
-    const args: string[] = [String(now), day, maxLen, String(groups.size), OTHER_LABEL, String(PENDING_INSTALLS_PER_DAY), String(ENDPOINT_LABELS_PER_DAY)];
-    const order: Pending[] = [];
-    for (const { first: c, members } of groups.values()) {
-      const minute = Math.floor(c.nowMs / 60_000);
-      const perSource = c.ratePerSource ?? null;
-      args.push(
-        indexOf(keys.keySnapshot(c.orgId, c.keyId)),
-        indexOf(keys.orgSnapshot(c.orgId)),
-        indexOf(keys.cycleUsed(c.orgId, c.cycleStartMs)),
-        indexOf(keys.installations(c.orgId, c.keyId)),
-        c.keyVersion,
-        c.orgVersion,
-        String(c.ratePerMinute),
-        perSource === null ? "-1" : String(perSource),
-        c.allowance === null ? "-1" : String(c.allowance),
-        String(c.orgId),
-        String(c.keyId),
-        c.endpoint,
-        String(c.cycleStartMs),
-        // An endpoint's own label (`verify`, `content`, ...) is never capped: no set to consult.
-        ROUTE_LABELS.has(c.endpoint) ? "0" : indexOf(keys.endpointLabels(c.orgId, c.keyId, day)),
-        indexOf(keys.pendingInstalls(c.orgId, c.keyId, day)),
-      );
-      // The minute's installation sightings, named only when a call of the group names an installation.
-      const sightings = args.push("0") - 1;
-      // Calls of one shape (same outcome, counted flag, installation and windows) travel as
-      // one entry with their number: under load most calls of a key are alike.
-      const shapes = new Map<string, Shape>();
-      let lastShape: Shape | undefined;
-      for (const member of members) {
-        if (lastShape !== undefined && sameShape(lastShape.first, member.call)) {
-          lastShape.members.push(member);
-          continue;
-        }
-        const shapeId = shapeKey(member.call);
-        lastShape = shapes.get(shapeId);
-        if (lastShape) {
-          lastShape.members.push(member);
-          continue;
-        }
-        const { outcome, source, install } = member.call;
-        if (install !== "" && args[sightings] === "0") args[sightings] = indexOf(keys.installSightings(c.orgId, c.keyId, minute));
-        const window = takesKeySlot(outcome) ? keys.rateWindow(c.orgId, c.keyId, minute) : keys.placeWindow(c.orgId, c.keyId, minute);
-        const sourceWindow = perSource !== null && source ? indexOf(keys.sourceWindow(c.orgId, c.keyId, minute, source)) : "0";
-        lastShape = { first: member.call, window: indexOf(window), sourceWindow, members: [member] };
-        shapes.set(shapeId, lastShape);
-      }
-      args.push(String(shapes.size));
-      for (const { first, window, sourceWindow, members: alike } of shapes.values()) {
-        args.push(String(alike.length), first.outcome, first.counts ? "1" : "0", first.install, window, sourceWindow);
-        for (const member of alike) order.push(member);
-      }
-    }
+    const { keys: redisKeys, args, order } = encodeBatch(keys, shard, clock.now(), maxLen, batch);
     stats.calls += batch.length;
     stats.runs += 1;
     options.onRun?.(batch.length);

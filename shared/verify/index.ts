@@ -58,7 +58,7 @@ export {
 } from "./db/usage.js";
 export { type RouteLabel, UNNAMED_INSTALL } from "./installations.js";
 export { type AddressList, compileList, listHas, parseAddress } from "./ip.js";
-export { createSnapshotCache, type SnapshotCache } from "./snapshots/cache.js";
+export { createSnapshotCache, type Resolved, type SnapshotCache } from "./snapshots/cache.js";
 export { createProjector, type Projector, watchSnapshots } from "./snapshots/projector.js";
 export { reconcileProjections } from "./snapshots/reconcile.js";
 export { sourceId } from "./source.js";

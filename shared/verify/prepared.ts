@@ -20,8 +20,6 @@ export interface Prepared {
   readonly needsAddress: boolean;
   /** The last `domain` judged against the lock and its verdict: most keys are called from one domain. */
   readonly lockMemo: { input: string | undefined; verdict: Verdict | null };
-  /** Anything else a caller wants to derive once per version (answer fragments). */
-  readonly extras: Map<string, unknown>;
 }
 
 export function prepare(key: KeySnapshot, org: OrgSnapshot): Prepared {
@@ -37,7 +35,6 @@ export function prepare(key: KeySnapshot, org: OrgSnapshot): Prepared {
     lockVerified: isLockVerified(lock, org.verified_domains),
     needsAddress: allow.size + deny.size + key.countries_allow.length + key.countries_block.length > 0,
     lockMemo: { input: undefined, verdict: null },
-    extras: new Map(),
   };
 }
 

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { hmacBytes, hmacHex } from "../../shared/platform/crypto/hash.js";
+import { hmacBytes, hmacHex, hmacHexPadded, hmacPads } from "../../shared/platform/crypto/hash.js";
 
 /** hmacHex computes HMAC by hand over scratch buffers: it must equal node's Hmac for every key and message. */
 
@@ -17,6 +17,23 @@ describe("hmacHex", () => {
     const long = hmacHex("a".repeat(60), "one");
     expect(hmacHex("b", "one")).toBe(reference("b", "one"));
     expect(hmacHex("a".repeat(60), "one")).toBe(long);
+  });
+});
+
+describe("hmacHexPadded", () => {
+  it("equals createHmac for every key of up to a block, and has no pads for a longer key", () => {
+    const reference = (key: string, message: string) => createHmac("sha256", key).update(message).digest("hex");
+    const messages = ["", "1795240280.17.1.example.com.nonce", "1795240280.17.1.bücher.example.𝄞", "m".repeat(4096), "m".repeat(4097), "€".repeat(2000)];
+    for (const key of ["", "ak_live_" + "x".repeat(32), "k".repeat(64), "clé-ü€𝄞"]) {
+      const pads = hmacPads(key);
+      expect(pads).not.toBeNull();
+      for (const message of messages) expect(hmacHexPadded(pads!, message)).toBe(reference(key, message));
+      // Interleaved with another key's calls over the same scratch buffers.
+      expect(hmacHex("other", "x")).toBe(reference("other", "x"));
+      expect(hmacHexPadded(pads!, "again")).toBe(reference(key, "again"));
+    }
+    expect(hmacPads("k".repeat(65))).toBeNull();
+    expect(hmacPads("€".repeat(22))).toBeNull();
   });
 });
 

@@ -1,5 +1,6 @@
-import { hmacHex } from "../../../shared/platform/crypto/hash.js";
-import { effectiveEnd, scopesText, type Prepared } from "../../../shared/verify/index.js";
+import { hmacHex, hmacHexPadded, hmacPads } from "../../../shared/platform/crypto/hash.js";
+import { memoize } from "../../../shared/platform/memo.js";
+import { ENTITLEMENT_REUSE_S, effectiveEnd, scopesText, type Prepared, type SignedTokens } from "../../../shared/verify/index.js";
 import { REASONS, type Reason } from "../../../shared/platform/reasons.js";
 import type { HttpReply } from "../../types.js";
 
@@ -37,10 +38,40 @@ interface CachedKey {
   json: string;
 }
 
-function cachedKey(prepared: Prepared, nowMs: number): CachedKey {
+/**
+ * What the verify route derives once per snapshot version (one Prepared: one key and org
+ * version), so a success writes only ts, nonce, latency_ms and the signature: the public
+ * key object, the kind-specific fields, and the answer's head and signed tokens for the
+ * last (domain, installation) answered, which under load is nearly every call's.
+ */
+interface AnswerMemo {
+  key: CachedKey | null;
+  browserGuard: string | null;
+  kindFields: string | null;
+  /** The domain and installation `head` and `tokens` were made for; `head` is null until then. */
+  domain: string;
+  install: string | undefined;
+  /** `{"authorized":true,"reason":"ok","key":…,"domain":…,"ts":` for that domain and `key`. */
+  head: string | null;
+  headKey: CachedKey | null;
+  tokens: SignedTokens | null;
+}
+
+const memos = new WeakMap<Prepared, AnswerMemo>();
+
+function memoOf(prepared: Prepared): AnswerMemo {
+  let memo = memos.get(prepared);
+  if (memo === undefined) {
+    memo = { key: null, browserGuard: null, kindFields: null, domain: "", install: undefined, head: null, headKey: null, tokens: null };
+    memos.set(prepared, memo);
+  }
+  return memo;
+}
+
+function cachedKey(prepared: Prepared, nowMs: number, memo = memoOf(prepared)): CachedKey {
   const end = effectiveEnd(prepared.key, prepared.org, nowMs);
-  const cached = prepared.extras.get("public-key") as CachedKey | undefined;
-  if (cached && cached.end === end) return cached;
+  const cached = memo.key;
+  if (cached !== null && cached.end === end) return cached;
   const { key } = prepared;
   const value: PublicKey = {
     id: key.id,
@@ -54,7 +85,7 @@ function cachedKey(prepared: Prepared, nowMs: number): CachedKey {
     expires_at: formatTime(end),
   };
   const fresh = { end, value, json: JSON.stringify(value) };
-  prepared.extras.set("public-key", fresh);
+  memo.key = fresh;
   return fresh;
 }
 
@@ -63,10 +94,14 @@ export function publicKey(prepared: Prepared, nowMs: number): PublicKey {
   return cachedKey(prepared, nowMs).value;
 }
 
+/** A key signs every one of its calls: its HMAC pads are made once (bounded, like the enforcer's key hashes). */
+const padsOf = memoize(hmacPads);
+
 /** interface.md 5.3: ts, key id, the literal 1, domain, and the nonce only when sent and non-empty. */
 export function verifySignature(apiKey: string, ts: number, keyId: number, domain: string, nonce: string | undefined): string {
   const message = nonce ? `${ts}.${keyId}.1.${domain}.${nonce}` : `${ts}.${keyId}.1.${domain}`;
-  return hmacHex(apiKey, message);
+  const pads = padsOf(apiKey);
+  return pads === null ? hmacHex(apiKey, message) : hmacHexPadded(pads, message);
 }
 
 /**
@@ -74,54 +109,69 @@ export function verifySignature(apiKey: string, ts: number, keyId: number, domai
  * outside the key's lock (a copied page) or framed by another site. Client keys only.
  */
 export function browserGuard(prepared: Prepared): string {
-  const cached = prepared.extras.get("browser-guard");
-  if (typeof cached === "string") return cached;
+  const memo = memoOf(prepared);
+  if (memo.browserGuard !== null) return memo.browserGuard;
   const lock = JSON.stringify(prepared.lock ?? "");
   const snippet =
     `<script data-gateway-guard="${prepared.key.id}">(function(w,d){var l=${lock},h=w.location.hostname.toLowerCase().replace(/\\.$/,"");` +
     `var off=l&&h!==l&&h.slice(-l.length-1)!=="."+l,framed=false;try{framed=w.top!==w.self&&w.top.location.hostname!==w.location.hostname}catch(e){framed=true}` +
     `if(off||framed){d.documentElement.style.display="none"}})(window,document)</script>`;
-  prepared.extras.set("browser-guard", snippet);
+  memo.browserGuard = snippet;
   return snippet;
 }
 
 /** The kind-specific part of a success: browser_guard for client keys, firewall for server keys that have one. */
-function kindFields(prepared: Prepared): string {
-  const cached = prepared.extras.get("kind-fields");
-  if (typeof cached === "string") return cached;
+function kindFields(prepared: Prepared, memo: AnswerMemo): string {
+  if (memo.kindFields !== null) return memo.kindFields;
   const { key } = prepared;
   const json = key.kind === "client"
     ? `,"browser_guard":${JSON.stringify(browserGuard(prepared))}`
     : key.firewall !== null ? `,"firewall":${JSON.stringify(key.firewall)}` : "";
-  prepared.extras.set("kind-fields", json);
+  memo.kindFields = json;
   return json;
 }
 
 export interface Success {
   prepared: Prepared;
   nowMs: number;
+  /** The `domain` parameter ("" when absent). */
   domain: string;
+  /** The installation named by the call (undefined: none), which the tokens carry. */
+  install: string | undefined;
   ts: number;
   signature: string;
   nonce: string | undefined;
   latencyMs: number;
-  /** `"entitlement":…,"entitlement_expires":…,"lifeline":…`, serialized once per signed pair. */
-  tokensJson: string;
   notice: string | undefined;
 }
 
 /**
  * The success answer of 2.2, serialized by hand: the parts that stay the same across
  * calls (key object, tokens, guard) are JSON already, so each call only writes what
- * changes. Field order: authorized, reason, key, domain, ts, expires_in, signature,
- * nonce, latency_ms, entitlement, entitlement_expires, lifeline, browser_guard |
- * firewall, notice.
+ * changes. `sign` gives the signed tokens (`"entitlement":…,"entitlement_expires":…,
+ * "lifeline":…`) when the memo holds none for this domain and installation, or holds
+ * some past ENTITLEMENT_REUSE_S. Field order: authorized, reason, key, domain, ts,
+ * expires_in, signature, nonce, latency_ms, entitlement, entitlement_expires, lifeline,
+ * browser_guard | firewall, notice.
  */
-export function successReply(s: Success): HttpReply {
-  let body = `{"authorized":true,"reason":"ok","key":${cachedKey(s.prepared, s.nowMs).json},"domain":${JSON.stringify(s.domain)}`;
-  body += `,"ts":${s.ts},"expires_in":${EXPIRES_IN_S},"signature":"${s.signature}"`;
+export function successReply(s: Success, sign: () => SignedTokens): HttpReply {
+  const memo = memoOf(s.prepared);
+  const key = cachedKey(s.prepared, s.nowMs, memo);
+  let tokens = memo.tokens;
+  if (
+    memo.head === null || tokens === null || memo.domain !== s.domain || memo.install !== s.install || memo.headKey !== key ||
+    s.ts - tokens.at >= ENTITLEMENT_REUSE_S || s.ts < tokens.at
+  ) {
+    tokens = sign();
+    memo.head = `{"authorized":true,"reason":"ok","key":${key.json},"domain":${JSON.stringify(s.domain)},"ts":`;
+    memo.domain = s.domain;
+    memo.install = s.install;
+    memo.headKey = key;
+    memo.tokens = tokens;
+  }
+  let body = `${memo.head}${s.ts},"expires_in":${EXPIRES_IN_S},"signature":"${s.signature}"`;
   if (s.nonce !== undefined) body += `,"nonce":${JSON.stringify(s.nonce)}`;
-  body += `,"latency_ms":${s.latencyMs},${s.tokensJson}${kindFields(s.prepared)}`;
+  body += `,"latency_ms":${s.latencyMs},${tokens.json}${kindFields(s.prepared, memo)}`;
   if (s.notice !== undefined) body += `,"notice":${JSON.stringify(s.notice)}`;
   return { status: 200, headers: SUCCESS_HEADERS as Record<string, string>, body: `${body}}` };
 }

@@ -52,6 +52,41 @@ function hmac(key: string | Buffer, parts: readonly (string | Buffer)[], encodin
   return encoding === "hex" ? hash("sha256", outerScratch, "hex") : hash("sha256", outerScratch, "buffer");
 }
 
+/** A key's HMAC pads (the key zero-padded to a block, XOR ipad and XOR opad), made once per key. */
+export interface HmacPads {
+  readonly inner: Buffer;
+  readonly outer: Buffer;
+}
+
+/** The pads of `key` (UTF-8); null when the key is longer than a block (hmacHex hashes it first then). */
+export function hmacPads(key: string): HmacPads | null {
+  const bytes = Buffer.from(key, "utf8");
+  if (bytes.length > BLOCK) return null;
+  const inner = Buffer.alloc(BLOCK);
+  const outer = Buffer.alloc(BLOCK);
+  for (let i = 0; i < BLOCK; i++) {
+    const byte = i < bytes.length ? bytes[i] : 0;
+    inner[i] = byte ^ 0x36;
+    outer[i] = byte ^ 0x5c;
+  }
+  return { inner, outer };
+}
+
+/**
+ * hmacHex(key, message) for a key whose pads are already made: a key that signs every call
+ * (verify's signature) skips writing and XOR-ing its block each time.
+ */
+export function hmacHexPadded(pads: HmacPads, message: string): string {
+  if (Buffer.byteLength(message) > innerScratch.length - BLOCK) {
+    return hash("sha256", Buffer.concat([pads.outer, hash("sha256", Buffer.concat([pads.inner, Buffer.from(message, "utf8")]), "buffer")]), "hex");
+  }
+  pads.inner.copy(innerScratch, 0);
+  pads.outer.copy(outerScratch, 0);
+  const at = BLOCK + innerScratch.write(message, BLOCK, "utf8");
+  hash("sha256", innerScratch.subarray(0, at), "buffer").copy(outerScratch, BLOCK);
+  return hash("sha256", outerScratch, "hex");
+}
+
 /** Constant-time comparison of two strings of possibly different length. */
 export function safeEqual(a: string, b: string): boolean {
   const left = sha256(a);

@@ -18,36 +18,38 @@ KEYS[2..]   the distinct keys the groups name: key snapshot hashes (field v = ve
             of caller-chosen endpoint labels recorded and the count of installations
             recorded pending; per key and minute: the installations sighted (a hash)
 
-ARGV[1]  now, clock milliseconds
-ARGV[2]  day of now, YYYY-MM-DD (UTC)
-ARGV[3]  approximate MAXLEN of the usage stream
-ARGV[4]  number of groups
-ARGV[5]  the label a caller-chosen endpoint label is folded into past the cap ("(other)")
-ARGV[6]  cap of installations recorded pending per key per day
-ARGV[7]  cap of distinct caller-chosen endpoint labels per key per day
-then per group, 17 fields:
-  1 index in KEYS of the key snapshot      2 index of the org snapshot
-  3 index of the cycle counter             4 index of the installations hash
-  5 key snapshot version the ingress judged with
-  6 org snapshot version                   7 rate_per_minute of the key
-  8 rate_per_source_per_minute of the key ("-1" = no per-source limit)
-  9 allowance of the cycle ("-1" = unlimited)
-  10 org id   11 key id   12 endpoint label   13 cycle start (clock ms)
-  14 index of the key's endpoint-label set of the day ("0": the label is an endpoint's
+ARGV: the fields below, named in shared/platform/redis/script-args.ts (VERIFY_BATCH_ARGS),
+which loadScript writes here as Lua locals in place of the --@layout line. A head:
+ARG_NOW          now, clock milliseconds
+ARG_DAY          day of now, YYYY-MM-DD (UTC)
+ARG_MAXLEN       approximate MAXLEN of the usage stream
+ARG_GROUPS       number of groups
+ARG_OTHER_LABEL  the label a caller-chosen endpoint label is folded into past the cap ("(other)")
+ARG_PENDING_CAP  cap of installations recorded pending per key per day
+ARG_LABEL_CAP    cap of distinct caller-chosen endpoint labels per key per day
+then per group, GROUP_FIELDS fields (offsets from the group's start):
+  G_KEY_SNAPSHOT index in KEYS of the key snapshot   G_ORG_SNAPSHOT index of the org snapshot
+  G_CYCLE_USED index of the cycle counter            G_INSTALLATIONS index of the installations hash
+  G_KEY_VERSION key snapshot version the ingress judged with
+  G_ORG_VERSION org snapshot version                 G_RATE rate_per_minute of the key
+  G_PER_SOURCE rate_per_source_per_minute of the key ("-1" = no per-source limit)
+  G_ALLOWANCE allowance of the cycle ("-1" = unlimited)
+  G_ORG org id   G_KEY key id   G_ENDPOINT endpoint label   G_CYCLE_START cycle start (clock ms)
+  G_LABELS index of the key's endpoint-label set of the day ("0": the label is an endpoint's
      own, e.g. `verify` or `content`: never capped, never recorded in the set)
-  15 index of the key's pending-installation counter of the day
-  16 index of the key's installation sightings of the minute ("0": no call of the group
-     names an installation)
-  17 number of shapes s (kinds of alike calls)
-and then per shape, 6 fields:
-  number of calls k of this shape (each handled in turn, as if sent k times),
-  outcome of the pure rules ("ok" or a refusal reason),
-  "1" when that outcome counts against the allowance, "0" when not (key_suspended),
-  installation id ("" when the endpoint takes none; the unnamed id for a verify call that sent none),
-  index of the rate window the call takes a slot of: the key's window of the minute, or,
+  G_PENDING_INSTALLS index of the key's pending-installation counter of the day
+  G_SIGHTINGS index of the key's installation sightings of the minute ("0": no call of the
+     group names an installation)
+  G_SHAPES number of shapes s (kinds of alike calls)
+and then per shape, SHAPE_FIELDS fields:
+  S_CALLS number of calls k of this shape (each handled in turn, as if sent k times),
+  S_OUTCOME outcome of the pure rules ("ok" or a refusal reason),
+  S_COUNTS "1" when that outcome counts against the allowance, "0" when not (key_suspended),
+  S_INSTALL installation id ("" when the endpoint takes none; the unnamed id for a verify call that sent none),
+  S_WINDOW index of the rate window the call takes a slot of: the key's window of the minute, or,
     for a refusal of the key's place rules (domain, IP, country), the key's separate
     place-refusal window of the minute, so such refusals never use up honest callers' slots,
-  index of the per-source window of the minute ("0" when the key has no per-source limit)
+  S_SOURCE_WINDOW index of the per-source window of the minute ("0" when the key has no per-source limit)
 
 Returns an array with one string per call, groups in order, shapes in order, the k
 calls of a shape in order:
@@ -66,7 +68,7 @@ Per call, unless stale (shared/enforcement/counting.ts says why this order):
      no installation -> recorded "approved", the unnamed id included (the first
      installation a key is seen on keeps working, so a site that never names one owns
      "(unnamed)" before a stranger can name another); unknown id otherwise ->
-     "installation_limit_reached" when ARGV[6] were already recorded pending for the key
+     "installation_limit_reached" when ARG_PENDING_CAP were already recorded pending for the key
      today (nothing recorded), else recorded "pending", answer "installation_pending";
      "pending" -> "installation_pending"; "blocked" -> "installation_blocked". A known
      installation reaching this step is a sighting: the first of the minute (HSETNX in
@@ -74,10 +76,10 @@ Per call, unless stale (shared/enforcement/counting.ts says why this order):
      actor moves last_seen_at, at most once per installation and minute;
   6. counted 1: the call's rate window +1 and the source window +1 (each expires 120 s
      after its last write), cycle counter +1 (expires 7 days after the cycle ends).
-The endpoint label never refuses a call. A caller-chosen label (field 14 not "0") is
+The endpoint label never refuses a call. A caller-chosen label (G_LABELS not "0") is
 recorded in the key's set of the day only by a call answered "ok", while the set holds
-fewer than ARGV[7]; a call whose label is not in the set (a refusal, or past the cap) is
-reported under ARGV[5]. So neither refused calls nor a flood of labels can add labels
+fewer than ARG_LABEL_CAP; a call whose label is not in the set (a refusal, or past the cap) is
+reported under ARG_OTHER_LABEL. So neither refused calls nor a flood of labels can add labels
 without bound, and no label can shut the key.
 One XADD per run carries the usage events of every call not stale, as field
 data = JSON {at, day, events: [{org, key, endpoint, reason, counted, cycle, n,
@@ -93,13 +95,15 @@ address, and lives two minutes).
 local CYCLE_MS = 30 * 24 * 3600 * 1000
 local KEEP_MS = 7 * 24 * 3600 * 1000
 
-local now = tonumber(ARGV[1])
-local day = ARGV[2]
-local maxlen = ARGV[3]
-local groups = tonumber(ARGV[4])
-local other = ARGV[5]
-local pendingCap = tonumber(ARGV[6])
-local labelCap = tonumber(ARGV[7])
+--@layout
+
+local now = tonumber(ARGV[ARG_NOW])
+local day = ARGV[ARG_DAY]
+local maxlen = ARGV[ARG_MAXLEN]
+local groups = tonumber(ARGV[ARG_GROUPS])
+local other = ARGV[ARG_OTHER_LABEL]
+local pendingCap = tonumber(ARGV[ARG_PENDING_CAP])
+local labelCap = tonumber(ARGV[ARG_LABEL_CAP])
 local DAY_S = 2 * 24 * 3600
 
 local versions = {}
@@ -127,17 +131,18 @@ local function take(key)
 end
 
 local results, events = {}, {}
-local a = 7
+local a = HEAD_FIELDS
 for _ = 1, groups do
-  local keySnap, orgSnap = KEYS[tonumber(ARGV[a + 1])], KEYS[tonumber(ARGV[a + 2])]
-  local usedKey, instKey = KEYS[tonumber(ARGV[a + 3])], KEYS[tonumber(ARGV[a + 4])]
-  local keyV, orgV = ARGV[a + 5], ARGV[a + 6]
-  local rate, perSource, allowance = tonumber(ARGV[a + 7]), tonumber(ARGV[a + 8]), tonumber(ARGV[a + 9])
-  local org, key, endpoint, cycle = tonumber(ARGV[a + 10]), tonumber(ARGV[a + 11]), ARGV[a + 12], tonumber(ARGV[a + 13])
+  local keySnap, orgSnap = KEYS[tonumber(ARGV[a + G_KEY_SNAPSHOT])], KEYS[tonumber(ARGV[a + G_ORG_SNAPSHOT])]
+  local usedKey, instKey = KEYS[tonumber(ARGV[a + G_CYCLE_USED])], KEYS[tonumber(ARGV[a + G_INSTALLATIONS])]
+  local keyV, orgV = ARGV[a + G_KEY_VERSION], ARGV[a + G_ORG_VERSION]
+  local rate, perSource, allowance = tonumber(ARGV[a + G_RATE]), tonumber(ARGV[a + G_PER_SOURCE]), tonumber(ARGV[a + G_ALLOWANCE])
+  local org, key, endpoint, cycle = tonumber(ARGV[a + G_ORG]), tonumber(ARGV[a + G_KEY]), ARGV[a + G_ENDPOINT], tonumber(ARGV[a + G_CYCLE_START])
   -- nil for an endpoint's own label (never capped) and when no call of the group names an installation.
-  local labelsKey, pendingKey, seenKey = KEYS[tonumber(ARGV[a + 14])], KEYS[tonumber(ARGV[a + 15])], KEYS[tonumber(ARGV[a + 16])]
-  local shapes = tonumber(ARGV[a + 17])
-  a = a + 17
+  local labelsKey, pendingKey = KEYS[tonumber(ARGV[a + G_LABELS])], KEYS[tonumber(ARGV[a + G_PENDING_INSTALLS])]
+  local seenKey = KEYS[tonumber(ARGV[a + G_SIGHTINGS])]
+  local shapes = tonumber(ARGV[a + G_SHAPES])
+  a = a + GROUP_FIELDS
   -- The caller-chosen label's state for the group: nil until a call needs it, then whether
   -- it is in the key's set of the day; labelsFull once an "ok" call found the set full.
   -- One SISMEMBER per group, not per call.
@@ -145,11 +150,11 @@ for _ = 1, groups do
   local stale = keyV == '' or version(keySnap) ~= keyV or version(orgSnap) ~= orgV
   local merged, mergedOther = {}, {}
   for _ = 1, shapes do
-    local calls, outcome, counts, install = tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
-    local rateKey, sourceIndex = KEYS[tonumber(ARGV[a + 5])], tonumber(ARGV[a + 6])
+    local calls, outcome, counts, install = tonumber(ARGV[a + S_CALLS]), ARGV[a + S_OUTCOME], ARGV[a + S_COUNTS], ARGV[a + S_INSTALL]
+    local rateKey, sourceIndex = KEYS[tonumber(ARGV[a + S_WINDOW])], tonumber(ARGV[a + S_SOURCE_WINDOW])
     local sourceKey = nil
     if sourceIndex > 0 and perSource >= 0 then sourceKey = KEYS[sourceIndex] end
-    a = a + 6
+    a = a + SHAPE_FIELDS
     -- The installation's status as the shape's first call through the gates left it: the
     -- calls after it find the same (its own recording, or nothing to record), so they skip
     -- the HGET, HLEN and the sighting. false = not asked yet.
