@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { request as requestReply, RequestTimeoutError } from "../../shared/platform/streams/request-reply.js";
 import {
   SCAN_STREAM,
   type ScanJob,
-  type ScanReply,
+  scanReplySchema,
   acknowledgementsOf,
   findingsOf,
   latestGrades,
@@ -12,6 +11,7 @@ import {
   scanHistory,
   type ScanRow,
 } from "../../shared/scans/index.js";
+import { ask } from "../ask.js";
 import type { IngressDeps } from "../deps.js";
 import { readParams, str, type Params } from "../params.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
@@ -134,13 +134,9 @@ export async function answerScan(
   const spent = await budget(deps, orgId, true);
   if (!spent.allowed) return refuse("scan_rate_limited", {}, spent.headers);
   const job: ScanJob = { job_id: randomUUID(), org_id: orgId, domain, trigger: "api" };
-  let reply: ScanReply;
-  try {
-    reply = (await requestReply(deps.redis, deps.keys, deps.keys.stream(SCAN_STREAM), job, timeoutMs)) as ScanReply;
-  } catch (error) {
-    if (error instanceof RequestTimeoutError) return refuse("timeout", {}, spent.headers);
-    throw error;
-  }
+  const answer = await ask(deps, { stream: SCAN_STREAM, message: job, replySchema: scanReplySchema, timeoutMs, refusal: { headers: spent.headers } });
+  if (!answer.ok) return answer.refusal;
+  const reply = answer.reply;
   if (!reply.ok) return refuse("scan_failed", {}, spent.headers);
   return storedAnswer(deps, orgId, domain, true, spent.headers, reply.scans);
 }

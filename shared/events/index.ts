@@ -55,6 +55,7 @@ export {
   SIEM_GROUP,
   SIEM_TEST_STREAM,
   type SiemTestReply,
+  siemTestReplySchema,
   type SiemTestRequest,
   siemTestSchema,
 } from "./siem-stream.js";

@@ -1,3 +1,4 @@
+import type { FromSchema } from "../platform/schema-type.js";
 import { eventMessageSchema, type EventMessage } from "./stream.js";
 
 /**
@@ -29,4 +30,22 @@ export const siemTestSchema = {
   additionalProperties: false,
 } as const;
 
-export type SiemTestReply = { ok: true; event_id: number } | { ok: false; error: string };
+/** What the pusher answers: the test event's id once the destination took it, or why not. */
+export const siemTestReplySchema = {
+  oneOf: [
+    {
+      type: "object",
+      required: ["ok", "event_id"],
+      properties: { ok: { type: "boolean", const: true }, event_id: { type: "integer" } },
+      additionalProperties: false,
+    },
+    {
+      type: "object",
+      required: ["ok", "error"],
+      properties: { ok: { type: "boolean", const: false }, error: { type: "string" } },
+      additionalProperties: false,
+    },
+  ],
+} as const;
+
+export type SiemTestReply = FromSchema<typeof siemTestReplySchema>;

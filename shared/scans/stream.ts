@@ -1,3 +1,5 @@
+import type { FromSchema } from "../platform/schema-type.js";
+
 /** A scan job: published by `POST scan.php` (request/reply) and, later, by the monitor. */
 export interface ScanJob {
   job_id: string;
@@ -24,10 +26,62 @@ export const scanJobSchema = {
   additionalProperties: false,
 } as const;
 
-/** What the scanner answers to a waiting scan.php request. */
-export type ScanReply = { ok: true; scans: { web: number; dns: number } } | { ok: false; error: string };
+/** A failed scan or re-check: the scanner's reason in `error`. */
+const failedReplySchema = {
+  type: "object",
+  required: ["ok", "error"],
+  properties: { ok: { type: "boolean", const: false }, error: { type: "string" } },
+  additionalProperties: false,
+} as const;
+
+/** What the scanner answers to a waiting scan.php request: the ids of the stored web and DNS scans. */
+export const scanReplySchema = {
+  oneOf: [
+    {
+      type: "object",
+      required: ["ok", "scans"],
+      properties: {
+        ok: { type: "boolean", const: true },
+        scans: {
+          type: "object",
+          required: ["web", "dns"],
+          properties: { web: { type: "integer", minimum: 1 }, dns: { type: "integer", minimum: 1 } },
+          additionalProperties: false,
+        },
+      },
+      additionalProperties: false,
+    },
+    failedReplySchema,
+  ],
+} as const;
+
+export type ScanReply = FromSchema<typeof scanReplySchema>;
 
 /** What the scanner answers to a re-check of one finding. */
-export type RecheckReply =
-  | { ok: true; finding: { id: string; status: string; summary: string; detail: string; evidence: string } }
-  | { ok: false; error: string };
+export const recheckReplySchema = {
+  oneOf: [
+    {
+      type: "object",
+      required: ["ok", "finding"],
+      properties: {
+        ok: { type: "boolean", const: true },
+        finding: {
+          type: "object",
+          required: ["id", "status", "summary", "detail", "evidence"],
+          properties: {
+            id: { type: "string" },
+            status: { type: "string" },
+            summary: { type: "string" },
+            detail: { type: "string" },
+            evidence: { type: "string" },
+          },
+          additionalProperties: false,
+        },
+      },
+      additionalProperties: false,
+    },
+    failedReplySchema,
+  ],
+} as const;
+
+export type RecheckReply = FromSchema<typeof recheckReplySchema>;
