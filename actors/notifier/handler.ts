@@ -1,5 +1,5 @@
 import { transaction, type Pool } from "../../shared/platform/db/pool.js";
-import { claimMail, enqueueDeliveries, type EventMessage } from "../../shared/events/index.js";
+import { claimMail, enqueueDeliveries, type EventMessage, isFindingEvent } from "../../shared/events/index.js";
 import type { Helpers } from "../runtime/index.js";
 import type { Mailer } from "./mail.js";
 import { mailOf, recipientsOf } from "./messages.js";
@@ -19,6 +19,7 @@ export function notifierHandler(mailer: Mailer, kickDeliveries: () => void) {
       bodyFor: (deliveryId) => JSON.stringify({ delivery_id: deliveryId, event }),
     });
     if (added > 0) kickDeliveries();
+    if (!isFindingEvent(event)) return;
     for (const recipient of recipientsOf(event)) {
       await transaction(helpers.db, async (tx) => {
         if (!(await claimMail(tx, event.id, recipient.email.toLowerCase(), helpers.clock.now()))) return;

@@ -1,4 +1,11 @@
-import type { EventView } from "../../shared/events/index.js";
+import {
+  type EventOf,
+  type EventView,
+  type FindingEventType,
+  type FindingEventView,
+  isFindingEvent,
+  type Owner,
+} from "../../shared/events/index.js";
 import type { Mail } from "./mail.js";
 
 // The notifier's stream message is the events stream's EventMessage (shared/events/stream.ts).
@@ -8,10 +15,9 @@ interface Person {
   email: string;
 }
 
-function person(value: unknown): Person | null {
-  if (value === null || typeof value !== "object") return null;
-  const { name, email } = value as Record<string, unknown>;
-  return typeof email === "string" && email !== "" ? { name: typeof name === "string" ? name : "", email } : null;
+/** An owner with an address to write to; nobody otherwise. */
+function person(owner: Owner | null): Person | null {
+  return owner !== null && owner.email !== "" ? { name: owner.name, email: owner.email } : null;
 }
 
 /**
@@ -19,37 +25,41 @@ function person(value: unknown): Person | null {
  * any other finding event the current owner. Risk and scan events go to webhooks only.
  */
 export function recipientsOf(event: EventView): Person[] {
-  if (!event.type.startsWith("finding.")) return [];
+  if (!isFindingEvent(event)) return [];
   const out = [person(event.owner)];
   if (event.type === "finding.assigned") out.push(person(event.previous_owner));
   const seen = new Set<string>();
   return out.filter((p): p is Person => p !== null && !seen.has(p.email.toLowerCase()) && seen.add(p.email.toLowerCase()) !== undefined);
 }
 
-const SUBJECT: Record<string, (e: EventView) => string> = {
+const SUBJECT: { [K in FindingEventType]: (e: EventOf<K>) => string } = {
   "finding.assigned": (e) => `assigned to ${person(e.owner)?.name || "nobody"}`,
-  "finding.status_changed": (e) => `status ${String(e.from)} → ${String(e.status)}`,
+  "finding.status_changed": (e) => `status ${e.from} → ${e.status}`,
   "finding.reopened": () => "reopened: a scan found it failing again",
   "finding.overdue": (e) => `overdue (due ${String(e.due_at)})`,
-  "finding.near_target": (e) => `near its fix-time target (${String(e.target_date)})`,
-  "finding.escalated": (e) => `escalated: ${String(e.days_overdue)} days overdue`,
+  "finding.near_target": (e) => `near its fix-time target (${e.target_date})`,
+  "finding.escalated": (e) => `escalated: ${e.days_overdue} days overdue`,
 };
 
+function subjectOf<K extends FindingEventType>(event: EventOf<K>): string {
+  return SUBJECT[event.type](event);
+}
+
 /** The e-mail of one finding event to one recipient. */
-export function mailOf(event: EventView, to: Person): Mail {
-  const what = SUBJECT[event.type]?.(event) ?? event.type;
+export function mailOf(event: FindingEventView, to: Person): Mail {
+  const what = subjectOf(event);
   const owner = person(event.owner);
   const lines = [
     `Hello ${to.name || to.email},`,
     "",
-    `${String(event.finding)} (${String(event.finding_key)}) on ${event.domain}: ${what}.`,
+    `${event.finding} (${event.finding_key}) on ${event.domain}: ${what}.`,
     "",
-    `Status: ${String(event.status)}`,
+    `Status: ${event.status}`,
     `Owner: ${owner ? `${owner.name} <${owner.email}>` : "nobody"}`,
-    `Due: ${event.due_at ? String(event.due_at) : "no due date"}`,
-    ...(event.by ? [`By: ${String(event.by)}${event.automatic === true ? " (automatic: the organization's default owner for new findings)" : ""}`] : []),
+    `Due: ${event.due_at ?? "no due date"}`,
+    ...("by" in event && event.by ? [`By: ${event.by}${"automatic" in event && event.automatic === true ? " (automatic: the organization's default owner for new findings)" : ""}`] : []),
     "",
     `Event ${event.id} at ${event.time}.`,
   ];
-  return { to: to.email, subject: `[${event.domain}] ${String(event.finding_key)}: ${what}`, text: lines.join("\n") };
+  return { to: to.email, subject: `[${event.domain}] ${event.finding_key}: ${what}`, text: lines.join("\n") };
 }

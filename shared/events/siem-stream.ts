@@ -16,12 +16,18 @@ export function destinationStreamName(destinationId: number): string {
 export const destinationMessageSchema = eventMessageSchema;
 export type DestinationMessage = EventMessage;
 
+/** The synthetic event "send test event" delivers: id 0, a type of its own, never stored. */
+export interface SiemTestEvent {
+  id: 0;
+  type: "siem.test";
+  time: string;
+  domain: "";
+  org_id: number;
+  message: string;
+}
+
 /** "Send test event" (admin API): request/reply to whichever pusher takes it. */
 export const SIEM_TEST_STREAM = "siem-test";
-
-export interface SiemTestRequest {
-  destination_id: number;
-}
 
 export const siemTestSchema = {
   type: "object",
@@ -29,6 +35,8 @@ export const siemTestSchema = {
   properties: { destination_id: { type: "integer", minimum: 1 } },
   additionalProperties: false,
 } as const;
+
+export type SiemTestRequest = FromSchema<typeof siemTestSchema>;
 
 /** What the pusher answers: the test event's id once the destination took it, or why not. */
 export const siemTestReplySchema = {

@@ -6,9 +6,10 @@
  *   export type ScanJob = FromSchema<typeof scanJobSchema>;
  *
  * It reads the keywords our contracts use: `type` (one or a list), `enum`, `const`, `oneOf`,
- * `anyOf`, `items`, `properties` with `required`, and `additionalProperties` (absent or not
- * `false`: the object may carry other fields, typed `unknown`). Keywords that only narrow a
- * value (`minimum`, `pattern`, `format`, lengths) leave its type as it is.
+ * `anyOf`, `items`, `properties` with `required`. An object without `additionalProperties:
+ * false` may carry other fields: its type names the listed ones, and TypeScript's object
+ * types are open to the rest. Keywords that only narrow a value (`minimum`, `pattern`,
+ * `format`, lengths) leave its type as it is.
  */
 export type FromSchema<S> = S extends { const: infer C }
   ? C
@@ -46,13 +47,17 @@ type Required<S> = S extends { required: readonly (infer R)[] } ? R : never;
 
 type Flatten<T> = { [K in keyof T]: T[K] } & {};
 
-type Rest<S> = S extends { additionalProperties: false } ? unknown : { [field: string]: unknown };
-
 type ObjectOf<S> = S extends { properties: infer P }
   ? Flatten<
       { -readonly [K in keyof P as K extends Required<S> ? K : never]: FromSchema<P[K]> } & {
         -readonly [K in keyof P as K extends Required<S> ? never : K]?: FromSchema<P[K]>;
       }
-    > &
-      Rest<S>
+    >
   : { [field: string]: unknown };
+
+/**
+ * True when A and B accept the same values. For a hand-written type kept for its field
+ * comments: `true satisfies SameType<UsageBatch, FromSchema<typeof usageBatchSchema>>`
+ * fails to compile when the two drift apart.
+ */
+export type SameType<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

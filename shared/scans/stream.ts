@@ -1,18 +1,8 @@
 import type { FromSchema } from "../platform/schema-type.js";
 
-/** A scan job: published by `POST scan.php` (request/reply) and, later, by the monitor. */
-export interface ScanJob {
-  job_id: string;
-  org_id: number;
-  domain: string;
-  /** Who asked: `api` (scan.php), `monitor`, `recheck`. */
-  trigger: string;
-  /** With trigger `recheck`: re-run this one finding's check only (POST assignments.php recheck=1). */
-  finding_key?: string;
-}
-
 export const SCAN_STREAM = "scan";
 
+/** A scan job: published by `POST scan.php` and `POST assignments.php recheck=1` (request/reply), and by the monitor. */
 export const scanJobSchema = {
   type: "object",
   required: ["job_id", "org_id", "domain", "trigger"],
@@ -20,11 +10,16 @@ export const scanJobSchema = {
     job_id: { type: "string", minLength: 8, maxLength: 64 },
     org_id: { type: "integer", minimum: 1 },
     domain: { type: "string", minLength: 1, maxLength: 253 },
+    // Who asked: `api` (scan.php), `monitor`, `recheck`.
     trigger: { type: "string", enum: ["api", "monitor", "recheck"] },
+    // With trigger `recheck`: re-run this one finding's check only.
     finding_key: { type: "string", pattern: "^[a-z0-9_-]{1,32}:[a-z0-9_.-]{1,64}$" },
   },
   additionalProperties: false,
 } as const;
+
+export type ScanJob = FromSchema<typeof scanJobSchema>;
+export type ScanTrigger = ScanJob["trigger"];
 
 /** A failed scan or re-check: the scanner's reason in `error`. */
 const failedReplySchema = {
