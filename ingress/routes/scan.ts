@@ -17,8 +17,8 @@ import { readParams, str, type Params } from "../params.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import { passGate } from "./gate.js";
 import { refundCharge } from "./refund.js";
-import { REASONS, type Reason } from "../../shared/platform/reasons.js";
-import { ok, refuse } from "../reply.js";
+import type { Reason } from "../../shared/platform/reasons.js";
+import { fault, ok, refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
 import { historyPoint, sectionView } from "./scan-view.js";
 import { scanParams } from "./schemas.js";
@@ -150,15 +150,12 @@ export function scanRoute(timeoutMs = SCAN_TIMEOUT_MS) {
   return (request: HttpRequest, deps: IngressDeps) => scan(request, deps, timeoutMs);
 }
 
-async function scan(request: HttpRequest, deps: IngressDeps, timeoutMs: number): Promise<HttpReply> {
-  // Every answer carries the X-RateLimit headers (interface.md 8), faults included.
+function scan(request: HttpRequest, deps: IngressDeps, timeoutMs: number): Promise<HttpReply> {
+  // Every answer carries the X-RateLimit headers (interface.md 8), faults included: the
+  // route wrapper (app.ts) answers a fault 500 `internal_error` with these.
   let orgId: number | null = null;
-  try {
-    return await judgeScan(request, deps, timeoutMs, (id) => (orgId = id));
-  } catch (error) {
-    deps.logger.error({ err: error, requestId: request.requestId }, "scan fault");
-    return { status: 500, headers: await headersOf(deps, orgId), body: { ok: false, reason: "internal_error", message: REASONS.internal_error.message, request_id: request.requestId } };
-  }
+  request.fault = { reason: "internal_error", headers: () => headersOf(deps, orgId) };
+  return judgeScan(request, deps, timeoutMs, (id) => (orgId = id));
 }
 
 async function judgeScan(request: HttpRequest, deps: IngressDeps, timeoutMs: number, known: (orgId: number) => void): Promise<HttpReply> {
@@ -169,7 +166,7 @@ async function judgeScan(request: HttpRequest, deps: IngressDeps, timeoutMs: num
   if (!gate.ok) {
     if (gate.prepared) known(gate.prepared.org.id);
     const headers = await headersOf(deps, gate.prepared ? gate.prepared.org.id : null);
-    return refuse(gate.reason, gate.fault ? { request_id: request.requestId } : {}, headers);
+    return gate.fault ? fault(request.requestId, false, { headers }) : refuse(gate.reason, {}, headers);
   }
   const orgId = gate.prepared.org.id;
   known(orgId);
