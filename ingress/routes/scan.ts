@@ -20,6 +20,7 @@ import { refundCharge } from "./refund.js";
 import type { Reason } from "../../shared/platform/reasons.js";
 import { fault, ok, refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
+import { hourlyBudget } from "./hourly-budget.js";
 import { historyPoint, sectionView } from "./scan-view.js";
 import { scanParams } from "./schemas.js";
 
@@ -28,35 +29,12 @@ export const SCANS_PER_HOUR = 10;
 /** How long POST scan.php waits for the scanner before answering 504 `timeout`. */
 export const SCAN_TIMEOUT_MS = 25_000;
 
-interface Budget {
-  allowed: boolean;
-  headers: Record<string, string>;
-}
-
 /**
  * The organization's fresh-scan budget, a fixed window per clock hour. `take` spends a
  * slot (POST); otherwise it only reads (every other scan response carries the headers too).
  */
-async function budget(deps: IngressDeps, orgId: number, take: boolean): Promise<Budget> {
-  const nowS = deps.clock.nowSeconds();
-  const hour = Math.floor(nowS / 3600);
-  const key = deps.keys.scanBudget(orgId, hour);
-  let used: number;
-  if (take) {
-    const result = await deps.redis.multi().incr(key).expire(key, 3700).exec();
-    used = Number(result?.[0]?.[1] ?? SCANS_PER_HOUR + 1);
-  } else {
-    used = Number((await deps.redis.get(key)) ?? 0);
-  }
-  return {
-    allowed: used <= SCANS_PER_HOUR,
-    headers: {
-      "x-ratelimit-limit": String(SCANS_PER_HOUR),
-      "x-ratelimit-remaining": String(Math.max(0, SCANS_PER_HOUR - used)),
-      "x-ratelimit-reset": String((hour + 1) * 3600),
-    },
-  };
-}
+const budget = (deps: IngressDeps, orgId: number, take: boolean) =>
+  hourlyBudget(deps, (hour) => deps.keys.scanBudget(orgId, hour), SCANS_PER_HOUR, take);
 
 export async function scanHeaders(deps: IngressDeps, orgId: number): Promise<Record<string, string>> {
   return (await budget(deps, orgId, false)).headers;
