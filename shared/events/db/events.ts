@@ -1,4 +1,5 @@
 import type { Queryable } from "../../platform/db/pool.js";
+import { isOneOf } from "../../platform/one-of.js";
 import type { EventPayloads, EventView } from "../payloads.js";
 
 /** Every event type of interface.md section 6. */
@@ -20,7 +21,7 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function isEventType(value: unknown): value is EventType {
-  return typeof value === "string" && (EVENT_TYPES as readonly string[]).includes(value);
+  return isOneOf(EVENT_TYPES, value);
 }
 
 export interface EventRow {
