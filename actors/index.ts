@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import type { Context } from "../shared/platform/context.js";
 import type { Pool } from "../shared/platform/db/pool.js";
 import { actorRegistry, publishActorMetrics } from "../shared/platform/metrics/actors.js";
-import { type Actor, runActor } from "./runtime/index.js";
+import { type Actor, claimTiming, runActor } from "./runtime/index.js";
 
 /** A running actor process part: stopped (drained) on shutdown. */
 export interface RunningActor {
@@ -51,12 +51,8 @@ export async function startActor<T>(ctx: Context, definition: Actor<T, Pool>): P
   };
 }
 
-/**
- * ACTOR_CLAIM_IDLE_MS: a shorter claim idle time makes failover faster (the fault suite),
- * a longer one suits handlers that run long. The claimer looks a few times per idle time so
- * failover takes about the idle time, not the default 10 s interval on top.
- */
+/** ACTOR_CLAIM_IDLE_MS, when set, for one actor (runtime `claimTiming`). */
 export function withClaimIdle<T>(actor: Actor<T, Pool>, claimIdleMs: number | null): Actor<T, Pool> {
   if (claimIdleMs === null) return actor;
-  return Object.freeze({ ...actor, claimIdleMs, claimIntervalMs: Math.min(actor.claimIntervalMs, Math.max(100, Math.floor(claimIdleMs / 3))) });
+  return Object.freeze({ ...actor, ...claimTiming(claimIdleMs, actor.claimIntervalMs) });
 }

@@ -1,4 +1,3 @@
-import { REASONS } from "../shared/platform/reasons.js";
 import type { PlainCounterChild, PlainHistogramChild } from "../shared/platform/metrics/plain.js";
 import type { IngressDeps } from "./deps.js";
 import { createRouter, type Handler } from "./router.js";
@@ -57,14 +56,24 @@ export function buildApp(deps: IngressDeps) {
 
   /**
    * The one route wrapper: whatever a route throws (Redis down, a script fault, a bug) is
-   * logged and answered with the one generic fault (reply.ts `fault`), never a refusal.
+   * logged and answered with the one generic fault (reply.ts `fault`), never a refusal. Its
+   * reason: `internal_error` (500) for the operator API, where an admin change failed midway
+   * (logs say where), and for a route that asks for it (`request.fault`, scan.php as
+   * interface.md 8 says); `unavailable` (503) otherwise. CORS for the endpoints browsers read;
+   * headers the route adds through `request.fault`.
    */
-  function faulted(error: unknown, request: HttpRequest, path: string): HttpReply {
+  function faulted(error: unknown, request: HttpRequest, path: string): Promise<HttpReply> | HttpReply {
     // A client gone before its address was read is no fault of ours (http.ts): nobody reads this answer.
     if (!(error instanceof RequestGoneError)) deps.logger.error({ err: error, requestId: request.requestId, path }, "route fault");
-    // The operator API keeps its 500 internal_error: an admin change failed midway (logs say where).
-    if (path.startsWith("/admin/")) return { status: 500, body: { ok: false, reason: "internal_error", message: REASONS.internal_error.message, request_id: request.requestId } };
-    return fault(request.requestId, CORS_PATHS.includes(path) || CORS_PATHS.includes(`${path}.php`));
+    const hook = request.fault;
+    const reason = path.startsWith("/admin/") ? "internal_error" : hook?.reason;
+    const cors = CORS_PATHS.includes(path) || CORS_PATHS.includes(`${path}.php`);
+    if (hook?.headers === undefined) return fault(request.requestId, cors, { reason });
+    const headers = hook.headers.bind(hook);
+    return Promise.resolve()
+      .then(headers)
+      .catch(() => undefined)
+      .then((extra) => fault(request.requestId, cors, { reason, headers: extra }));
   }
 
   /**
@@ -74,13 +83,17 @@ export function buildApp(deps: IngressDeps) {
   function guarded(
     handler: Handler<IngressDeps>, request: HttpRequest, params: RouteParams, path: string, counted: (reply: HttpReply) => HttpReply,
   ): Promise<HttpReply> | HttpReply {
+    const answerFault = (error: unknown): Promise<HttpReply> | HttpReply => {
+      const reply = faulted(error, request, path);
+      return reply instanceof Promise ? reply.then(counted) : counted(reply);
+    };
     let reply: Promise<HttpReply> | HttpReply;
     try {
       reply = handler(request, deps, params);
     } catch (error) {
-      return counted(faulted(error, request, path));
+      return answerFault(error);
     }
-    return reply instanceof Promise ? reply.then(counted, (error: unknown) => counted(faulted(error, request, path))) : counted(reply);
+    return reply instanceof Promise ? reply.then(counted, answerFault) : counted(reply);
   }
 
   return function dispatch(request: HttpRequest): Promise<HttpReply> | HttpReply {

@@ -5,7 +5,8 @@ import type { Logger } from "../shared/platform/log.js";
 import { memoize } from "../shared/platform/memo.js";
 import type { Clock } from "../shared/platform/clock.js";
 import { REASONS, type Reason } from "../shared/platform/reasons.js";
-import { RequestGoneError, type HttpReply, type HttpRequest } from "./types.js";
+import { fault } from "./reply.js";
+import { RequestGoneError, type FaultHook, type HttpReply, type HttpRequest } from "./types.js";
 import type { ClientAddressResolver } from "./client-address.js";
 
 /**
@@ -70,11 +71,6 @@ function normalizeUncached(raw: string): string {
   }
 }
 
-function faultReply(requestId: string): HttpReply {
-  // Fixed and generic: a 5xx must never look like a refusal nor leak internals.
-  return { status: 500, body: { ok: false, reason: "internal_error", message: REASONS.internal_error.message, request_id: requestId } };
-}
-
 interface ResponseState {
   aborted: boolean;
   /** Answered: uWS has let go of the response. */
@@ -89,6 +85,7 @@ interface ResponseState {
  */
 class UwsRequest implements HttpRequest {
   body: Buffer = EMPTY;
+  fault: FaultHook | undefined = undefined;
   private address: string | undefined;
   private id: string | undefined;
 
@@ -196,9 +193,10 @@ export function listen(options: {
       return;
     }
 
-    const fault = (error: unknown) => {
+    const answerFault = (error: unknown) => {
       if (!(error instanceof RequestGoneError)) logger.error({ err: error, requestId: base.requestId, path: base.path }, "route fault");
-      write(res, state, faultReply(base.requestId));
+      // Only a dispatch without app.ts's route wrapper (which answers faults itself) gets here.
+      write(res, state, fault(base.requestId, false, { reason: "internal_error" }));
     };
     const run = (body: Buffer) => {
       let reply: Promise<HttpReply> | HttpReply;
@@ -206,11 +204,11 @@ export function listen(options: {
         base.body = body;
         reply = dispatch(base);
       } catch (error) {
-        fault(error);
+        answerFault(error);
         return;
       }
       if (reply instanceof Promise) {
-        reply.then((value) => write(res, state, value), fault);
+        reply.then((value) => write(res, state, value), answerFault);
       } else {
         write(res, state, reply);
       }

@@ -32,16 +32,22 @@ export function ok(body: Record<string, unknown>, status = 200, headers?: Record
 const FAULT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "cache-control": "no-store" });
 const FAULT_CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "cache-control": "no-store", "access-control-allow-origin": "*" });
 
+/** The two fault reasons: `unavailable` (503) for the public API, `internal_error` (500) where a contract says so. */
+export type FaultReason = "unavailable" | "internal_error";
+
 /**
- * The one fault answer (Redis down, a script fault, snapshots being rebuilt, a bug): 503
- * `unavailable` with the request id and no `authorized`/`allow` field, so no client takes
- * it for a refusal (interface.md: a 5xx is to be treated as unreachable). `cors` for the
- * endpoints browsers read.
+ * The one fault answer (Redis down, a script fault, snapshots being rebuilt, a bug): fixed
+ * and generic, with the request id and no `authorized`/`allow` field, so no client takes it
+ * for a refusal (interface.md: a 5xx is to be treated as unreachable), never cached. `cors`
+ * for the endpoints browsers read; `shape` for the reason when not `unavailable` and the
+ * headers a route adds (app.ts decides both for a thrown fault).
  */
-export function fault(requestId: string, cors = false): HttpReply {
+export function fault(requestId: string, cors = false, shape?: { reason?: FaultReason; headers?: Readonly<Record<string, string>> }): HttpReply {
+  const reason = shape?.reason ?? "unavailable";
+  const base = cors ? FAULT_CORS_HEADERS : FAULT_HEADERS;
   return {
-    status: REASONS.unavailable.status,
-    headers: (cors ? FAULT_CORS_HEADERS : FAULT_HEADERS) as Record<string, string>,
-    body: { ok: false, reason: "unavailable", message: REASONS.unavailable.message, request_id: requestId },
+    status: REASONS[reason].status,
+    headers: (shape?.headers ? { ...base, ...shape.headers } : base) as Record<string, string>,
+    body: { ok: false, reason, message: REASONS[reason].message, request_id: requestId },
   };
 }

@@ -63,5 +63,3 @@ export function createRouter<D>() {
   };
   return { add, match };
 }
-
-export type Router<D> = ReturnType<typeof createRouter<D>>;

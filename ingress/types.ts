@@ -20,6 +20,18 @@ export interface HttpRequest {
   readonly receivedAt: number;
   /** Monotonic start in milliseconds (`performance.now()`), for latency_ms and the duration metric: a number, no BigInt per request. */
   readonly startedMs: number;
+  /**
+   * What this request's fault answer adds, set by a route that knows it (the route wrapper
+   * of app.ts answers every thrown fault and reads it): scan.php's X-RateLimit headers once
+   * it knows the organization, the status resources' Retry-After.
+   */
+  fault?: FaultHook;
+}
+
+/** A route's part in its fault answer: the reason when not `unavailable`, and headers. */
+export interface FaultHook {
+  readonly reason?: "internal_error";
+  headers?(): Promise<Record<string, string>> | Record<string, string>;
 }
 
 export interface HttpReply {

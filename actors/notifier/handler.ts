@@ -1,9 +1,9 @@
 import { transaction, type Pool } from "../../shared/platform/db/pool.js";
 import { ownersAndAdmins } from "../../shared/verify/index.js";
-import { claimMail, enqueueDeliveries, type EventMessage } from "../../shared/events/index.js";
+import { claimMail, enqueueDeliveries, type EventMessage, isEventOf, isFindingEvent } from "../../shared/events/index.js";
 import type { Helpers } from "../runtime/index.js";
 import type { Mailer } from "./mail.js";
-import { mailOf, recipientsOf } from "./messages.js";
+import { mailOf, pendingInstallationMail, recipientsOf } from "./messages.js";
 
 /**
  * One event: its webhook deliveries are recorded (one row per webhook, keyed by event and
@@ -21,11 +21,16 @@ export function notifierHandler(mailer: Mailer, kickDeliveries: () => void) {
     });
     if (added > 0) kickDeliveries();
     // A pending installation is the organization's business: its owners and admins are told.
-    const recipients = event.type === "installation.pending" ? await ownersAndAdmins(helpers.db, orgId) : recipientsOf(event);
-    for (const recipient of recipients) {
+    const mails =
+      isEventOf(event, "installation.pending")
+        ? (await ownersAndAdmins(helpers.db, orgId)).map((to) => ({ to, mail: pendingInstallationMail(event, to) }))
+        : isFindingEvent(event)
+          ? recipientsOf(event).map((to) => ({ to, mail: mailOf(event, to) }))
+          : [];
+    for (const { to: recipient, mail } of mails) {
       await transaction(helpers.db, async (tx) => {
         if (!(await claimMail(tx, event.id, recipient.email.toLowerCase(), helpers.clock.now()))) return;
-        await mailer.send(mailOf(event, recipient));
+        await mailer.send(mail);
       });
     }
   };

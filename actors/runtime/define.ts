@@ -154,6 +154,16 @@ export interface BaseDeps {
 /** `db` is required exactly when the actor's handler needs one. */
 export type RunDeps<Db> = BaseDeps & (undefined extends Db ? { db?: Db } : { db: Db });
 
+/**
+ * The claim timing for a claim idle time (ACTOR_CLAIM_IDLE_MS): a shorter idle time makes
+ * failover faster (the fault suite), a longer one suits handlers that run long. The claimer
+ * looks a few times per idle time, so failover takes about the idle time, not the interval
+ * (`intervalMs`, the actor's own) on top.
+ */
+export function claimTiming(claimIdleMs: number, intervalMs: number): { claimIdleMs: number; claimIntervalMs: number } {
+  return { claimIdleMs, claimIntervalMs: Math.min(intervalMs, Math.max(100, Math.floor(claimIdleMs / 3))) };
+}
+
 export const DEFAULTS: ActorOptions = {
   concurrency: 1,
   maxAttempts: 5,

@@ -23,7 +23,7 @@ import { outboundPolicyOf } from "../../shared/platform/net/address-policy.js";
 import { deleteKeys, duplicateRedis, scanKeys } from "../../shared/platform/redis/client.js";
 import type { RunningActor } from "../index.js";
 import { compileSchema, defineActor, runActor } from "../runtime/index.js";
-import { every } from "../runtime/index.js";
+import { claimTiming, every } from "../runtime/index.js";
 import { deliveryHandler, fanoutHandler, testHandler } from "./handler.js";
 import { createAssignment } from "./assignment.js";
 import { announceMember } from "./leases.js";
@@ -315,5 +315,5 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
 export function startSiem(ctx: Context): Promise<RunningActor> {
   // ACTOR_CLAIM_IDLE_MS applies here too (the pusher runs its loops without startActor).
   const idle = ctx.config.actorClaimIdleMs;
-  return startSiemPusher(ctx, idle === null ? {} : { claimIdleMs: idle, claimIntervalMs: Math.min(DEFAULT_PUSHER.claimIntervalMs, Math.max(100, Math.floor(idle / 3))) });
+  return startSiemPusher(ctx, idle === null ? {} : claimTiming(idle, DEFAULT_PUSHER.claimIntervalMs));
 }

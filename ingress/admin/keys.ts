@@ -6,6 +6,7 @@ import {
   countLiveKeys, findKey, insertKey, listKeysOfOrg, setKeyStatus, updateKeySettings, type KeyRow, type KeySettings,
 } from "../../shared/verify/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
+import { isOneOf } from "../../shared/platform/one-of.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { pageFields, queryPaging } from "../paging.js";
@@ -142,7 +143,7 @@ export const listKeys: AdminHandler = async (request, deps, params) => {
   if ("refused" in paging) return refuse(paging.refused);
   const query = new URLSearchParams(request.query);
   const status = query.get("status") || undefined;
-  if (status !== undefined && !(KEY_STATUSES as readonly string[]).includes(status)) return refuseField("bad_status", `status must be one of ${KEY_STATUSES.join(", ")}`);
+  if (status !== undefined && !isOneOf(KEY_STATUSES, status)) return refuseField("bad_status", `status must be one of ${KEY_STATUSES.join(", ")}`);
   const kind = query.get("kind") || undefined;
   if (kind !== undefined && kind !== "client" && kind !== "server") return refuseField("bad_kind", "kind must be client or server");
   const now = deps.clock.now();

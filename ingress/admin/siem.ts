@@ -1,7 +1,7 @@
 import {
   SIEM_GROUP,
   SIEM_TEST_STREAM,
-  type SiemTestReply,
+  siemTestReplySchema,
   destinationStreamName,
   deleteDestination,
   findDestination,
@@ -15,11 +15,11 @@ import {
 } from "../../shared/events/index.js";
 import { literalRefusal, outboundPolicyOf } from "../../shared/platform/net/address-policy.js";
 import { listDeadLetters, retryAllDeadLetters, retryDeadLetters } from "../../shared/platform/streams/dead-letters.js";
-import { request as requestReply, RequestTimeoutError } from "../../shared/platform/streams/request-reply.js";
 import { streamStats } from "../../shared/platform/streams/stats.js";
 import { recordActivity, findOrg } from "../../shared/accounts/index.js";
 import { seal } from "../../shared/platform/crypto/seal.js";
 import { transaction } from "../../shared/platform/db/pool.js";
+import { ask } from "../ask.js";
 import type { IngressDeps } from "../deps.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
@@ -142,13 +142,15 @@ export const removeDestination: AdminHandler = async (_request, deps, params, _b
 export const testDestination: AdminHandler = async (_request, deps, params) => {
   const row = await owned(deps, params);
   if (!row) return refuse("not_found");
-  let reply: SiemTestReply;
-  try {
-    reply = (await requestReply(deps.redis, deps.keys, deps.keys.stream(SIEM_TEST_STREAM), { destination_id: row.id }, TEST_TIMEOUT_MS)) as SiemTestReply;
-  } catch (error) {
-    if (error instanceof RequestTimeoutError) return refuse("timeout", { detail: "no SIEM pusher answered (is the siem actor running?)" });
-    throw error;
-  }
+  const answer = await ask(deps, {
+    stream: SIEM_TEST_STREAM,
+    message: { destination_id: row.id },
+    replySchema: siemTestReplySchema,
+    timeoutMs: TEST_TIMEOUT_MS,
+    refusal: { extra: { detail: "no SIEM pusher answered (is the siem actor running?)" } },
+  });
+  if (!answer.ok) return answer.refusal;
+  const reply = answer.reply;
   if (!reply.ok) return refuse("delivery_failed", { error: reply.error });
   return ok({ test: { delivered: true, event_id: reply.event_id } });
 };

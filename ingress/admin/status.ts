@@ -22,6 +22,7 @@ import {
   incidentMoveAllowed,
 } from "../../shared/status/index.js";
 import { transaction, type Queryable } from "../../shared/platform/db/pool.js";
+import { isOneOf } from "../../shared/platform/one-of.js";
 import { literalRefusal, outboundPolicyOf } from "../../shared/platform/net/address-policy.js";
 import type { IngressDeps } from "../deps.js";
 import { ok, refuse, refuseField } from "../reply.js";
@@ -112,7 +113,7 @@ function limitOf(request: HttpRequest): number | null {
 
 export const putService: AdminHandler = async (_request, deps, params, body) => {
   const key = params.service as ServiceKey;
-  if (!(SERVICE_KEYS as readonly string[]).includes(key)) return refuse("not_found", { detail: "service is website, api or dashboard" });
+  if (!isOneOf(SERVICE_KEYS, key)) return refuse("not_found", { detail: "service is website, api or dashboard" });
   const input = check(serviceBody, body);
   if ("reply" in input) return input.reply;
   // A literal private address the prober may not reach is refused now, not left to fail every probe.

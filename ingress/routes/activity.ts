@@ -1,4 +1,5 @@
 import { ACTIVITY_GROUPS, type ActivityGroup, listActivity, type ActivityRow } from "../../shared/accounts/index.js";
+import { isOneOf } from "../../shared/platform/one-of.js";
 import { isIsoDate, normalizeDomain, unstorableField } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { readPaging } from "../paging.js";
@@ -34,7 +35,7 @@ export async function activity(request: HttpRequest, deps: IngressDeps): Promise
   const to = str(params, "to") ?? "";
   if (to !== "" && !isIsoDate(to)) return refuse("bad_to");
   const group = str(params, "group") ?? "";
-  if (group !== "" && !(ACTIVITY_GROUPS as readonly string[]).includes(group)) return refuse("unknown_group");
+  if (group !== "" && !isOneOf(ACTIVITY_GROUPS, group)) return refuse("unknown_group");
   const paging = readPaging(str(params, "limit"), str(params, "page"));
   if ("refused" in paging) return refuse(paging.refused);
   const { limit, page } = paging;

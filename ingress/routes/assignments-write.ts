@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { request as requestReply, RequestTimeoutError } from "../../shared/platform/streams/request-reply.js";
-import { SCAN_STREAM, type RecheckReply, type ScanJob } from "../../shared/scans/index.js";
+import { recheckReplySchema, SCAN_STREAM, type ScanJob } from "../../shared/scans/index.js";
 import {
   hasScans,
   latestFinding,
@@ -17,6 +16,7 @@ import { findMemberByEmail, type MemberRow } from "../../shared/accounts/index.j
 import { transaction, type Queryable } from "../../shared/platform/db/pool.js";
 import { isIsoDate, normalizeDomain } from "../../shared/platform/validation.js";
 import type { Reason } from "../../shared/platform/reasons.js";
+import { ask } from "../ask.js";
 import type { IngressDeps } from "../deps.js";
 import { FINDING_KEY } from "../admin/risks.js";
 import { str, type Params } from "../params.js";
@@ -164,14 +164,10 @@ export async function recheckAssignment(deps: IngressDeps, params: Params, gate:
   const spent = await recheckBudget(deps, gate.orgId, true);
   if (!spent.allowed) return refuse("recheck_rate_limited", {}, spent.headers);
   const job: ScanJob = { job_id: randomUUID(), org_id: gate.orgId, domain: t.domain, trigger: "recheck", finding_key: t.findingKey };
-  let reply: RecheckReply;
-  try {
-    reply = (await requestReply(deps.redis, deps.keys, deps.keys.stream(SCAN_STREAM), job, timeoutMs)) as RecheckReply;
-  } catch (error) {
-    if (error instanceof RequestTimeoutError) return refuse("timeout", {}, spent.headers);
-    throw error;
-  }
-  if (!reply.ok || typeof reply.finding?.status !== "string") return refuse("scan_failed", {}, spent.headers);
+  const answer = await ask(deps, { stream: SCAN_STREAM, message: job, replySchema: recheckReplySchema, timeoutMs, refusal: { headers: spent.headers } });
+  if (!answer.ok) return answer.refusal;
+  const reply = answer.reply;
+  if (!reply.ok) return refuse("scan_failed", {}, spent.headers);
   const checkStatus = reply.finding.status;
   const passed = recheckPassed(checkStatus);
   const now = deps.clock.now();

@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { request as requestReply, RequestTimeoutError } from "../../shared/platform/streams/request-reply.js";
 import {
   SCAN_STREAM,
   type ScanJob,
-  type ScanReply,
+  scanReplySchema,
   acknowledgementsOf,
   findingsOf,
   latestGrades,
@@ -12,14 +11,16 @@ import {
   scanHistory,
   type ScanRow,
 } from "../../shared/scans/index.js";
+import { ask } from "../ask.js";
 import type { IngressDeps } from "../deps.js";
 import { readParams, str, type Params } from "../params.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import { passGate } from "./gate.js";
 import { refundCharge } from "./refund.js";
-import { REASONS, type Reason } from "../../shared/platform/reasons.js";
-import { ok, refuse } from "../reply.js";
+import type { Reason } from "../../shared/platform/reasons.js";
+import { fault, ok, refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
+import { hourlyBudget } from "./hourly-budget.js";
 import { historyPoint, sectionView } from "./scan-view.js";
 import { scanParams } from "./schemas.js";
 
@@ -28,35 +29,12 @@ export const SCANS_PER_HOUR = 10;
 /** How long POST scan.php waits for the scanner before answering 504 `timeout`. */
 export const SCAN_TIMEOUT_MS = 25_000;
 
-interface Budget {
-  allowed: boolean;
-  headers: Record<string, string>;
-}
-
 /**
  * The organization's fresh-scan budget, a fixed window per clock hour. `take` spends a
  * slot (POST); otherwise it only reads (every other scan response carries the headers too).
  */
-async function budget(deps: IngressDeps, orgId: number, take: boolean): Promise<Budget> {
-  const nowS = deps.clock.nowSeconds();
-  const hour = Math.floor(nowS / 3600);
-  const key = deps.keys.scanBudget(orgId, hour);
-  let used: number;
-  if (take) {
-    const result = await deps.redis.multi().incr(key).expire(key, 3700).exec();
-    used = Number(result?.[0]?.[1] ?? SCANS_PER_HOUR + 1);
-  } else {
-    used = Number((await deps.redis.get(key)) ?? 0);
-  }
-  return {
-    allowed: used <= SCANS_PER_HOUR,
-    headers: {
-      "x-ratelimit-limit": String(SCANS_PER_HOUR),
-      "x-ratelimit-remaining": String(Math.max(0, SCANS_PER_HOUR - used)),
-      "x-ratelimit-reset": String((hour + 1) * 3600),
-    },
-  };
-}
+const budget = (deps: IngressDeps, orgId: number, take: boolean) =>
+  hourlyBudget(deps, (hour) => deps.keys.scanBudget(orgId, hour), SCANS_PER_HOUR, take);
 
 export async function scanHeaders(deps: IngressDeps, orgId: number): Promise<Record<string, string>> {
   return (await budget(deps, orgId, false)).headers;
@@ -134,13 +112,9 @@ export async function answerScan(
   const spent = await budget(deps, orgId, true);
   if (!spent.allowed) return refuse("scan_rate_limited", {}, spent.headers);
   const job: ScanJob = { job_id: randomUUID(), org_id: orgId, domain, trigger: "api" };
-  let reply: ScanReply;
-  try {
-    reply = (await requestReply(deps.redis, deps.keys, deps.keys.stream(SCAN_STREAM), job, timeoutMs)) as ScanReply;
-  } catch (error) {
-    if (error instanceof RequestTimeoutError) return refuse("timeout", {}, spent.headers);
-    throw error;
-  }
+  const answer = await ask(deps, { stream: SCAN_STREAM, message: job, replySchema: scanReplySchema, timeoutMs, refusal: { headers: spent.headers } });
+  if (!answer.ok) return answer.refusal;
+  const reply = answer.reply;
   if (!reply.ok) return refuse("scan_failed", {}, spent.headers);
   return storedAnswer(deps, orgId, domain, true, spent.headers, reply.scans);
 }
@@ -154,15 +128,12 @@ export function scanRoute(timeoutMs = SCAN_TIMEOUT_MS) {
   return (request: HttpRequest, deps: IngressDeps) => scan(request, deps, timeoutMs);
 }
 
-async function scan(request: HttpRequest, deps: IngressDeps, timeoutMs: number): Promise<HttpReply> {
-  // Every answer carries the X-RateLimit headers (interface.md 8), faults included.
+function scan(request: HttpRequest, deps: IngressDeps, timeoutMs: number): Promise<HttpReply> {
+  // Every answer carries the X-RateLimit headers (interface.md 8), faults included: the
+  // route wrapper (app.ts) answers a fault 500 `internal_error` with these.
   let orgId: number | null = null;
-  try {
-    return await judgeScan(request, deps, timeoutMs, (id) => (orgId = id));
-  } catch (error) {
-    deps.logger.error({ err: error, requestId: request.requestId }, "scan fault");
-    return { status: 500, headers: await headersOf(deps, orgId), body: { ok: false, reason: "internal_error", message: REASONS.internal_error.message, request_id: request.requestId } };
-  }
+  request.fault = { reason: "internal_error", headers: () => headersOf(deps, orgId) };
+  return judgeScan(request, deps, timeoutMs, (id) => (orgId = id));
 }
 
 async function judgeScan(request: HttpRequest, deps: IngressDeps, timeoutMs: number, known: (orgId: number) => void): Promise<HttpReply> {
@@ -173,7 +144,7 @@ async function judgeScan(request: HttpRequest, deps: IngressDeps, timeoutMs: num
   if (!gate.ok) {
     if (gate.prepared) known(gate.prepared.org.id);
     const headers = await headersOf(deps, gate.prepared ? gate.prepared.org.id : null);
-    return refuse(gate.reason, gate.fault ? { request_id: request.requestId } : {}, headers);
+    return gate.fault ? fault(request.requestId, false, { headers }) : refuse(gate.reason, {}, headers);
   }
   const orgId = gate.prepared.org.id;
   known(orgId);

@@ -1,5 +1,7 @@
 import { segment } from "./admin-client.js";
-import { type AdminContext, type Body, json, object } from "./admin-commands.js";
+import type { AnswerBase } from "./admin-client.js";
+import { type AdminContext, type Body, json } from "./admin-commands.js";
+import type { DomainView, InstallationView, KeyRow, MemberView, OrgView, Paged, Principal, RiskView, ScanAnswer, TokenView } from "./answers.js";
 import { idArgument, listOption, requiredOption, stringOption } from "./args.js";
 import { adminCommand, type Command } from "./command.js";
 import { lines, table, text } from "./format.js";
@@ -13,17 +15,15 @@ import { EXIT, print, UsageError } from "./io.js";
  * token's own organization, asked of GET /me).
  */
 
-const list = (value: unknown): Body[] => (Array.isArray(value) ? value.map(object) : []);
-
 const PAGING = { limit: "string", page: "string" } as const;
 
 /** `--org`, or the organization of the organization token in use. */
 async function orgOf(c: AdminContext): Promise<number> {
   const given = stringOption(c.parsed, "org");
   if (given !== undefined) return idArgument(given, "--org");
-  const { body } = await c.client.call("GET", "/me");
-  const org = object(object(body.principal).org);
-  if (typeof org.id !== "number") throw new UsageError("--org is required (the admin token belongs to no organization)");
+  const { body } = await c.client.call<{ principal: Principal }>("GET", "/me");
+  const org = body.principal.org;
+  if (typeof org?.id !== "number") throw new UsageError("--org is required (the admin token belongs to no organization)");
   return org.id;
 }
 
@@ -37,7 +37,7 @@ function pagingQuery(c: AdminContext, extra: Record<string, string | undefined> 
 }
 
 /** The table, or `empty`, then where the rest is when the page is not the last. */
-function printPage(c: AdminContext, answer: Body, rows: string[][], headers: string[], empty: string): number {
+function printPage(c: AdminContext, answer: Paged, rows: string[][], headers: string[], empty: string): number {
   if (rows.length === 0) print(c.io, empty);
   else print(c.io, table(headers, rows));
   if (answer.has_more === true) {
@@ -46,34 +46,34 @@ function printPage(c: AdminContext, answer: Body, rows: string[][], headers: str
   return EXIT.ok;
 }
 
-async function listCall(c: AdminContext, path: string, extra: Record<string, string | undefined> = {}): Promise<Body> {
-  const { body } = await c.client.call("GET", `${path}${pagingQuery(c, extra)}`);
+async function listCall<T extends object>(c: AdminContext, path: string, extra: Record<string, string | undefined> = {}): Promise<AnswerBase & Paged & T> {
+  const { body } = await c.client.call<Paged & T>("GET", `${path}${pagingQuery(c, extra)}`);
   return body;
 }
 
 async function me(c: AdminContext): Promise<number> {
-  const { body: answer } = await c.client.call("GET", "/me");
+  const { body: answer } = await c.client.call<{ principal: Principal }>("GET", "/me");
   if (c.json) return json(c, answer);
-  const p = object(answer.principal);
-  const org = object(p.org);
+  const p = answer.principal;
+  const org = p.org;
   if (p.kind === "operator") print(c.io, "The operator (ADMIN_TOKEN): every organization, every route.");
-  else if (p.kind === "token") print(c.io, `Token "${text(object(p.token).name)}" of organization ${text(org.id)} "${text(org.name)}", scopes ${text(p.scopes)}.`);
-  else print(c.io, `${text(object(p.member).name)} <${text(object(p.member).email)}>, ${text(p.role)} of organization ${text(org.id)} "${text(org.name)}".`);
+  else if (p.kind === "token") print(c.io, `Token "${text(p.token?.name)}" of organization ${text(org?.id)} "${text(org?.name)}", scopes ${text(p.scopes)}.`);
+  else print(c.io, `${text(p.member?.name)} <${text(p.member?.email)}>, ${text(p.role)} of organization ${text(org?.id)} "${text(org?.name)}".`);
   return EXIT.ok;
 }
 
 async function orgList(c: AdminContext): Promise<number> {
-  const answer = await listCall(c, "/orgs");
+  const answer = await listCall<{ orgs: OrgView[] }>(c, "/orgs");
   if (c.json) return json(c, answer);
-  const rows = list(answer.orgs).map((o) => [text(o.id), text(o.plan), text(o.subscription), text(o.used), text(o.allowance ?? "unlimited"), text(o.name)]);
+  const rows = answer.orgs.map((o) => [text(o.id), text(o.plan), text(o.subscription), text(o.used), text(o.allowance ?? "unlimited"), text(o.name)]);
   return printPage(c, answer, rows, ["ID", "PLAN", "SUBSCRIPTION", "USED", "ALLOWANCE", "NAME"], "No organizations.");
 }
 
 async function keyList(c: AdminContext): Promise<number> {
   const org = await orgOf(c);
-  const answer = await listCall(c, `/orgs/${org}/keys`, { status: stringOption(c.parsed, "status"), kind: stringOption(c.parsed, "kind") });
+  const answer = await listCall<{ keys: KeyRow[] }>(c, `/orgs/${org}/keys`, { status: stringOption(c.parsed, "status"), kind: stringOption(c.parsed, "kind") });
   if (c.json) return json(c, answer);
-  const rows = list(answer.keys).map((k) => [
+  const rows = answer.keys.map((k) => [
     text(k.id), text(k.prefix), text(k.kind), text(k.status), text(k.domain), text(k.last_used_at), text(k.expires_at), text(k.name),
   ]);
   return printPage(c, answer, rows, ["ID", "PREFIX", "KIND", "STATUS", "DOMAIN", "LAST USED", "EXPIRES", "NAME"], `Organization ${org} has no such keys.`);
@@ -81,10 +81,10 @@ async function keyList(c: AdminContext): Promise<number> {
 
 async function domainList(c: AdminContext): Promise<number> {
   const org = await orgOf(c);
-  const answer = await listCall(c, `/orgs/${org}/domains`);
+  const answer = await listCall<{ domains: DomainView[] }>(c, `/orgs/${org}/domains`);
   if (c.json) return json(c, answer);
-  const rows = list(answer.domains).map((d) => {
-    const txt = object(d.txt_record);
+  const rows = answer.domains.map((d) => {
+    const txt = d.txt_record;
     return [text(d.name), d.verified ? "verified" : "not verified", d.verified ? "-" : `${text(txt.name)} TXT "${text(txt.value)}"`];
   });
   return printPage(c, answer, rows, ["DOMAIN", "STATUS", "TXT RECORD TO PUBLISH"], `Organization ${org} has no domains.`);
@@ -92,9 +92,9 @@ async function domainList(c: AdminContext): Promise<number> {
 
 async function memberList(c: AdminContext): Promise<number> {
   const org = await orgOf(c);
-  const answer = await listCall(c, `/orgs/${org}/members`);
+  const answer = await listCall<{ members: MemberView[] }>(c, `/orgs/${org}/members`);
   if (c.json) return json(c, answer);
-  const rows = list(answer.members).map((m) => [text(m.id), text(m.role), text(m.email), text(m.name)]);
+  const rows = answer.members.map((m) => [text(m.id), text(m.role), text(m.email), text(m.name)]);
   return printPage(c, answer, rows, ["ID", "ROLE", "EMAIL", "NAME"], `Organization ${org} has no members.`);
 }
 
@@ -104,9 +104,9 @@ async function tokenCreate(c: AdminContext): Promise<number> {
   const body: Body = { name: requiredOption(c.parsed, "name"), scopes };
   const expires = stringOption(c.parsed, "expires-at");
   if (expires !== undefined) body.expires_at = expires;
-  const { body: answer } = await c.client.call("POST", `/orgs/${org}/tokens`, body);
+  const { body: answer } = await c.client.call<{ token: string; details: TokenView }>("POST", `/orgs/${org}/tokens`, body);
   if (c.json) return json(c, answer);
-  const d = object(answer.details);
+  const d = answer.details;
   print(c.io, `Token ${text(d.id)} "${text(d.name)}" created for organization ${org}. It is shown this once; store it now:`);
   print(c.io);
   print(c.io, `  ${text(answer.token)}`);
@@ -118,18 +118,18 @@ async function tokenCreate(c: AdminContext): Promise<number> {
 
 async function tokenList(c: AdminContext): Promise<number> {
   const org = await orgOf(c);
-  const answer = await listCall(c, `/orgs/${org}/tokens`);
+  const answer = await listCall<{ tokens: TokenView[] }>(c, `/orgs/${org}/tokens`);
   if (c.json) return json(c, answer);
-  const rows = list(answer.tokens).map((t) => [text(t.id), text(t.prefix), text(t.scopes), text(t.last_used_at), text(t.expires_at ?? "never"), text(t.name)]);
+  const rows = answer.tokens.map((t) => [text(t.id), text(t.prefix), text(t.scopes), text(t.last_used_at), text(t.expires_at ?? "never"), text(t.name)]);
   return printPage(c, answer, rows, ["ID", "PREFIX", "SCOPES", "LAST USED", "EXPIRES", "NAME"], `Organization ${org} has no live tokens.`);
 }
 
 async function tokenRevoke(c: AdminContext): Promise<number> {
   const id = idArgument(c.args[0], "the token id");
   const org = await orgOf(c);
-  const { body: answer } = await c.client.call("DELETE", `/orgs/${org}/tokens/${id}`);
+  const { body: answer } = await c.client.call<{ revoked: { name: string } }>("DELETE", `/orgs/${org}/tokens/${id}`);
   if (c.json) return json(c, answer);
-  print(c.io, `Token ${id} "${text(object(answer.revoked).name)}" is revoked: it is refused from its next call on.`);
+  print(c.io, `Token ${id} "${text(answer.revoked.name)}" is revoked: it is refused from its next call on.`);
   return EXIT.ok;
 }
 
@@ -145,9 +145,9 @@ async function riskAccept(c: AdminContext): Promise<number> {
   if (note !== undefined) body.note = note;
   const expires = stringOption(c.parsed, "expires-at");
   if (expires !== undefined) body.expires_at = expires;
-  const { body: answer } = await c.client.call("POST", `/orgs/${org}/risks`, body);
+  const { body: answer } = await c.client.call<{ acknowledgement: RiskView }>("POST", `/orgs/${org}/risks`, body);
   if (c.json) return json(c, answer);
-  const a = object(answer.acknowledgement);
+  const a = answer.acknowledgement;
   print(c.io, `Risk of ${text(a.finding_key)} on ${text(a.domain)} accepted${a.expires_at ? ` until ${text(a.expires_at)}` : ", with no end date"}.`);
   return EXIT.ok;
 }
@@ -163,9 +163,9 @@ async function riskRelease(c: AdminContext): Promise<number> {
 
 async function riskList(c: AdminContext): Promise<number> {
   const org = await orgOf(c);
-  const answer = await listCall(c, `/orgs/${org}/risks`);
+  const answer = await listCall<{ risks: RiskView[] }>(c, `/orgs/${org}/risks`);
   if (c.json) return json(c, answer);
-  const rows = list(answer.risks).map((r) => [
+  const rows = answer.risks.map((r) => [
     text(r.domain), text(r.finding_key), text(r.acked_at), r.expired ? `${text(r.expires_at)} (expired)` : text(r.expires_at ?? "never"), text(r.note),
   ]);
   return printPage(c, answer, rows, ["DOMAIN", "FINDING", "ACCEPTED", "UNTIL", "NOTE"], `Organization ${org} has accepted no risks.`);
@@ -173,21 +173,21 @@ async function riskList(c: AdminContext): Promise<number> {
 
 async function installList(c: AdminContext): Promise<number> {
   const id = idArgument(c.args[0], "the key id");
-  const { body: answer } = await c.client.call("GET", `/keys/${id}/installations`);
+  const { body: answer } = await c.client.call<{ installations: InstallationView[] }>("GET", `/keys/${id}/installations`);
   if (c.json) return json(c, answer);
-  const rows = list(answer.installations).map((i) => [text(i.status), text(i.first_seen_at), text(i.last_seen_at), text(i.install)]);
+  const rows = answer.installations.map((i) => [text(i.status), text(i.first_seen_at), text(i.last_seen_at), text(i.install)]);
   if (rows.length === 0) print(c.io, `Key ${id} has no installations yet.`);
   else print(c.io, table(["STATUS", "FIRST SEEN", "LAST SEEN", "INSTALLATION"], rows));
   return EXIT.ok;
 }
 
-function scanLines(answer: Body): string {
-  const section = (name: string) => {
-    const s = object(answer[name]);
+function scanLines(answer: ScanAnswer): string {
+  const section = (name: "web" | "dns") => {
+    const s = answer[name];
     return `${text(s.grade)} (score ${text(s.score)}, ${text(s.fail_count)} failing, ${text(s.warn_count)} warnings)`;
   };
-  const failing = ["web", "dns"].flatMap((name) =>
-    list(object(answer[name]).findings).filter((f) => f.status === "fail" || f.status === "warn").map((f) => [
+  const failing = (["web", "dns"] as const).flatMap((name) =>
+    answer[name].findings.filter((f) => f.status === "fail" || f.status === "warn").map((f) => [
       `${text(f.status)}${f.acknowledged ? " (accepted)" : ""}`, text(f.id), text(f.summary),
     ]),
   );
@@ -200,7 +200,7 @@ function scanLines(answer: Body): string {
 async function scanRun(c: AdminContext): Promise<number> {
   const org = await orgOf(c);
   const domain = requiredOption(c.parsed, "domain");
-  const { body: answer } = await c.client.call("POST", `/orgs/${org}/scans`, { domain });
+  const { body: answer } = await c.client.call<ScanAnswer>("POST", `/orgs/${org}/scans`, { domain });
   if (c.json) return json(c, answer);
   print(c.io, `Scanned ${text(answer.domain)} now:`);
   print(c.io, scanLines(answer));
@@ -210,7 +210,7 @@ async function scanRun(c: AdminContext): Promise<number> {
 async function scanShow(c: AdminContext): Promise<number> {
   const org = await orgOf(c);
   const domain = requiredOption(c.parsed, "domain");
-  const { body: answer } = await c.client.call("GET", `/orgs/${org}/scans/${segment(domain)}`);
+  const { body: answer } = await c.client.call<ScanAnswer>("GET", `/orgs/${org}/scans/${segment(domain)}`);
   if (c.json) return json(c, answer);
   print(c.io, `Latest scan of ${text(answer.domain)}:`);
   print(c.io, scanLines(answer));

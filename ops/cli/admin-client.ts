@@ -4,14 +4,25 @@ import { CliFailure } from "./io.js";
  * The admin API over HTTP (operator-api.md section 2), as the dashboard and the tests
  * use it. A refusal (`ok:false`) becomes a CliFailure carrying the answer's body.
  */
-export interface AdminAnswer {
+/** What every answer carries: `ok`, and on a refusal its reason and detail. */
+export interface AnswerBase {
+  ok: boolean;
+  reason?: string;
+  detail?: string;
+}
+
+export interface AdminAnswer<T extends object = object> {
   status: number;
-  body: Record<string, unknown> & { ok: boolean; reason?: string; detail?: string };
+  body: AnswerBase & T;
 }
 
 export interface AdminClient {
   readonly baseUrl: string;
-  call(method: string, path: string, body?: unknown): Promise<AdminAnswer>;
+  /**
+   * One call; `T` is the answer the caller reads (answers.ts). The admin API and the CLI
+   * ship together, so the answer is taken as `T` once it is JSON with a boolean `ok`.
+   */
+  call<T extends object = object>(method: string, path: string, body?: unknown): Promise<AdminAnswer<T>>;
 }
 
 const TIMEOUT_MS = 30_000;
@@ -20,7 +31,7 @@ export function adminClient(siteUrl: string, token: string, signal?: AbortSignal
   const baseUrl = `${siteUrl.replace(/\/+$/, "")}/admin/v1`;
   return {
     baseUrl,
-    async call(method, path, body) {
+    async call<T extends object>(method: string, path: string, body?: unknown): Promise<AdminAnswer<T>> {
       const timeout = AbortSignal.timeout(TIMEOUT_MS);
       let response: Response;
       try {
@@ -45,7 +56,7 @@ export function adminClient(siteUrl: string, token: string, signal?: AbortSignal
       if (parsed === null || typeof parsed !== "object" || typeof (parsed as { ok?: unknown }).ok !== "boolean") {
         throw new CliFailure(`the admin API answered HTTP ${response.status} with an unexpected body`);
       }
-      const answer = { status: response.status, body: parsed as AdminAnswer["body"] };
+      const answer: AdminAnswer<T> = { status: response.status, body: parsed as AdminAnswer<T>["body"] };
       if (!answer.body.ok) {
         const detail = answer.body.detail ? `: ${answer.body.detail}` : "";
         throw new CliFailure(`${answer.body.reason ?? "refused"} (HTTP ${answer.status})${detail}`, answer.body);

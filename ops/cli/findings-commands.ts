@@ -1,5 +1,6 @@
 import { segment } from "./admin-client.js";
-import { type AdminContext, type Body, json, object, orgLines } from "./admin-commands.js";
+import { type AdminContext, type Body, json, orgLines } from "./admin-commands.js";
+import type { DeliveryView, MemberView, NoteView, OrgView, WebhookView } from "./answers.js";
 import { idArgument, requiredOption, stringOption } from "./args.js";
 import { adminCommand, type Command } from "./command.js";
 import { table, text } from "./format.js";
@@ -10,7 +11,6 @@ import { EXIT, print, UsageError } from "./io.js";
  * settings (default owner), members, webhooks and assignment notes.
  */
 
-const list = (value: unknown): Body[] => (Array.isArray(value) ? value.map(object) : []);
 
 /** `--default-owner ""` or `none` turns automatic assignment off. */
 function defaultOwnerOption(c: AdminContext): string | null | undefined {
@@ -31,9 +31,9 @@ async function orgUpdate(c: AdminContext): Promise<number> {
   const owner = defaultOwnerOption(c);
   if (owner !== undefined) body.default_owner = owner;
   if (Object.keys(body).length === 0) throw new UsageError("nothing to change: pass --name, --plan, --fix-target-days, --subscription or --default-owner");
-  const { body: answer } = await c.client.call("PATCH", `/orgs/${id}`, body);
+  const { body: answer } = await c.client.call<{ org: OrgView }>("PATCH", `/orgs/${id}`, body);
   if (c.json) return json(c, answer);
-  const org = object(answer.org);
+  const org = answer.org;
   print(c.io, `Organization ${text(org.id)} "${text(org.name)}" updated.`);
   print(c.io, orgLines(org));
   return EXIT.ok;
@@ -44,9 +44,9 @@ async function memberAdd(c: AdminContext): Promise<number> {
   const body: Body = { name: requiredOption(c.parsed, "name"), email: requiredOption(c.parsed, "email") };
   const role = stringOption(c.parsed, "role");
   if (role !== undefined) body.role = role;
-  const { body: answer } = await c.client.call("POST", `/orgs/${org}/members`, body);
+  const { body: answer } = await c.client.call<{ member: MemberView }>("POST", `/orgs/${org}/members`, body);
   if (c.json) return json(c, answer);
-  const m = object(answer.member);
+  const m = answer.member;
   print(c.io, `Member ${text(m.name)} <${text(m.email)}> added to organization ${org} as ${text(m.role)}.`);
   return EXIT.ok;
 }
@@ -56,9 +56,9 @@ async function webhookCreate(c: AdminContext): Promise<number> {
   const url = c.args[0];
   if (url === undefined || url === "") throw new UsageError("the webhook URL is required");
   const body = { url, secret: requiredOption(c.parsed, "secret") };
-  const { body: answer } = await c.client.call("POST", `/orgs/${org}/webhooks`, body);
+  const { body: answer } = await c.client.call<{ webhook: WebhookView }>("POST", `/orgs/${org}/webhooks`, body);
   if (c.json) return json(c, answer);
-  const w = object(answer.webhook);
+  const w = answer.webhook;
   print(c.io, `Webhook ${text(w.id)} added to organization ${org}: ${text(w.url)}`);
   print(c.io, "Receivers verify X-Signature with the secret (docs/findings.md, \"Webhook requests\").");
   return EXIT.ok;
@@ -66,9 +66,9 @@ async function webhookCreate(c: AdminContext): Promise<number> {
 
 async function webhookList(c: AdminContext): Promise<number> {
   const org = idArgument(requiredOption(c.parsed, "org"), "--org");
-  const { body: answer } = await c.client.call("GET", `/orgs/${org}/webhooks`);
+  const { body: answer } = await c.client.call<{ webhooks: WebhookView[] }>("GET", `/orgs/${org}/webhooks`);
   if (c.json) return json(c, answer);
-  const rows = list(answer.webhooks);
+  const rows = answer.webhooks;
   if (rows.length === 0) {
     print(c.io, `Organization ${org} has no webhooks.`);
     return EXIT.ok;
@@ -83,18 +83,18 @@ async function webhookList(c: AdminContext): Promise<number> {
 async function webhookDelete(c: AdminContext): Promise<number> {
   const org = idArgument(requiredOption(c.parsed, "org"), "--org");
   const id = idArgument(c.args[0], "the webhook id");
-  const { body: answer } = await c.client.call("DELETE", `/orgs/${org}/webhooks/${id}`);
+  const { body: answer } = await c.client.call<{ deleted: { url: string } }>("DELETE", `/orgs/${org}/webhooks/${id}`);
   if (c.json) return json(c, answer);
-  print(c.io, `Webhook ${id} (${text(object(answer.deleted).url)}) deleted, with its pending deliveries.`);
+  print(c.io, `Webhook ${id} (${text(answer.deleted.url)}) deleted, with its pending deliveries.`);
   return EXIT.ok;
 }
 
 async function webhookDeliveries(c: AdminContext): Promise<number> {
   const org = idArgument(requiredOption(c.parsed, "org"), "--org");
   const id = idArgument(c.args[0], "the webhook id");
-  const { body: answer } = await c.client.call("GET", `/orgs/${org}/webhooks/${id}/deliveries`);
+  const { body: answer } = await c.client.call<{ deliveries: DeliveryView[] }>("GET", `/orgs/${org}/webhooks/${id}/deliveries`);
   if (c.json) return json(c, answer);
-  const rows = list(answer.deliveries);
+  const rows = answer.deliveries;
   if (rows.length === 0) {
     print(c.io, `Webhook ${id} has no deliveries yet.`);
     return EXIT.ok;
@@ -113,17 +113,17 @@ function notePath(c: AdminContext): string {
 
 async function noteAdd(c: AdminContext): Promise<number> {
   const path = notePath(c);
-  const { body: answer } = await c.client.call("POST", path, { who: requiredOption(c.parsed, "who"), body: requiredOption(c.parsed, "body") });
+  const { body: answer } = await c.client.call<{ note: NoteView }>("POST", path, { who: requiredOption(c.parsed, "who"), body: requiredOption(c.parsed, "body") });
   if (c.json) return json(c, answer);
-  const n = object(answer.note);
+  const n = answer.note;
   print(c.io, `Note ${text(n.id)} added to ${text(n.finding_key)} on ${text(n.domain)}.`);
   return EXIT.ok;
 }
 
 async function noteList(c: AdminContext): Promise<number> {
-  const { body: answer } = await c.client.call("GET", notePath(c));
+  const { body: answer } = await c.client.call<{ notes: NoteView[] }>("GET", notePath(c));
   if (c.json) return json(c, answer);
-  const rows = list(answer.notes);
+  const rows = answer.notes;
   if (rows.length === 0) print(c.io, "No notes.");
   for (const n of rows) print(c.io, `${text(n.time)}  ${text(n.who)}: ${text(n.body)}`);
   return EXIT.ok;

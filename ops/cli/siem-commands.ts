@@ -1,4 +1,5 @@
-import { type AdminContext, type Body, json, object } from "./admin-commands.js";
+import { type AdminContext, type Body, json } from "./admin-commands.js";
+import type { SiemDestinationView } from "./answers.js";
 import { idArgument, requiredOption, stringOption } from "./args.js";
 import { adminCommand, type Command } from "./command.js";
 import { lines, table, text } from "./format.js";
@@ -13,7 +14,7 @@ function base(c: AdminContext): string {
   return `/orgs/${idArgument(requiredOption(c.parsed, "org"), "--org")}/siem`;
 }
 
-function stateLines(d: Body): string {
+function stateLines(d: SiemDestinationView): string {
   return lines([
     ["kind", d.kind],
     ["url", d.url],
@@ -30,9 +31,9 @@ function stateLines(d: Body): string {
 }
 
 async function siemList(c: AdminContext): Promise<number> {
-  const { body: answer } = await c.client.call("GET", base(c));
+  const { body: answer } = await c.client.call<{ destinations: SiemDestinationView[] }>("GET", base(c));
   if (c.json) return json(c, answer);
-  const rows = Array.isArray(answer.destinations) ? answer.destinations.map(object) : [];
+  const rows = answer.destinations;
   if (rows.length === 0) {
     print(c.io, "No SIEM destinations.");
     return EXIT.ok;
@@ -53,9 +54,9 @@ async function siemCreate(c: AdminContext): Promise<number> {
     const value = stringOption(c.parsed, option);
     if (value !== undefined) body[field] = value;
   }
-  const { body: answer } = await c.client.call("POST", base(c), body);
+  const { body: answer } = await c.client.call<{ destination: SiemDestinationView }>("POST", base(c), body);
   if (c.json) return json(c, answer);
-  const d = object(answer.destination);
+  const d = answer.destination;
   print(c.io, `SIEM destination ${text(d.id)} (${text(d.kind)}) added: ${text(d.url)}`);
   print(c.io, `Send a test event: gateway siem test --org ${requiredOption(c.parsed, "org")} ${text(d.id)}`);
   return EXIT.ok;
@@ -63,10 +64,10 @@ async function siemCreate(c: AdminContext): Promise<number> {
 
 async function siemState(c: AdminContext): Promise<number> {
   const id = idArgument(c.args[0], "the destination id");
-  const { body: answer } = await c.client.call("GET", `${base(c)}/${id}`);
+  const { body: answer } = await c.client.call<{ destination: SiemDestinationView }>("GET", `${base(c)}/${id}`);
   if (c.json) return json(c, answer);
   print(c.io, `SIEM destination ${id}`);
-  print(c.io, stateLines(object(answer.destination)));
+  print(c.io, stateLines(answer.destination));
   return EXIT.ok;
 }
 

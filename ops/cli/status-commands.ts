@@ -1,5 +1,7 @@
 import { segment } from "./admin-client.js";
-import { type AdminContext, type Body, json, object } from "./admin-commands.js";
+import type { AnswerBase } from "./admin-client.js";
+import { type AdminContext, type Body, json } from "./admin-commands.js";
+import type { ActivityView, IncidentView, MaintenanceView, ProbeView, ServiceView } from "./answers.js";
 import { idArgument, listOption, requiredOption, stringOption } from "./args.js";
 import { adminCommand, type Command } from "./command.js";
 import { lines, table, text } from "./format.js";
@@ -8,7 +10,6 @@ import { EXIT, print, UsageError } from "./io.js";
 /** The status page's admin calls (operator-api.md "Status page", docs/status.md). */
 
 const SERVICES = ["website", "api", "dashboard"];
-const list = (value: unknown): Body[] => (Array.isArray(value) ? value.map(object) : []);
 
 function limitQuery(c: AdminContext): string {
   const raw = stringOption(c.parsed, "limit");
@@ -26,8 +27,8 @@ function fields(c: AdminContext, body: Body, names: readonly (readonly [string, 
   return body;
 }
 
-function incidentLines(i: Body): string {
-  const updates = list(i.updates).map((u) => `\n    ${text(u.at)}  ${text(u.status)}: ${text(u.body)}`).join("");
+function incidentLines(i: IncidentView): string {
+  const updates = (i.updates ?? []).map((u) => `\n    ${text(u.at)}  ${text(u.status)}: ${text(u.body)}`).join("");
   return lines([
     ["status", i.status],
     ["impact", i.impact],
@@ -38,33 +39,33 @@ function incidentLines(i: Body): string {
   ]) + (updates ? `\n  updates${updates}` : "");
 }
 
-function showIncident(c: AdminContext, answer: Body, what: string): number {
+function showIncident(c: AdminContext, answer: AnswerBase & { incident: IncidentView }, what: string): number {
   if (c.json) return json(c, answer);
-  const i = object(answer.incident);
+  const i = answer.incident;
   print(c.io, `Incident ${text(i.id)} "${text(i.title)}"${what}`);
   print(c.io, incidentLines(i));
   return EXIT.ok;
 }
 
-function showMaintenance(c: AdminContext, answer: Body, what: string): number {
+function showMaintenance(c: AdminContext, answer: AnswerBase & { maintenance: MaintenanceView }, what: string): number {
   if (c.json) return json(c, answer);
-  const m = object(answer.maintenance);
+  const m = answer.maintenance;
   print(c.io, `Maintenance ${text(m.id)} "${text(m.title)}"${what}`);
   print(c.io, lines([["window", `${text(m.starts_at)} → ${text(m.ends_at)}`], ["affects", m.affects], ["cancelled", m.cancelled_at], ["body", m.body]]));
   return EXIT.ok;
 }
 
 /** `ok 200 at ...`, or the reason the newest probe failed (an SSRF refusal names the setting). */
-function lastProbe(probe: unknown): string {
-  if (probe === null || typeof probe !== "object") return "-";
-  const p = object(probe);
+function lastProbe(probe: ProbeView | null | undefined): string {
+  if (probe === null || probe === undefined) return "-";
+  const p = probe;
   return p.ok ? `ok ${text(p.status_code)} at ${text(p.at)}` : `failed at ${text(p.at)}: ${text(p.error ?? `status ${text(p.status_code)}`)}`;
 }
 
 async function serviceList(c: AdminContext): Promise<number> {
-  const { body: answer } = await c.client.call("GET", "/status/services");
+  const { body: answer } = await c.client.call<{ services: ServiceView[] }>("GET", "/status/services");
   if (c.json) return json(c, answer);
-  print(c.io, table(["SERVICE", "NAME", "PROBED", "URL", "LAST PROBE"], list(answer.services).map((s) => [text(s.key), text(s.name), s.configured ? "yes" : "no", text(s.url), lastProbe(s.last_probe)])));
+  print(c.io, table(["SERVICE", "NAME", "PROBED", "URL", "LAST PROBE"], answer.services.map((s) => [text(s.key), text(s.name), s.configured ? "yes" : "no", text(s.url), lastProbe(s.last_probe)])));
   return EXIT.ok;
 }
 
@@ -75,17 +76,17 @@ async function serviceSet(c: AdminContext): Promise<number> {
   const url = c.args[1];
   if (url === undefined || url === "") throw new UsageError("the health URL is required (none: stop probing)");
   const body = { name: requiredOption(c.parsed, "name"), url: url === "none" ? null : url };
-  const { body: answer } = await c.client.call("PUT", `/status/services/${segment(service)}`, body);
+  const { body: answer } = await c.client.call<{ service: ServiceView }>("PUT", `/status/services/${segment(service)}`, body);
   if (c.json) return json(c, answer);
-  const s = object(answer.service);
+  const s = answer.service;
   print(c.io, `Service ${text(s.key)} "${text(s.name)}" ${s.url ? `is probed at ${text(s.url)}` : "is not probed"}.`);
   return EXIT.ok;
 }
 
 async function incidentList(c: AdminContext): Promise<number> {
-  const { body: answer } = await c.client.call("GET", `/status/incidents${limitQuery(c)}`);
+  const { body: answer } = await c.client.call<{ incidents: IncidentView[] }>("GET", `/status/incidents${limitQuery(c)}`);
   if (c.json) return json(c, answer);
-  const rows = list(answer.incidents);
+  const rows = answer.incidents;
   if (rows.length === 0) print(c.io, "No incidents.");
   else print(c.io, table(["ID", "STATUS", "IMPACT", "CREATED", "TITLE"], rows.map((i) => [text(i.id), text(i.status), text(i.impact), text(i.created_at), text(i.title)])));
   return EXIT.ok;
@@ -93,18 +94,18 @@ async function incidentList(c: AdminContext): Promise<number> {
 
 async function incidentGet(c: AdminContext): Promise<number> {
   const id = idArgument(c.args[0], "the incident id");
-  return showIncident(c, (await c.client.call("GET", `/status/incidents/${id}`)).body, "");
+  return showIncident(c, (await c.client.call<{ incident: IncidentView }>("GET", `/status/incidents/${id}`)).body, "");
 }
 
 async function incidentCreate(c: AdminContext): Promise<number> {
   const body = fields(c, { title: requiredOption(c.parsed, "title"), body: requiredOption(c.parsed, "body") }, [["impact", "impact"], ["status", "status"]]);
-  return showIncident(c, (await c.client.call("POST", "/status/incidents", body)).body, " opened.");
+  return showIncident(c, (await c.client.call<{ incident: IncidentView }>("POST", "/status/incidents", body)).body, " opened.");
 }
 
 async function incidentUpdate(c: AdminContext): Promise<number> {
   const id = idArgument(c.args[0], "the incident id");
   const body = { status: requiredOption(c.parsed, "status"), body: requiredOption(c.parsed, "body") };
-  return showIncident(c, (await c.client.call("POST", `/status/incidents/${id}/updates`, body)).body, " updated.");
+  return showIncident(c, (await c.client.call<{ incident: IncidentView }>("POST", `/status/incidents/${id}/updates`, body)).body, " updated.");
 }
 
 /** `--postmortem none` removes the postmortem. */
@@ -114,13 +115,13 @@ async function incidentEdit(c: AdminContext): Promise<number> {
   const postmortem = stringOption(c.parsed, "postmortem");
   if (postmortem !== undefined) body.postmortem = postmortem === "none" ? null : postmortem;
   if (Object.keys(body).length === 0) throw new UsageError("nothing to change: pass --title, --impact, --affects or --postmortem");
-  return showIncident(c, (await c.client.call("PATCH", `/status/incidents/${id}`, body)).body, " changed.");
+  return showIncident(c, (await c.client.call<{ incident: IncidentView }>("PATCH", `/status/incidents/${id}`, body)).body, " changed.");
 }
 
 async function maintenanceList(c: AdminContext): Promise<number> {
-  const { body: answer } = await c.client.call("GET", `/status/maintenance${limitQuery(c)}`);
+  const { body: answer } = await c.client.call<{ maintenance: MaintenanceView[] }>("GET", `/status/maintenance${limitQuery(c)}`);
   if (c.json) return json(c, answer);
-  const rows = list(answer.maintenance);
+  const rows = answer.maintenance;
   if (rows.length === 0) print(c.io, "No maintenance.");
   else print(c.io, table(["ID", "STARTS", "ENDS", "CANCELLED", "TITLE"], rows.map((m) => [text(m.id), text(m.starts_at), text(m.ends_at), text(m.cancelled_at), text(m.title)])));
   return EXIT.ok;
@@ -128,7 +129,7 @@ async function maintenanceList(c: AdminContext): Promise<number> {
 
 async function maintenanceGet(c: AdminContext): Promise<number> {
   const id = idArgument(c.args[0], "the maintenance id");
-  return showMaintenance(c, (await c.client.call("GET", `/status/maintenance/${id}`)).body, "");
+  return showMaintenance(c, (await c.client.call<{ maintenance: MaintenanceView }>("GET", `/status/maintenance/${id}`)).body, "");
 }
 
 const MAINTENANCE_FIELDS = [["title", "title"], ["body", "body"], ["starts-at", "starts_at"], ["ends-at", "ends_at"]] as const;
@@ -136,25 +137,25 @@ const MAINTENANCE_FIELDS = [["title", "title"], ["body", "body"], ["starts-at", 
 async function maintenanceCreate(c: AdminContext): Promise<number> {
   for (const required of ["title", "starts-at", "ends-at"]) requiredOption(c.parsed, required);
   const body = fields(c, {}, MAINTENANCE_FIELDS);
-  return showMaintenance(c, (await c.client.call("POST", "/status/maintenance", body)).body, " planned.");
+  return showMaintenance(c, (await c.client.call<{ maintenance: MaintenanceView }>("POST", "/status/maintenance", body)).body, " planned.");
 }
 
 async function maintenanceEdit(c: AdminContext): Promise<number> {
   const id = idArgument(c.args[0], "the maintenance id");
   const body = fields(c, {}, MAINTENANCE_FIELDS);
   if (Object.keys(body).length === 0) throw new UsageError("nothing to change: pass --title, --body, --starts-at, --ends-at or --affects");
-  return showMaintenance(c, (await c.client.call("PATCH", `/status/maintenance/${id}`, body)).body, " changed.");
+  return showMaintenance(c, (await c.client.call<{ maintenance: MaintenanceView }>("PATCH", `/status/maintenance/${id}`, body)).body, " changed.");
 }
 
 async function maintenanceCancel(c: AdminContext): Promise<number> {
   const id = idArgument(c.args[0], "the maintenance id");
-  return showMaintenance(c, (await c.client.call("POST", `/status/maintenance/${id}/cancel`)).body, " cancelled.");
+  return showMaintenance(c, (await c.client.call<{ maintenance: MaintenanceView }>("POST", `/status/maintenance/${id}/cancel`)).body, " cancelled.");
 }
 
 async function statusActivity(c: AdminContext): Promise<number> {
-  const { body: answer } = await c.client.call("GET", `/status/activity${limitQuery(c)}`);
+  const { body: answer } = await c.client.call<{ activity: ActivityView[] }>("GET", `/status/activity${limitQuery(c)}`);
   if (c.json) return json(c, answer);
-  for (const a of list(answer.activity)) print(c.io, `${text(a.time)}  ${text(a.who)}: ${text(a.action)}`);
+  for (const a of answer.activity) print(c.io, `${text(a.time)}  ${text(a.who)}: ${text(a.action)}`);
   return EXIT.ok;
 }
 

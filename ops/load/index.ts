@@ -178,7 +178,7 @@ async function main(): Promise<void> {
   const eventIds = await transaction(pool, async (tx) => {
     const ids: number[] = [];
     for (let i = 0; i < 1000; i++) {
-      ids.push(await insertEvent(tx, { orgId: seeded.orgId, type: "scan.completed", timeMs: Date.now(), domain: BENCH_DOMAIN, payload: { kind: "web", grade: "B", score: 70 } }));
+      ids.push(await insertEvent(tx, { orgId: seeded.orgId, type: "scan.completed", timeMs: Date.now(), domain: BENCH_DOMAIN, payload: { kind: "web", grade: "B", score: 70, fail_count: 0 } }));
     }
     return ids;
   });

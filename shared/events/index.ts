@@ -11,7 +11,6 @@ export {
   deleteOutbox,
   type EventType,
   eventView,
-  type EventView,
   feedPage,
   insertEvent,
   isEventType,
@@ -54,10 +53,26 @@ export {
   destinationStreamName,
   SIEM_GROUP,
   SIEM_TEST_STREAM,
+  type SiemTestEvent,
   type SiemTestReply,
+  siemTestReplySchema,
   type SiemTestRequest,
   siemTestSchema,
 } from "./siem-stream.js";
+export {
+  type EventOf,
+  type EventPayloads,
+  type EventView,
+  type FindingEventType,
+  type FindingEventView,
+  type FindingExtra,
+  type FindingFields,
+  isEventOf,
+  isFindingEvent,
+  type Owner,
+  type RegressionChange,
+  type RiskFields,
+} from "./payloads.js";
 export { parseTarget, type SiemTarget } from "./siem-target.js";
 export { type EventMessage, eventMessageSchema, EVENTS_STREAM, EVENTS_STREAM_MAX_LEN } from "./stream.js";
 export { octetFrame, type SyslogEvent, syslogLine } from "./syslog.js";

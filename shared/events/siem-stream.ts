@@ -1,3 +1,4 @@
+import type { FromSchema } from "../platform/schema-type.js";
 import { eventMessageSchema, type EventMessage } from "./stream.js";
 
 /**
@@ -15,12 +16,18 @@ export function destinationStreamName(destinationId: number): string {
 export const destinationMessageSchema = eventMessageSchema;
 export type DestinationMessage = EventMessage;
 
+/** The synthetic event "send test event" delivers: id 0, a type of its own, never stored. */
+export interface SiemTestEvent {
+  id: 0;
+  type: "siem.test";
+  time: string;
+  domain: "";
+  org_id: number;
+  message: string;
+}
+
 /** "Send test event" (admin API): request/reply to whichever pusher takes it. */
 export const SIEM_TEST_STREAM = "siem-test";
-
-export interface SiemTestRequest {
-  destination_id: number;
-}
 
 export const siemTestSchema = {
   type: "object",
@@ -29,4 +36,24 @@ export const siemTestSchema = {
   additionalProperties: false,
 } as const;
 
-export type SiemTestReply = { ok: true; event_id: number } | { ok: false; error: string };
+export type SiemTestRequest = FromSchema<typeof siemTestSchema>;
+
+/** What the pusher answers: the test event's id once the destination took it, or why not. */
+export const siemTestReplySchema = {
+  oneOf: [
+    {
+      type: "object",
+      required: ["ok", "event_id"],
+      properties: { ok: { type: "boolean", const: true }, event_id: { type: "integer" } },
+      additionalProperties: false,
+    },
+    {
+      type: "object",
+      required: ["ok", "error"],
+      properties: { ok: { type: "boolean", const: false }, error: { type: "string" } },
+      additionalProperties: false,
+    },
+  ],
+} as const;
+
+export type SiemTestReply = FromSchema<typeof siemTestReplySchema>;

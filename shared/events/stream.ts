@@ -1,4 +1,6 @@
-import { EVENT_TYPES, type EventView } from "./db/events.js";
+import { EVENT_TYPES } from "./db/events.js";
+import type { EventView } from "./payloads.js";
+import type { FromSchema, SameType } from "../platform/schema-type.js";
 
 /**
  * The `events` stream: every committed event, published by the outbox relay
@@ -35,3 +37,7 @@ export const eventMessageSchema = {
   },
   additionalProperties: false,
 } as const;
+
+// The schema checks an event's envelope (id, type, time, domain); the fields of its type are
+// held by EventPayloads where the event is written. What the schema describes is what it checks:
+true satisfies SameType<FromSchema<typeof eventMessageSchema>, { org_id: number; event: Pick<EventView, "id" | "type" | "time" | "domain"> }>;

@@ -13,6 +13,10 @@
  * - MSG = the event's JSON with every non-ASCII character escaped (\uXXXX), so the line
  *   is pure ASCII (MSG-ANY, no BOM needed) and a single line.
  */
+import { isEventType, type EventType } from "./db/events.js";
+import type { EventView } from "./payloads.js";
+import type { SiemTestEvent } from "./siem-stream.js";
+
 export const SYSLOG_FACILITY = 10;
 export const SYSLOG_PEN = 32473;
 export const SYSLOG_APP_NAME = "access-gateway";
@@ -28,7 +32,7 @@ type Severity = keyof typeof SEVERITY_NAMES;
  * an acceptance withdrawn, an installation waiting for approval), informational for the
  * record of normal work.
  */
-export const SEVERITY: Readonly<Record<string, Severity>> = {
+export const SEVERITY: Readonly<Record<EventType, Severity>> = {
   "scan.regression": 4,
   "risk.expired": 4,
   "finding.reopened": 4,
@@ -44,17 +48,11 @@ export const SEVERITY: Readonly<Record<string, Severity>> = {
   "finding.status_changed": 6,
 };
 
-/** What a syslog line is made of: the public event form (the test event has a type of its own). */
-export interface SyslogEvent {
-  id: number;
-  type: string;
-  time: string;
-  domain: string;
-  [field: string]: unknown;
-}
+/** What a syslog line (and a SIEM push) is made of: a stored event, or the test event with a type of its own. */
+export type SyslogEvent = EventView | SiemTestEvent;
 
 export function severityOf(type: string): Severity {
-  return SEVERITY[type] ?? 6;
+  return isEventType(type) ? SEVERITY[type] : 6;
 }
 
 /** RFC 5424 6.3.3: inside PARAM-VALUE, `"`, `\` and `]` are escaped with a backslash. */
@@ -83,7 +81,7 @@ export function syslogLine(event: SyslogEvent, hostname: string): string {
   const pri = SYSLOG_FACILITY * 8 + severityOf(event.type);
   const msgid = event.type.replace(/[^\x21-\x7e]/g, "").slice(0, 32) || "-";
   const params: [string, string][] = [["event_id", String(event.id)], ["domain", event.domain]];
-  if (typeof event.finding_key === "string") params.push(["finding_key", event.finding_key]);
+  if ("finding_key" in event && typeof event.finding_key === "string") params.push(["finding_key", event.finding_key]);
   // Domains and finding keys are ASCII already; anything else is replaced, never sent raw.
   const sd = `[${SYSLOG_SD_ID} ${params.map(([k, v]) => `${k}="${escapeParamValue(v.replace(/[^\x20-\x7e]/g, "?"))}"`).join(" ")}]`;
   return `<${pri}>1 ${timestamp(event.time)} ${syslogHostname(hostname)} ${SYSLOG_APP_NAME} - ${msgid} ${sd} ${asciiJson(event)}`;

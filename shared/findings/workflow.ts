@@ -6,22 +6,10 @@
  */
 import { recordActivity, type ActivityGroup } from "../accounts/index.js";
 import { insertHistory, type AssignmentRow } from "./db/assignments.js";
-import { insertEvent, type EventType } from "../events/index.js";
+import { insertEvent, type FindingEventType, type FindingExtra, type FindingFields, type Owner } from "../events/index.js";
 import type { Queryable } from "../platform/db/pool.js";
 
-export interface Owner {
-  name: string;
-  email: string;
-}
-
-/** The finding fields every finding event carries (section 6). */
-export interface FindingFields {
-  finding_key: string;
-  finding: string;
-  owner: Owner | null;
-  status: string;
-  due_at: string | null;
-}
+export type { FindingFields, Owner };
 
 export function ownerOf(row: Pick<AssignmentRow, "owner_name" | "owner_email">): Owner | null {
   return row.owner_email !== null ? { name: row.owner_name ?? "", email: row.owner_email } : null;
@@ -58,6 +46,11 @@ export function daysOverdue(dueAt: string, nowMs: number): number {
   return Math.max(0, Math.floor((Date.parse(`${dateOf(nowMs)}T00:00:00Z`) - Date.parse(`${dueAt}T00:00:00Z`)) / DAY_MS));
 }
 
+/** A finding event of a move: `extra` holds what the type adds to the finding fields (none for some). */
+export type MoveEvent = {
+  [K in FindingEventType]: {} extends FindingExtra<K> ? { type: K; extra?: FindingExtra<K> } : { type: K; extra: FindingExtra<K> };
+}[FindingEventType];
+
 export interface Move {
   /** The assignment after the move (its finding fields go into the event). */
   row: AssignmentRow;
@@ -68,8 +61,8 @@ export interface Move {
   what: string;
   /** Short code, also the activity action_code. */
   code: string;
-  /** The event to emit, if the move has one in section 6. */
-  event?: { type: EventType; extra?: Record<string, unknown> };
+  /** The event to emit, if the move has one in section 6: its type and the fields it adds to the finding's. */
+  event?: MoveEvent;
   activity: { group: ActivityGroup; action: string };
   detail?: Record<string, unknown>;
 }

@@ -96,10 +96,6 @@ export function statusOf(reason: Reason): number {
   return REASONS[reason].status;
 }
 
-export function countsAgainstAllowance(reason: Reason | "ok"): boolean {
-  return reason === "ok" || REASONS[reason].counts;
-}
-
 export function isReason(value: string): value is Reason {
   return Object.hasOwn(REASONS, value);
 }

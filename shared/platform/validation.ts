@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { parse as parseDomain } from "tldts";
+import type { FromSchema } from "./schema-type.js";
 
 /**
  * One ajv instance for every request body and stream message, with the formats the
@@ -135,6 +136,18 @@ export function validator<T>(schema: object, overrides: Record<string, string> =
     return { ok: false, reason: reasonOf(error, overrides), detail: `${error.instancePath || "/"} ${error.message ?? ""}`.trim() };
   };
   return Object.assign(check, { schema });
+}
+
+const guards = new WeakMap<object, ValidateFunction>();
+
+/**
+ * ajv's check of `schema`, compiled once per schema object, as a guard for the type the
+ * schema describes (schema-type.ts): what passes is typed by the schema itself.
+ */
+export function guardOf<S extends object>(schema: S): ValidateFunction<FromSchema<S>> {
+  let guard = guards.get(schema);
+  if (guard === undefined) guards.set(schema, (guard = ajv.compile(schema)));
+  return guard as ValidateFunction<FromSchema<S>>;
 }
 
 const MAX_DEPTH = 32;

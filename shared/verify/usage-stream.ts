@@ -1,3 +1,5 @@
+import type { FromSchema, SameType } from "../platform/schema-type.js";
+
 /**
  * The usage stream's message: one per run of the verify counting script
  * (shared/platform/redis/lua/verify-batch-n.lua), carrying the events of every call of that run.
@@ -76,3 +78,6 @@ export const usageBatchSchema = {
   },
   additionalProperties: false,
 } as const;
+
+// UsageBatch keeps its field comments; the compiler holds it to the schema ajv checks.
+true satisfies SameType<UsageBatch, FromSchema<typeof usageBatchSchema>>;

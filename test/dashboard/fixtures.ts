@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { startActor, type RunningActor } from "../../actors/index.js";
 import { defineActor } from "../../actors/runtime/index.js";
-import { scanHandler, type ScanResult } from "../../actors/scanner/job/handler.js";
+import { scanHandler, type ScanSections } from "../../actors/scanner/job/handler.js";
 import type { RunRecheck } from "../../actors/scanner/job/recheck.js";
 import { defaultScanOptions } from "../../shared/platform/net/outbound/options.js";
 import { usageActor } from "../../actors/usage/index.js";
@@ -85,7 +85,7 @@ export async function startScans(gw: TestGateway, evidence: string): Promise<Fak
     warn_count: all.filter((f) => f.status === "warn").length,
     findings: all,
   });
-  const runScan = async (): Promise<ScanResult> => {
+  const runScan = async (): Promise<ScanSections> => {
     const all = Object.entries(statuses).map(([id, status]) => finding(id, status));
     return { algorithm: "test-1", dns: section(all.filter((f) => SECTION[f.id] === "dns")), web: section(all.filter((f) => SECTION[f.id] === "web")) };
   };

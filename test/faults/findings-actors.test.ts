@@ -133,7 +133,7 @@ describe("notifier SIGKILLed while an e-mail and a webhook are in flight", () =>
     hold.hook = true;
     const eventId = await pg_transaction((tx) => insertEvent(tx, {
       orgId, type: "finding.status_changed", timeMs: Date.now(), domain: "faults.example",
-      payload: { finding: "SPF record", finding_key: "email:spf", status: "in_progress", from: "open", owner: { name: "Ada", email: "ada@faults.example" } },
+      payload: { finding: "SPF record", finding_key: "email:spf", status: "in_progress", due_at: null, from: "open", by: "ops", owner: { name: "Ada", email: "ada@faults.example" } },
     }));
     // Mid-message: the SMTP server has the mail but has not accepted it; the receiver has the post.
     await waitFor(() => smtp.held === 1 && hooksHeld === 1, 20_000, 20);

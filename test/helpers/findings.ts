@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { startActor, type RunningActor } from "../../actors/index.js";
 import { defineActor } from "../../actors/runtime/index.js";
-import { scanHandler, type ScanResult } from "../../actors/scanner/job/handler.js";
+import { scanHandler, type ScanSections } from "../../actors/scanner/job/handler.js";
 import { SCAN_STREAM, type ScanJob } from "../../shared/scans/stream.js";
 import type { RunRecheck } from "../../actors/scanner/job/recheck.js";
 import { defaultScanOptions } from "../../shared/platform/net/outbound/options.js";
@@ -50,7 +50,7 @@ export async function startFakeScanner(gw: TestGateway): Promise<FakeScanner> {
   const statuses = new Map<string, Record<string, string>>();
   const jobs: ScanJob[] = [];
   const of = (domain: string): Record<string, string> => statuses.get(domain) ?? DEFAULT_STATUSES;
-  const runScan = async (domain: string): Promise<ScanResult> => {
+  const runScan = async (domain: string): Promise<ScanSections> => {
     const all = Object.entries(of(domain)).map(([id, status]) => finding(id, status));
     return { algorithm: "test-1", dns: section(all.filter((f) => SECTION[f.id] === "dns")), web: section(all.filter((f) => SECTION[f.id] === "web")) };
   };

@@ -102,8 +102,4 @@ export function cookieEvidence(cookies: readonly SeenCookie[]): string {
   return cookies.map((c) => `set-cookie: ${c.cookie.line}`).join("\n");
 }
 
-export function listNames(names: readonly string[]): string {
-  return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
-}
-
 export const NO_RESPONSE_DETAIL = "Neither https:// nor http:// answered, so there are no headers to judge.";

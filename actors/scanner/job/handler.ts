@@ -18,13 +18,14 @@ import { applyScanToFindings } from "../../../shared/findings/index.js";
 import { compareFindings } from "./regression.js";
 import { handleRecheck, type RunRecheck } from "./recheck.js";
 
-export interface ScanResult {
+/** What the handler stores of a scan (runScan's ScanResult has these and more). */
+export interface ScanSections {
   algorithm: string;
   dns: SectionInput;
   web: SectionInput;
 }
 
-export type RunScan = (domain: string, options: ScanOptions, nowMs: number) => Promise<ScanResult>;
+export type RunScan = (domain: string, options: ScanOptions, nowMs: number) => Promise<ScanSections>;
 
 /**
  * Runs one scan job: retrieval and checks outside any transaction, then one
@@ -40,7 +41,7 @@ export function scanHandler(runScan: RunScan, options: ScanOptions, runRecheck?:
       return;
     }
     const startedMs = helpers.clock.now();
-    let result: ScanResult;
+    let result: ScanSections;
     try {
       result = await runScan(job.domain, options, startedMs);
     } catch (error) {

@@ -81,7 +81,7 @@ async function sendBulk(destination: LoadedDestination, events: readonly SyslogE
   throw new DeliveryError(`Elasticsearch _bulk refused ${failed.length} of ${events.length}: ${first?.status ?? "?"} ${first?.error?.type ?? ""} ${first?.error?.reason ?? ""}`.trim());
 }
 
-export function idempotencyKey(destinationId: number, events: readonly SyslogEvent[]): string {
+export function idempotencyKey(destinationId: number, events: readonly Pick<SyslogEvent, "id">[]): string {
   const ids = events.map((event) => event.id).sort((a, b) => a - b);
   return createHash("sha256").update(`${destinationId}:${ids.join(",")}`).digest("hex");
 }

@@ -1,8 +1,7 @@
-import { REASONS } from "../../../shared/platform/reasons.js";
 import type { CachedStatus } from "../../../shared/status/index.js";
 import type { IngressDeps } from "../../deps.js";
 import { refuse } from "../../reply.js";
-import type { HttpReply, HttpRequest } from "../../types.js";
+import type { FaultHook, HttpReply, HttpRequest } from "../../types.js";
 
 /** What every public status resource shares: read-only, readable from any origin, cached a minute. */
 
@@ -45,23 +44,18 @@ function renderOnce(cached: CachedStatus, suffix: string, render: (cached: Cache
   return body;
 }
 
+const STATUS_FAULT_HEADERS = Object.freeze({ "access-control-allow-origin": "*", "retry-after": "10" });
+const STATUS_FAULT: FaultHook = Object.freeze({ headers: () => STATUS_FAULT_HEADERS });
+
 /** Serves one representation of the cached snapshot, with 304 for a matching If-None-Match and 503 when none can be had. */
 export async function fromSnapshot(
   request: HttpRequest,
   deps: IngressDeps,
   variant: { suffix: string; contentType: string; render: (cached: CachedStatus) => string },
 ): Promise<HttpReply> {
-  let cached: CachedStatus;
-  try {
-    cached = await deps.status.current();
-  } catch (error) {
-    deps.logger.error({ err: error, requestId: request.requestId }, "status document unavailable");
-    return {
-      status: 503,
-      headers: { "access-control-allow-origin": "*", "cache-control": "no-store", "retry-after": "10" },
-      body: { ok: false, reason: "unavailable", message: REASONS.unavailable.message, request_id: request.requestId },
-    };
-  }
+  // No snapshot to be had (PostgreSQL down): the route wrapper's fault answer, readable from any origin, retried soon.
+  request.fault = STATUS_FAULT;
+  const cached = await deps.status.current();
   const etag = variantTag(cached, variant.suffix);
   const headers = publicHeaders(variant.contentType, etag);
   if (notModified(request, etag)) return { status: 304, headers, body: "" };

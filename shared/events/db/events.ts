@@ -1,4 +1,6 @@
 import type { Queryable } from "../../platform/db/pool.js";
+import { isOneOf } from "../../platform/one-of.js";
+import type { EventPayloads, EventView } from "../payloads.js";
 
 /** Every event type of interface.md section 6, and the additions of docs/events.md. */
 export const EVENT_TYPES = [
@@ -21,16 +23,7 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function isEventType(value: unknown): value is EventType {
-  return typeof value === "string" && (EVENT_TYPES as readonly string[]).includes(value);
-}
-
-/** An event as the feed, the SIEM pusher and webhooks carry it: id, type, time, domain, then the type's fields. */
-export interface EventView {
-  id: number;
-  type: EventType;
-  time: string;
-  domain: string;
-  [field: string]: unknown;
+  return isOneOf(EVENT_TYPES, value);
 }
 
 export interface EventRow {
@@ -39,7 +32,7 @@ export interface EventRow {
   type: EventType;
   time: Date;
   domain: string;
-  payload: Record<string, unknown>;
+  payload: EventPayloads[EventType];
 }
 
 /** Channel the relay LISTENs on: NOTIFY is delivered at COMMIT, so it wakes the relay only for committed events. */
@@ -61,9 +54,9 @@ const EVENT_ORDER_LOCK = 0x45564e54; // "EVNT"
  * the order it needs. A transaction that writes events for several organizations must write
  * them in ascending organization order (no deadlock).
  */
-export async function insertEvent(
+export async function insertEvent<K extends EventType>(
   db: Queryable,
-  event: { orgId: number; type: EventType; timeMs: number; domain: string; payload: Record<string, unknown> },
+  event: { orgId: number; type: K; timeMs: number; domain: string; payload: EventPayloads[K] },
 ): Promise<number> {
   await db.query("SELECT pg_advisory_xact_lock($1, $2)", [EVENT_ORDER_LOCK, event.orgId]);
   const { rows } = await db.query<{ id: number }>(
@@ -77,7 +70,7 @@ export async function insertEvent(
   return rows[0].id;
 }
 
-/** The public form of a stored event (section 6): `id`, `type`, `time`, `domain` and the type's fields. */
+/** The public form of a stored event (section 6): the type's fields, then `id`, `type`, `time`, `domain` (which win). */
 export function eventView(row: EventRow): EventView {
   return { ...row.payload, id: row.id, type: row.type, time: row.time.toISOString(), domain: row.domain };
 }

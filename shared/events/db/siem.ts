@@ -6,10 +6,6 @@ import type { Queryable } from "../../platform/db/pool.js";
 export const SIEM_KINDS = ["splunk_hec", "elastic_bulk", "syslog_tcp", "http"] as const;
 export type SiemKind = (typeof SIEM_KINDS)[number];
 
-export function isSiemKind(value: unknown): value is SiemKind {
-  return typeof value === "string" && (SIEM_KINDS as readonly string[]).includes(value);
-}
-
 export interface SiemDestinationRow {
   id: number;
   org_id: number;

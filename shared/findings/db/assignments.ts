@@ -1,10 +1,11 @@
 import type { Queryable } from "../../platform/db/pool.js";
+import { isOneOf } from "../../platform/one-of.js";
 
 export const ASSIGNMENT_STATUSES = ["open", "in_progress", "done"] as const;
 export type AssignmentStatus = (typeof ASSIGNMENT_STATUSES)[number];
 
 export function isAssignmentStatus(value: unknown): value is AssignmentStatus {
-  return typeof value === "string" && (ASSIGNMENT_STATUSES as readonly string[]).includes(value);
+  return isOneOf(ASSIGNMENT_STATUSES, value);
 }
 
 /** An assignment with its owner and its organization's fix-time target, as every reader needs it. */

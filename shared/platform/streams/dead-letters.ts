@@ -86,10 +86,6 @@ export async function listDeadLetters(
   return parseEntries(reply).map((entry) => toDeadLetter(entry.id, entry.fields ?? [], stream));
 }
 
-export async function countDeadLetters(redis: Redis, keys: Keys, stream: string): Promise<number> {
-  return redis.xlen(keys.deadLetters(stream));
-}
-
 /**
  * Re-publish dead letters to their original stream, addressed to their group, and
  * delete them. Unknown ids are skipped. Returns the new entry id of each retried letter.
@@ -138,9 +134,4 @@ export async function retryAllDeadLetters(
     if (retried.length === 0) return all;
     all.push(...retried);
   }
-}
-
-export async function deleteDeadLetters(redis: Redis, keys: Keys, stream: string, deadIds: readonly string[]): Promise<number> {
-  if (deadIds.length === 0) return 0;
-  return redis.xdel(keys.deadLetters(stream), ...deadIds);
 }

@@ -6,10 +6,15 @@
  * expiry, so a reply nobody waits for any more (the requester timed out) disappears on
  * its own. The requester BLPOPs that list. A list rather than pub/sub because a reply
  * pushed before the requester starts waiting is kept, not lost.
+ *
+ * Every reply is checked against the schema the requester passes (it crossed a process
+ * boundary): a reply that breaks it is a fault, ReplyContractError, never a value.
  */
 import { randomUUID } from "node:crypto";
 import { duplicateRedis, type Redis } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
+import type { FromSchema } from "../schema-type.js";
+import { ajv, guardOf } from "../validation.js";
 import { publish } from "./envelope.js";
 
 /** `request()` got no reply in time. The message may still be handled later. */
@@ -21,6 +26,18 @@ export class RequestTimeoutError extends Error {
     readonly timeoutMs: number,
   ) {
     super(`no reply from ${stream} within ${timeoutMs} ms (request ${requestId})`);
+  }
+}
+
+/** A reply that does not match its schema: the two sides disagree on the contract (a fault). */
+export class ReplyContractError extends Error {
+  override readonly name = "ReplyContractError";
+  constructor(
+    readonly stream: string,
+    readonly requestId: string,
+    detail: string,
+  ) {
+    super(`reply from ${stream} (request ${requestId}) breaks its schema: ${detail}`);
   }
 }
 
@@ -38,18 +55,20 @@ export interface RequestOptions {
 
 /**
  * Publish `payload` to `stream` (a stream key) and wait up to `timeoutMs` for the reply.
- * Resolves with the parsed reply (validate it: it crossed a process boundary); rejects
- * with RequestTimeoutError when none came. The message may still be handled after a
- * timeout: requests must be safe to abandon.
+ * Resolves with the reply once it passes `replySchema`, typed by it; rejects with
+ * RequestTimeoutError when none came, ReplyContractError when it breaks the schema. The
+ * message may still be handled after a timeout: requests must be safe to abandon.
  */
-export async function request(
+export async function request<S extends object>(
   redis: Redis,
   keys: Keys,
   stream: string,
   payload: unknown,
   timeoutMs: number,
+  replySchema: S,
   options: RequestOptions = {},
-): Promise<unknown> {
+): Promise<FromSchema<S>> {
+  const valid = guardOf(replySchema);
   const requestId = options.requestId ?? randomUUID();
   const connection = options.connection ?? duplicateRedis(redis);
   if (options.connection === undefined) connection.on("error", () => {});
@@ -59,7 +78,9 @@ export async function request(
     const timeoutSeconds = Math.max(0.01, timeoutMs / 1000);
     const popped = await connection.blpop(keys.reply(requestId), timeoutSeconds);
     if (popped === null) throw new RequestTimeoutError(stream, requestId, timeoutMs);
-    return JSON.parse(popped[1]);
+    const reply: unknown = JSON.parse(popped[1]);
+    if (!valid(reply)) throw new ReplyContractError(stream, requestId, ajv.errorsText(valid.errors));
+    return reply;
   } finally {
     if (options.connection === undefined) connection.disconnect();
   }

@@ -1,3 +1,4 @@
+import { isOneOf } from "../../platform/one-of.js";
 import type { Indicator } from "../rules.js";
 import { escapeXml } from "./escape.js";
 
@@ -32,7 +33,7 @@ const WORDS: Readonly<Record<BadgeLanguage, { label: string; title: string } & R
 /** `fr`, `fr-CA`, `FR` → fr; anything unknown → en. */
 export function badgeLanguage(raw: string | undefined | null): BadgeLanguage {
   const base = (raw ?? "").trim().toLowerCase().split(/[-_]/)[0];
-  return (BADGE_LANGUAGES as readonly string[]).includes(base) ? (base as BadgeLanguage) : "en";
+  return isOneOf(BADGE_LANGUAGES, base) ? base : "en";
 }
 
 function textWidth(text: string): number {

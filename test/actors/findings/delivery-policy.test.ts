@@ -35,10 +35,12 @@ describe("webhook signature and e-mail recipients", () => {
   });
 
   it("mails the new and the previous owner on an assignment, the owner otherwise, nobody for risks", () => {
-    const base = { id: 1, time: "2030-01-01T00:00:00Z", domain: "a.test", finding_key: "email:spf", finding: "SPF" };
-    expect(recipientsOf({ ...base, type: "finding.assigned", owner: { name: "A", email: "a@x.test" }, previous_owner: { name: "B", email: "b@x.test" } }).map((p) => p.email)).toEqual(["a@x.test", "b@x.test"]);
-    expect(recipientsOf({ ...base, type: "finding.assigned", owner: null, previous_owner: { name: "B", email: "b@x.test" } }).map((p) => p.email)).toEqual(["b@x.test"]);
-    expect(recipientsOf({ ...base, type: "finding.overdue", owner: { name: "A", email: "a@x.test" } }).map((p) => p.email)).toEqual(["a@x.test"]);
-    expect(recipientsOf({ ...base, type: "risk.expired", owner: { name: "A", email: "a@x.test" } })).toEqual([]);
+    const base = { id: 1, time: "2030-01-01T00:00:00Z", domain: "a.test", finding_key: "email:spf", finding: "SPF", status: "open", due_at: null };
+    const assigned = { ...base, type: "finding.assigned" as const, by: "ops", automatic: false };
+    const risk = { note: "", acked_at: null, expires_at: null };
+    expect(recipientsOf({ ...assigned, owner: { name: "A", email: "a@x.test" }, previous_owner: { name: "B", email: "b@x.test" } }).map((p) => p.email)).toEqual(["a@x.test", "b@x.test"]);
+    expect(recipientsOf({ ...assigned, owner: null, previous_owner: { name: "B", email: "b@x.test" } }).map((p) => p.email)).toEqual(["b@x.test"]);
+    expect(recipientsOf({ ...base, type: "finding.overdue", owner: { name: "A", email: "a@x.test" }, days_overdue: 1 }).map((p) => p.email)).toEqual(["a@x.test"]);
+    expect(recipientsOf({ ...base, ...risk, type: "risk.expired", owner: { name: "A", email: "a@x.test" } })).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { relayOnce, startOutboxRelay } from "../../../actors/outbox/index.js";
 import { insertEvent, outboxBacklog } from "../../../shared/events/db/events.js";
+import { PAYLOADS } from "../../fixtures/event-payloads.js";
 import { transaction } from "../../../shared/platform/db/pool.js";
 import { EVENTS_STREAM, type EventMessage } from "../../../shared/events/stream.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
@@ -47,7 +48,7 @@ describe("outbox relay", () => {
     const relay = await startOutboxRelay(gw.ctx);
     try {
       await transaction(gw.ctx.db, async (tx) => {
-        await insertEvent(tx, { orgId, type: "risk.accepted", timeMs: gw.ctx.clock.now(), domain: "rolled.example", payload: {} });
+        await insertEvent(tx, { orgId, type: "risk.accepted", timeMs: gw.ctx.clock.now(), domain: "rolled.example", payload: PAYLOADS["risk.accepted"] });
         throw new Error("roll back");
       }).catch(() => {});
       const [id] = await writeEvents(1, "woken.example");

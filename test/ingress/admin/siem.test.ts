@@ -81,7 +81,7 @@ describe("admin SIEM destinations", () => {
       id: 1, orgId, kind: "http" as const, url: receiver.url, token: null, index: null,
       target: { protocol: "http" as const, host: "127.0.0.1", port: receiver.port, path: "/" },
     };
-    const event = { id: 1, type: "scan.completed", time: new Date().toISOString(), domain: "x.example" };
+    const event = { id: 1, type: "scan.completed" as const, time: new Date().toISOString(), domain: "x.example", kind: "web" as const, grade: "A", score: 90, fail_count: 0 };
     await expect(sendBatch(destination, [event], network)).rejects.toThrow(/SSRF guard refused 127\.0\.0\.1: .*loopback/);
     expect(receiver.requests).toBe(0);
     const allowed = pushNetwork({ outbound: outboundPolicy("siem", ["127.0.0.0/8"]), resolver: null, caPem: null, timeoutMs: 2_000, hostname: "gw" });

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES, insertEvent } from "../../../shared/events/db/events.js";
+import { PAYLOADS } from "../../fixtures/event-payloads.js";
 import { octetFrame } from "../../../shared/events/syslog.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
 import { makeKey, makeOrg } from "./verify-fixtures.js";
@@ -38,7 +39,7 @@ describe("events.php syslog lines through rsyslog", () => {
     for (const [i, type] of EVENT_TYPES.entries()) {
       await insertEvent(gw.ctx.db, {
         orgId, type, timeMs: gw.ctx.clock.now(), domain: `d${i}.example`,
-        payload: { finding_key: i % 2 ? 'web:q"]\\x' : "dns:spf", note: "unicode é ✓", owner: null },
+        payload: { ...PAYLOADS[type], finding_key: i % 2 ? 'web:q"]\\x' : "dns:spf", note: "unicode é ✓", owner: null },
       });
     }
     const res = await gw.call("/api/v1/events.php", { query: { key: serverKey, format: "syslog" } });

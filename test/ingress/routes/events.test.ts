@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pruneEvents, startRetention } from "../../../actors/siem/retention.js";
 import { EVENT_TYPES, insertEvent, type EventType } from "../../../shared/events/db/events.js";
 import { transaction } from "../../../shared/platform/db/pool.js";
+import { FINDING, PAYLOADS } from "../../fixtures/event-payloads.js";
 import { parseRfc5424 } from "../../fixtures/siem/rfc5424.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
 import { makeKey, makeOrg, verifyDomain } from "./verify-fixtures.js";
@@ -12,23 +13,6 @@ let otherOrg: number;
 let serverKey: string;
 let clientKey: string;
 
-const OWNER = { name: "Ann \"the fixer\" Lee", email: "ann@example.com" };
-const FINDING = { finding_key: "web:hsts", finding: "HSTS header", owner: OWNER, status: "open", due_at: "2026-12-01" };
-const PAYLOADS: Record<EventType, Record<string, unknown>> = {
-  "scan.completed": { kind: "web", grade: "B", score: 71, fail_count: 2 },
-  "scan.regression": { new_issues: ["web:csp"], resolved: [] },
-  "risk.accepted": { finding_key: "dns:caa", note: "vendor [managed] \\ later", expires_at: "2027-01-01T00:00:00Z" },
-  "risk.unaccepted": { finding_key: "dns:caa" },
-  "risk.expiring": { finding_key: "dns:caa", expires_at: "2027-01-01T00:00:00Z" },
-  "risk.expired": { finding_key: "dns:caa" },
-  "finding.assigned": { ...FINDING, by: "ops@example.com", automatic: false },
-  "finding.reopened": FINDING,
-  "finding.overdue": FINDING,
-  "finding.near_target": { ...FINDING, target_date: "2026-12-10" },
-  "finding.escalated": { ...FINDING, days_overdue: 3 },
-  "finding.status_changed": { ...FINDING, status: "in_progress", from: "open", by: "Zoë" },
-  "installation.pending": { install: "site-2", key_id: 7, key_name: "Shop", key_prefix: "ak_live_1Abc" },
-};
 const WARNING = ["scan.regression", "risk.expired", "finding.reopened", "finding.overdue", "finding.escalated"];
 
 const feed = (query: Record<string, string>) => gw.call("/api/v1/events.php", { query: { key: serverKey, ...query } });
@@ -97,7 +81,7 @@ describe("events.php", () => {
 
   it("escapes \", \\ and ] in structured-data values (RFC 5424 6.3.3)", async () => {
     const since = String(await add(orgId, "scan.completed"));
-    await insertEvent(gw.ctx.db, { orgId, type: "finding.overdue", timeMs: gw.ctx.clock.now(), domain: "a.example", payload: { ...FINDING, finding_key: 'web:x"]\\y' } });
+    await insertEvent(gw.ctx.db, { orgId, type: "finding.overdue", timeMs: gw.ctx.clock.now(), domain: "a.example", payload: { ...FINDING, finding_key: 'web:x"]\\y', days_overdue: 1 } });
     const res = await feed({ since, format: "syslog" });
     const line = lines(res.body)[0];
     expect(line).toContain('finding_key="web:x\\"\\]\\\\y"');

@@ -15,7 +15,7 @@ import { closeServer, listenLoopback } from "../../../../ops/local-servers.js";
 import { insertOrg } from "../../../../shared/accounts/db/orgs.js";
 import { publish } from "../../../../shared/platform/streams/envelope.js";
 import { request } from "../../../../shared/platform/streams/request-reply.js";
-import { SCAN_STREAM, type ScanJob, type ScanReply } from "../../../../shared/scans/stream.js";
+import { SCAN_STREAM, type ScanJob, scanReplySchema } from "../../../../shared/scans/stream.js";
 import { createTestDatabase } from "../../../helpers/database.js";
 import { type FixtureDns, startDnsServer } from "../../../fixtures/scanner/dns-server.js";
 import { testRedis, waitFor } from "../../runtime/support.js";
@@ -70,7 +70,7 @@ describe("scanner fairness", () => {
     for (let n = 1; n <= 10; n++) await publish(t.redis, stream, job(slow, "bad.test", n));
     await waitFor(() => held.length >= SCANS_PER_ORG, "the slow organization's scans to reach its site", { timeoutMs: 20_000 });
     // Behind ten stalled scans in the stream; the scanner has eight slots.
-    const reply = (await request(t.redis, t.keys, stream, job(other, "good.test", 1), 20_000)) as ScanReply;
+    const reply = await request(t.redis, t.keys, stream, job(other, "good.test", 1), 20_000, scanReplySchema);
     expect(reply.ok).toBe(true);
     // Only the slow organization's share of slots ever reached its site.
     expect(held).toHaveLength(SCANS_PER_ORG);

@@ -3,7 +3,7 @@
  * into regression events (docs/scan.md), on the real PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scanHandler, type ScanResult } from "../../../../actors/scanner/job/handler.js";
+import { scanHandler, type ScanSections } from "../../../../actors/scanner/job/handler.js";
 import type { ScanJob } from "../../../../shared/scans/stream.js";
 import { defaultScanOptions } from "../../../../shared/platform/net/outbound/options.js";
 import { evaluateDns, evaluateWeb } from "../../../../actors/scanner/scan.js";
@@ -33,7 +33,7 @@ function helpers(): Helpers<Pool> {
 }
 
 async function runJob(jobId: string, headers: readonly (readonly [string, string])[]) {
-  const result: ScanResult = { algorithm: ALGORITHM_VERSION, dns: evaluateDns(dnsWith({})), web: evaluateWeb(webWithPage(headers)) };
+  const result: ScanSections = { algorithm: ALGORITHM_VERSION, dns: evaluateDns(dnsWith({})), web: evaluateWeb(webWithPage(headers)) };
   const job: ScanJob = { job_id: jobId, org_id: orgId, domain: "example.test", trigger: "api" };
   await scanHandler(async () => result, defaultScanOptions({}))(job, helpers());
   clock.advance(1000);
