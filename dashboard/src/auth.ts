@@ -121,19 +121,8 @@ export function may(action: "read" | "assign" | "manage" | "own" | "operate"): b
   return rank >= needed;
 }
 
-async function whoAmI(init: { headers: Record<string, string>; credentials: RequestCredentials }): Promise<Answer<{ principal: Principal }>> {
-  const answer = await send<{ principal: Principal }>(`${ADMIN_API}/me`, { method: "GET", ...init });
-  return answer.ok || answer.reason !== "unknown_endpoint" ? answer : operatorWithoutMe(init);
-}
-
-/**
- * A gateway from before `GET /me` (operator-api.md section 5) knows one bearer token, the
- * operator's: if an operator-only read accepts the token, the operator it is. Delete once
- * every gateway the dashboard ships with answers `/me`.
- */
-async function operatorWithoutMe(init: { headers: Record<string, string>; credentials: RequestCredentials }): Promise<Answer<{ principal: Principal }>> {
-  const probe = await send<unknown>(`${ADMIN_API}/status/services`, { method: "GET", ...init });
-  return probe.ok ? { ...probe, data: { principal: { kind: "operator" } } } : probe;
+function whoAmI(init: { headers: Record<string, string>; credentials: RequestCredentials }): Promise<Answer<{ principal: Principal }>> {
+  return send<{ principal: Principal }>(`${ADMIN_API}/me`, { method: "GET", ...init });
 }
 
 /** Signs in with a pasted token: kept only if `GET /me` accepts it. */
