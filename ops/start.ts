@@ -139,7 +139,7 @@ async function supervise(config: Config): Promise<void> {
   // Several ingress processes share one port (SO_REUSEPORT): with PORT=0 choose it here.
   if (config.port === 0 && config.ingressProcesses > 1) childEnv.PORT = String(await freePort(config.host));
   if (demo && (childEnv.PORT ?? String(config.port)) !== "0") say(`demo page: http://${DEMO_PAGE_HOST}:${childEnv.PORT ?? config.port}/demo`);
-  // docs/dashboard.md: the operator signs in by pasting the admin token (members: passkeys, once accounts land).
+  // docs/dashboard.md: the operator signs in by pasting the admin token (members: passkeys or e-mailed links at /dashboard/signin).
   if (!config.siteUrl.endsWith(":0") || childEnv.PORT) {
     const site = config.siteUrl.endsWith(":0") ? config.siteUrl.replace(/:0$/, `:${childEnv.PORT}`) : config.siteUrl;
     say(`dashboard: ${site}/dashboard (sign in with the ${config.adminToken ? "ADMIN_TOKEN" : "ADMIN_TOKEN above"})`);

@@ -1,4 +1,4 @@
-import { browserSupportsWebAuthn, startAuthentication, startRegistration } from "@simplewebauthn/browser";
+import { startRegistration } from "@simplewebauthn/browser";
 import { send, sentenceFor, type Answer, type Refusal } from "./http.js";
 
 /**
@@ -12,9 +12,10 @@ import { send, sentenceFor, type Answer, type Refusal } from "./http.js";
  *   sessionStorage (this tab only; closing the tab forgets it) and sent as
  *   `Authorization: Bearer`. Cookies are not sent with it (`credentials: "omit"`), so the
  *   server always sees exactly one principal.
- * - **session**: a member who signed in with a passkey or an e-mailed link: the HttpOnly
- *   session cookie (`credentials: "same-origin"`), and on every change the session's CSRF
- *   token (`csrfHeaders()`).
+ * - **session**: a member who signed in with a passkey or an e-mailed link on the plain
+ *   pages /dashboard/signin and /dashboard/invitation (ingress/dashboard/pages.ts): the
+ *   HttpOnly session cookie (`credentials: "same-origin"`), resumed on load through
+ *   `GET /auth/session`, and on every change the session's CSRF token (`csrfHeaders()`).
  *
  * And one credential that is not a sign-in: the **server key** the public security-data
  * endpoints take as `key` (scan.php, assignments.php, activity.php: interface.md 4.5,
@@ -121,19 +122,8 @@ export function may(action: "read" | "assign" | "manage" | "own" | "operate"): b
   return rank >= needed;
 }
 
-async function whoAmI(init: { headers: Record<string, string>; credentials: RequestCredentials }): Promise<Answer<{ principal: Principal }>> {
-  const answer = await send<{ principal: Principal }>(`${ADMIN_API}/me`, { method: "GET", ...init });
-  return answer.ok || answer.reason !== "unknown_endpoint" ? answer : operatorWithoutMe(init);
-}
-
-/**
- * A gateway from before `GET /me` (operator-api.md section 5) knows one bearer token, the
- * operator's: if an operator-only read accepts the token, the operator it is. Delete once
- * every gateway the dashboard ships with answers `/me`.
- */
-async function operatorWithoutMe(init: { headers: Record<string, string>; credentials: RequestCredentials }): Promise<Answer<{ principal: Principal }>> {
-  const probe = await send<unknown>(`${ADMIN_API}/status/services`, { method: "GET", ...init });
-  return probe.ok ? { ...probe, data: { principal: { kind: "operator" } } } : probe;
+function whoAmI(init: { headers: Record<string, string>; credentials: RequestCredentials }): Promise<Answer<{ principal: Principal }>> {
+  return send<{ principal: Principal }>(`${ADMIN_API}/me`, { method: "GET", ...init });
 }
 
 /** Signs in with a pasted token: kept only if `GET /me` accepts it. */
@@ -204,10 +194,6 @@ export function credentialsLost(): void {
   state.principal = null;
 }
 
-export function passkeysSupported(): boolean {
-  return browserSupportsWebAuthn();
-}
-
 function ceremony(path: string, body: unknown): Promise<Answer<Record<string, unknown>>> {
   return send<Record<string, unknown>>(`${AUTH_API}${path}`, {
     method: "POST",
@@ -225,60 +211,6 @@ function browserRefusal(error: unknown): Refusal {
 }
 
 type OptionsJSON<F extends (...args: never[]) => unknown> = Parameters<F>[0] extends { optionsJSON: infer O } ? O : never;
-
-/** Passkey sign-in: options, the browser's ceremony, verify; the answer opens the session. */
-export async function signInWithPasskey(): Promise<Answer<{ principal: Principal }>> {
-  const options = await ceremony("/signin/options", {});
-  if (!options.ok) return options;
-  let response: unknown;
-  try {
-    response = await startAuthentication({ optionsJSON: options.data.options as OptionsJSON<typeof startAuthentication> });
-  } catch (error) {
-    return browserRefusal(error);
-  }
-  const verified = await ceremony("/signin/verify", { response });
-  if (!verified.ok) return verified;
-  return { ...verified, data: { principal: enterSession(verified.data as unknown as SignedInAnswer) } };
-}
-
-/** Always answers the same, member or not (the server sends the e-mail after answering). */
-export function requestSigninLink(email: string): Promise<Answer<Record<string, unknown>>> {
-  return ceremony("/signin/link", { email: email.trim() });
-}
-
-/** Spends the single-use link of `#link=...` (the browser never sends a fragment to a server). */
-export async function signInWithLink(token: string): Promise<Answer<{ principal: Principal; passkeys: number }>> {
-  const answer = await ceremony("/signin/link/consume", { token });
-  if (!answer.ok) return answer;
-  const data = answer.data as unknown as SignedInAnswer;
-  return { ...answer, data: { principal: enterSession(data), passkeys: data.passkeys ?? 0 } };
-}
-
-export interface Invitation {
-  member: { name: string; email: string; role: Role };
-  org: { name: string };
-}
-
-/** Reads an invitation (`#token=...`) without spending it. */
-export async function readInvitation(token: string): Promise<Answer<Invitation>> {
-  const answer = await ceremony("/invitation/accept/options", { token });
-  return answer.ok ? { ...answer, data: answer.data as unknown as Invitation } : answer;
-}
-
-/** Accepts an invitation by registering a passkey; the member then signs in with it. */
-export async function acceptInvitation(token: string, passkeyName: string): Promise<Answer<Record<string, unknown>>> {
-  // Fresh options for each try: a challenge is spent by every verify.
-  const options = await ceremony("/invitation/accept/options", { token });
-  if (!options.ok) return options;
-  let response: unknown;
-  try {
-    response = await startRegistration({ optionsJSON: options.data.options as OptionsJSON<typeof startRegistration> });
-  } catch (error) {
-    return browserRefusal(error);
-  }
-  const name = passkeyName.trim();
-  return ceremony("/invitation/accept/verify", { token, response, ...(name ? { name } : {}) });
-}
 
 /** Adds a passkey to the signed-in member (the team page). */
 export async function addPasskey(): Promise<Answer<Record<string, unknown>>> {

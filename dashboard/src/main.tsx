@@ -13,7 +13,7 @@ import { OperatorPage } from "./pages/operator.js";
 import { OverviewPage } from "./pages/overview.js";
 import { ScanPage, ScansPage } from "./pages/scans.js";
 import { SiemPage } from "./pages/siem.js";
-import { InvitationPage, SignInPage } from "./pages/signin.js";
+import { SignInPage } from "./pages/signin.js";
 import { TeamPage } from "./pages/team.js";
 import { BASE, navigate, routeOf, to, usePlace, type Route } from "./router.js";
 import { Loading, PageTitle } from "./ui.js";
@@ -32,7 +32,7 @@ function homeOf(p: Principal): string {
 /** Where to go after signing in: the `next` of the address if it is a dashboard path. */
 function nextOf(query: URLSearchParams, p: Principal): string {
   const next = query.get("next") ?? "";
-  return next.startsWith(`${BASE}/`) && !next.startsWith(`${BASE}/signin`) && !next.startsWith("//") ? next : homeOf(p);
+  return next.startsWith(`${BASE}/`) && !/^\/dashboard\/(signin|invitation|token)\b/.test(next) && !next.startsWith("//") ? next : homeOf(p);
 }
 
 function Page(props: { route: Route }) {
@@ -86,16 +86,13 @@ function App() {
     return onSignedOut(() => setSignedIn("out"));
   }, []);
   const p = principal();
-  const open = route.page === "signin" || route.page === "invitation";
+  const open = route.page === "signin";
   useEffect(() => {
     if (signedIn === "out" && !open) navigate(to.signin(place.path + location.search), { replace: true });
     if (signedIn === "in" && p && route.page === "home") navigate(homeOf(p), { replace: true });
     if (signedIn === "in" && p && route.page === "signin" && !location.hash) navigate(nextOf(place.query, p), { replace: true });
   }, [signedIn, route.page, place.path]);
 
-  if (route.page === "invitation") {
-    return <InvitationPage onDone={() => void resume().then((q) => (q ? (setSignedIn("in"), navigate(homeOf(q))) : navigate(to.signin())))} />;
-  }
   if (signedIn === "checking") return <Loading label="Checking your sign-in…" />;
   if (route.page === "signin" || signedIn === "out" || !p) {
     return (

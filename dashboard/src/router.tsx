@@ -84,8 +84,8 @@ export function Link(props: { href: string; class?: string; children: ComponentC
 
 /** The dashboard's addresses, built in one place. */
 export const to = {
-  signin: (next?: string) => `${BASE}/signin${next ? `?next=${encodeURIComponent(next)}` : ""}`,
-  invitation: () => `${BASE}/invitation`,
+  // The token sign-in; members sign in on the plain pages /dashboard/signin and /dashboard/invitation.
+  signin: (next?: string) => `${BASE}/token${next ? `?next=${encodeURIComponent(next)}` : ""}`,
   home: () => BASE,
   org: (org: number) => `${BASE}/orgs/${org}`,
   keys: (org: number) => `${BASE}/orgs/${org}/keys`,
@@ -104,7 +104,6 @@ export const to = {
 
 export type Route =
   | { page: "signin" }
-  | { page: "invitation" }
   | { page: "home" }
   | { page: "operator" }
   | { page: "overview" | "keys" | "domains" | "scans" | "findings" | "activity" | "content" | "siem" | "team"; org: number }
@@ -127,8 +126,7 @@ export function routeOf(path: string): Route {
   if (path === BASE) return { page: "home" };
   if (!path.startsWith(`${BASE}/`)) return { page: "missing" };
   const parts = path.slice(BASE.length + 1).split("/");
-  if (parts.length === 1 && parts[0] === "signin") return { page: "signin" };
-  if (parts.length === 1 && parts[0] === "invitation") return { page: "invitation" };
+  if (parts.length === 1 && parts[0] === "token") return { page: "signin" };
   if (parts.length === 1 && parts[0] === "operator") return { page: "operator" };
   if (parts[0] !== "orgs" || !/^[1-9]\d{0,15}$/.test(parts[1] ?? "")) return { page: "missing" };
   const org = Number(parts[1]);

@@ -57,7 +57,8 @@ export function RefusalBox(props: { refusal: Refusal; title?: string }) {
     <div class="refusal" role="alert">
       {props.title ? <strong>{props.title}: </strong> : null}
       <Ext text={refusal.message} />
-      {refusal.detail ? (
+      {/* Main's admin refusals already put the detail in the message ("url: ..."): said once. */}
+      {refusal.detail && !refusal.message.includes(refusal.detail) ? (
         <>
           {" "}
           (<Ext text={refusal.detail} />)

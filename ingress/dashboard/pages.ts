@@ -8,8 +8,10 @@ import type { HttpReply, HttpRequest } from "../types.js";
  * The sign-in and invitation pages (docs/accounts-members.md): plain, accessible HTML whose
  * one script (shared/embed/signin/, built by ops/embed/build.ts) talks to
  * /admin/v1/auth/. Served under a strict Content-Security-Policy: scripts and requests only
- * to this origin, no inline script or style, no framing, no form posts elsewhere. The
- * dashboard's own pages replace their look; the element ids are what the script needs.
+ * to this origin, no inline script or style, no framing, no form posts elsewhere. They are the
+ * members' way into the dashboard (docs/dashboard.md, "Getting in"): a sign-in sends the
+ * member on to /dashboard (or the dashboard address of `?next=`), where the SPA resumes the
+ * session. These exact routes are matched before the SPA shell's patterns.
  */
 
 const PAGE_HEADERS = {
@@ -53,9 +55,12 @@ const SIGNIN = `<section id="signed-out" hidden>
 <input id="email" name="email" type="email" autocomplete="email" required></p>
 <p><button type="submit">E-mail me a sign-in link</button></p>
 </form>
+<h2>With a token</h2>
+<p>The operator (ADMIN_TOKEN) and organization tokens: <a href="/dashboard/token">sign in with a token</a>.</p>
 </section>
 <section id="signed-in" hidden>
 <h2 id="who" tabindex="-1"></h2>
+<p><a id="to-dashboard" href="/dashboard">Open the dashboard</a></p>
 <p id="no-passkey" hidden>You have no passkey yet. Add one to sign in without e-mail next time.</p>
 <h3>Your passkeys</h3>
 <ul id="passkeys"></ul>

@@ -39,7 +39,8 @@ beforeAll(async () => {
   await buildDashboard(DASHBOARD_DIR);
   dns = await startDnsServer();
   collector = await startFakeHttp();
-  gw = await startTestGateway("dashboard-day", { DNS_RESOLVER: dns.resolver, SCAN_ALLOW_PRIVATE: "1" });
+  // The collector listens on loopback: SIEM destinations reach only the private blocks listed.
+  gw = await startTestGateway("dashboard-day", { DNS_RESOLVER: dns.resolver, SCAN_ALLOW_PRIVATE: "1", OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8" });
   world = await makeWorld(gw);
   scans = await startScans(gw, "strict-transport-security: max-age=300");
   pusher = await startSiemPusher(gw.ctx, {

@@ -16,7 +16,8 @@ let manifest: DashboardManifest;
 
 beforeAll(async () => {
   manifest = await buildDashboard(DASHBOARD_DIR);
-  gw = await startTestGateway("dashboard-serving");
+  // The services test adds a probe of a private address, refused at once without it.
+  gw = await startTestGateway("dashboard-serving", { PROBE_ALLOW_PRIVATE: "1" });
 }, 60_000);
 
 afterAll(async () => {
@@ -29,7 +30,7 @@ async function get(path: string, headers: Record<string, string> = {}) {
 
 describe("the dashboard shell", () => {
   it("is the same page for every dashboard address, under the strict policy", async () => {
-    for (const path of ["/dashboard", "/dashboard/", "/dashboard/signin", "/dashboard/orgs/7/keys/12?tab=usage", "/dashboard/orgs/7/findings/shop.example.com/tls:hsts"]) {
+    for (const path of ["/dashboard", "/dashboard/", "/dashboard/token", "/dashboard/orgs/7/keys/12?tab=usage", "/dashboard/orgs/7/findings/shop.example.com/tls:hsts"]) {
       const answer = await get(path);
       expect(answer.status, path).toBe(200);
       expect(answer.headers.get("content-type")).toBe("text/html; charset=utf-8");
@@ -42,6 +43,13 @@ describe("the dashboard shell", () => {
       // No inline script and no inline style for the policy to refuse.
       expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
       expect(html).not.toMatch(/\sstyle=|<style/);
+    }
+    // The members' sign-in and invitation pages are exact routes of their own, matched before the shell's patterns.
+    for (const path of ["/dashboard/signin", "/dashboard/invitation"]) {
+      const answer = await get(path);
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers.get("content-security-policy"), path).not.toBe(DASHBOARD_CSP);
+      expect(await answer.text(), path).toContain('<script src="/dashboard/assets/signin.js?v=');
     }
     expect(DASHBOARD_CSP).toMatch(/^default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self';/);
     expect(DASHBOARD_CSP).toContain("frame-ancestors 'none'");

@@ -118,17 +118,6 @@ describe("the dashboard, walked by the operator", () => {
     });
   }
 
-  it("lets the operator in on a gateway without GET /me, and says what that gateway lacks", async () => {
-    const tab = await harness.open("wide", { standIns: false });
-    await signInWithAdminToken(gw, tab);
-    // The organizations list is section 5's: this gateway refuses it (405), and the page says so.
-    await tab.page.waitForFunction(() => document.body.innerText.includes("This server does not offer this yet. method_not_allowed"), WAIT);
-    await visit(gw, tab, "/dashboard/operator?tab=status");
-    await tab.page.waitForFunction(() => document.body.innerText.includes("Why the last probe failed"), WAIT);
-    expect(tab.problems).toEqual([]);
-    await tab.page.browserContext().close();
-  });
-
   it("prints the first-render times and where the screenshots are", () => {
     const lines = Object.entries(firstRenders).map(([name, t]) => `${name.padEnd(20)} ${String(t.wide).padStart(5)} ms ${String(t.narrow).padStart(5)} ms`);
     process.stdout.write(`\nfirst render (navigation start to settled page), 1280 px / 390 px:\n${lines.join("\n")}\nscreenshots: ${harness.shots}\n`);

@@ -2,18 +2,23 @@ import { createRequire } from "node:module";
 import puppeteer, { type Browser, type CDPSession, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSigninScript } from "../../ops/embed/build.js";
+import { buildDashboard } from "../../ops/embed/dashboard-build.js";
 import { EMBED_DIR } from "../../shared/embed/asset.js";
+import { DASHBOARD_DIR } from "../../shared/embed/dashboard-asset.js";
+import { REASONS } from "../../shared/platform/reasons.js";
 import { startTestGateway, waitFor, type TestGateway } from "../helpers/gateway.js";
 import { nextLinks } from "../helpers/mail-links.js";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
 
 /**
- * Passkeys end to end: Debian's chromium (headless, puppeteer-core) with a CDP virtual
+ * Passkeys end to end, and the way into the dashboard: Debian's chromium (headless, puppeteer-core) with a CDP virtual
  * authenticator (ctap2, internal, resident keys, user verification) on the sign-in and
  * invitation pages the ingress serves, against the real gateway, PostgreSQL, Redis and an
  * SMTP sink. SITE_URL is http://localhost:PORT: WebAuthn needs a secure context, which
  * http://localhost is and http://127.0.0.1 is too, but an RP ID must be a domain name, not an
- * IP address, so 127.0.0.1 could not be the relying party.
+ * IP address, so 127.0.0.1 could not be the relying party. A sign-in on these pages sends the
+ * member on to the dashboard (the SPA at /dashboard), which resumes the session and acts with
+ * its CSRF token; coming back to /dashboard/signin shows the member's passkeys and sessions.
  */
 
 // Functions passed to page.evaluate run in the browser; these names are theirs (see botcheck-widget.test.ts).
@@ -30,6 +35,7 @@ let orgId: number;
 
 beforeAll(async () => {
   await buildSigninScript(EMBED_DIR);
+  await buildDashboard(DASHBOARD_DIR);
   smtp = await startSmtpSink();
   gw = await startTestGateway("passkeys", { SITE_URL: "http://localhost:0", SMTP_URL: `smtp://127.0.0.1:${smtp.port}` });
   site = gw.ingress.deps.baseUrl().replace(/\/api\/v1$/, "");
@@ -75,6 +81,27 @@ async function device(): Promise<Device> {
 const state = (page: Page, wanted: string) =>
   page.waitForFunction((s: string) => document.body?.getAttribute("data-state") === s, WAIT, wanted);
 
+/** The SPA's page for `path`, settled: a heading, nothing loading. */
+async function dashboardAt(page: Page, path: string): Promise<void> {
+  await page.waitForFunction(
+    (p: string) => document.location.pathname === p && document.querySelector("main h1") !== null && document.querySelector("[aria-busy='true']") === null && document.querySelector(".boot") === null,
+    WAIT,
+    path,
+  );
+}
+
+const overview = () => `/dashboard/orgs/${orgId}`;
+
+/** The control labelled `label` in the SPA's main, as a selector. */
+async function field(page: Page, label: string): Promise<string> {
+  const id = await page.evaluate((t: string) => [...document.querySelectorAll("main label")].find((l: any) => l.textContent.trim() === t)?.getAttribute("for") ?? null, label);
+  if (!id) throw new Error(`no field labelled "${label}"`);
+  return `[id="${id}"]`;
+}
+
+const button = (page: Page, label: string) => page.locator(`main button::-p-text(${JSON.stringify(label)})`).setTimeout(WAIT.timeout).click();
+const bodyHas = (page: Page, wanted: string) => page.waitForFunction((w: string) => document.body.innerText.includes(w), WAIT, wanted);
+
 const text = (page: Page, id: string) => page.evaluate((i: string) => document.getElementById(i)?.textContent ?? "", id);
 
 async function activityOf(codes: string[]): Promise<{ grp: string; who: string; action_code: string }[]> {
@@ -102,8 +129,10 @@ describe("passkeys in chromium", () => {
     expect(await text(owner.page, "invite-text")).toContain("Passkey Org as owner");
     await owner.page.type("#passkey-name", "Laptop");
     await owner.page.click("#create-passkey");
-    // The page goes to the sign-in page, which finds the new session.
-    await owner.page.waitForFunction(() => document.location.pathname === "/dashboard/signin" && document.body?.getAttribute("data-state") === "signed-in", WAIT);
+    // The verify answer opened the session: the page goes on to the dashboard, which resumes it.
+    await dashboardAt(owner.page, overview());
+    await owner.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
+    await state(owner.page, "signed-in");
     expect(await text(owner.page, "who")).toBe(`${OWNER.name} (${OWNER.email}), owner of Passkey Org`);
     expect(await text(owner.page, "passkeys")).toContain("Laptop");
 
@@ -117,15 +146,22 @@ describe("passkeys in chromium", () => {
     expect(await owner.violations()).toEqual([]);
   });
 
-  it("signs out, then signs in again with the passkey; the counter moves and the activity names the member", async () => {
+  it("signs out, then signs in again with the passkey, lands on the dashboard and acts there; the counter moves and the activity names the member", async () => {
     const { rows: [before] } = await gw.ctx.db.query("SELECT counter FROM member_passkeys WHERE name = 'Laptop'");
     await owner.page.click("#signout");
     await state(owner.page, "signed-out");
     expect(await owner.page.browserContext().cookies()).toEqual([]);
 
     await owner.page.click("#passkey-signin");
-    await state(owner.page, "signed-in");
-    expect(await text(owner.page, "status")).toBe("Signed in.");
+    await dashboardAt(owner.page, overview());
+    // The dashboard acts with the session: a change carries its CSRF token.
+    await owner.page.goto(`${site}${overview()}/domains`, { waitUntil: "load" });
+    await dashboardAt(owner.page, `${overview()}/domains`);
+    await owner.page.type(await field(owner.page, "Domain"), "owner.example.org");
+    await button(owner.page, "Add the domain");
+    await bodyHas(owner.page, "owner.example.org added");
+    const { rows: [domain] } = await gw.ctx.db.query("SELECT org_id FROM domains WHERE name = 'owner.example.org'");
+    expect(Number(domain.org_id)).toBe(orgId);
     const { rows: [after] } = await gw.ctx.db.query("SELECT counter, last_used_at FROM member_passkeys WHERE name = 'Laptop'");
     expect(after.counter).toBeGreaterThan(before.counter);
     expect(after.last_used_at).not.toBeNull();
@@ -148,9 +184,11 @@ describe("passkeys in chromium", () => {
     expect(link).toMatch(new RegExp(`^${site}/dashboard/signin#link=`));
 
     await laptop.page.goto(link, { waitUntil: "load" });
+    // Spent, the token left the address bar: the member is on the dashboard.
+    await dashboardAt(laptop.page, overview());
+    expect(laptop.page.url()).toBe(`${site}${overview()}`);
+    await laptop.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
     await state(laptop.page, "signed-in");
-    // The token left the address bar once spent.
-    expect(laptop.page.url()).toBe(`${site}/dashboard/signin`);
     await laptop.page.click("#add-passkey");
     await laptop.page.waitForFunction(() => document.getElementById("status")?.textContent === "Passkey added.", WAIT);
     const { credentials } = await laptop.cdp.send("WebAuthn.getCredentials", { authenticatorId: laptop.authenticatorId });
@@ -169,7 +207,7 @@ describe("passkeys in chromium", () => {
     expect(await laptop.page.$$("#sessions li")).toHaveLength(2);
     await laptop.page.click("#sessions li button");
     await waitFor(async () => (await laptop.page.$$("#sessions li")).length === 1);
-    await owner.page.reload({ waitUntil: "load" });
+    await owner.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
     await state(owner.page, "signed-out");
     expect(await text(owner.page, "status")).toBe("Your session has ended. Sign in again.");
     expect(await laptop.violations()).toEqual([]);
@@ -179,7 +217,7 @@ describe("passkeys in chromium", () => {
 
   it("a page of another origin cannot make a signed-in browser change anything", async () => {
     await owner.page.click("#passkey-signin");
-    await state(owner.page, "signed-in");
+    await dashboardAt(owner.page, overview());
     const live = async () => (await gw.ctx.db.query("SELECT count(*)::int AS n FROM member_sessions WHERE revoked_at IS NULL")).rows[0].n;
     const before = await live();
     // Attackers' pages (answered by interception: no server behind them) post a form to
@@ -208,6 +246,56 @@ describe("passkeys in chromium", () => {
     expect(await live()).toBe(before);
     await owner.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
     await state(owner.page, "signed-in");
+  });
+
+  it("a member (role member) signs in with a passkey, sees no admin action, and is refused forbidden when forcing one", async () => {
+    const made = await gw.admin("POST", `/orgs/${orgId}/keys`, { name: "Shop front", kind: "server" });
+    expect(made.status).toBe(201);
+    const keyId: number = made.body.details.id;
+    const before = smtp.mails.length;
+    const added = await gw.admin("POST", `/orgs/${orgId}/members`, { name: "Milo Member", email: "milo@example.com", role: "member" });
+    expect(added.status).toBe(201);
+    const [link] = await nextLinks(smtp, "milo@example.com", before);
+    const member = await device();
+    await member.page.goto(link, { waitUntil: "load" });
+    await state(member.page, "invited");
+    expect(await text(member.page, "invite-text")).toContain("Passkey Org as member");
+    await member.page.click("#create-passkey");
+    await dashboardAt(member.page, overview());
+    // Signed out, then in again with the passkey alone.
+    await member.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
+    await state(member.page, "signed-in");
+    await member.page.click("#signout");
+    await state(member.page, "signed-out");
+    await member.page.click("#passkey-signin");
+    await dashboardAt(member.page, overview());
+
+    const buttons = (page: Page) => page.evaluate(() => [...document.querySelectorAll("main button")].map((b: any) => b.textContent.trim()));
+    await member.page.goto(`${site}${overview()}/keys/${keyId}`, { waitUntil: "load" });
+    await dashboardAt(member.page, `${overview()}/keys/${keyId}`);
+    await bodyHas(member.page, "Shop front");
+    const onKey = await buttons(member.page);
+    for (const action of ["Suspend", "Resume", "Rotate", "Revoke", "Save the settings"]) expect(onKey, action).not.toContain(action);
+    await member.page.goto(`${site}${overview()}/domains`, { waitUntil: "load" });
+    await dashboardAt(member.page, `${overview()}/domains`);
+    expect(await buttons(member.page)).not.toContain("Add the domain");
+
+    // Forced from the page with the session's own CSRF token: refused by role, with the reason's message.
+    const forced = await member.page.evaluate(async (id: number, org: number) => {
+      const session = await (await window.fetch("/admin/v1/auth/session", { credentials: "same-origin" })).json();
+      const headers = { "content-type": "application/json", accept: "application/json", "x-csrf-token": session.csrf_token };
+      const post = async (path: string, body: unknown) => {
+        const answer = await window.fetch(path, { method: "POST", credentials: "same-origin", headers, body: JSON.stringify(body) });
+        return { status: answer.status, body: await answer.json() };
+      };
+      return [await post(`/admin/v1/keys/${id}/revoke`, {}), await post(`/admin/v1/orgs/${org}/domains`, { domain: "member.example.org" })];
+    }, keyId, orgId);
+    for (const answer of forced) {
+      expect(answer).toMatchObject({ status: 403, body: { ok: false, reason: "forbidden", message: REASONS.forbidden.message } });
+    }
+    expect((await gw.admin("GET", `/keys/${keyId}`)).body.details.status).toBe("active");
+    expect(await member.violations()).toEqual([]);
+    await member.page.browserContext().close();
   });
 
   it("the pages have no accessibility violations axe-core can find", async () => {

@@ -131,7 +131,11 @@ function patchOf(draft: Draft, d: KeyDetails): Record<string, unknown> {
     allow_mobile: draft.bc_mobile,
     blocked_url: draft.bc_blocked_url.trim() || null,
   };
-  put("botcheck", botcheck, { ...d.botcheck, blocked_url: d.botcheck.blocked_url ?? null });
+  // Compared field by field with what the form edits: the key's botcheck carries more
+  // (difficulty), which the server keeps when a PATCH leaves it out.
+  const b = d.botcheck;
+  const before = { enabled: b.enabled, hold_ms: b.hold_ms, allow_desktop: b.allow_desktop, allow_tablet: b.allow_tablet, allow_mobile: b.allow_mobile, blocked_url: b.blocked_url ?? null };
+  put("botcheck", botcheck, before);
   return out;
 }
 

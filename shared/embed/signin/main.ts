@@ -53,6 +53,20 @@ function item(text: string, action: { label: string; run: () => void } | null): 
   return li;
 }
 
+/**
+ * Where a member goes once signed in: the dashboard, or the dashboard address the SPA sent
+ * them from (`?next=/dashboard/...`). The SPA resumes the session there through
+ * GET /admin/v1/auth/session. Only a path of this origin under /dashboard, never these pages.
+ */
+function nextAddress(): string {
+  const next = new URLSearchParams(location.search).get("next") ?? "";
+  return /^\/dashboard(\/|$|\?)/.test(next) && !/^\/dashboard\/(signin|invitation)\b/.test(next) ? next : "/dashboard";
+}
+
+function toDashboard(): void {
+  location.assign(nextAddress());
+}
+
 const when = (iso: unknown) => (typeof iso === "string" ? new Date(iso).toLocaleString() : "never");
 
 interface Who {
@@ -109,7 +123,8 @@ async function signInWithPasskey(): Promise<void> {
   if (!response) return;
   const answer = await call("POST", "/signin/verify", { response });
   if (!answer.ok) return say(messageOf(answer));
-  await signedIn(answer as unknown as Who, "Signed in.");
+  say("Signed in.");
+  toDashboard();
 }
 
 async function addPasskey(): Promise<void> {
@@ -136,8 +151,8 @@ async function consumeLink(): Promise<boolean> {
   const answer = await call("POST", "/signin/link/consume", { token: link });
   forgetFragment();
   if (answer.ok) {
-    const who = answer as unknown as Who;
-    await signedIn(who, who.passkeys === 0 ? "Signed in. Add a passkey to sign in without e-mail next time." : "Signed in with your link.");
+    say("Signed in with your link.");
+    toDashboard();
   } else signedOut(messageOf(answer));
   return true;
 }
@@ -188,7 +203,9 @@ async function invitationPage(): Promise<void> {
     const answer = await call("POST", "/invitation/accept/verify", { token, response, ...(name ? { name } : {}) });
     if (!answer.ok) return say(messageOf(answer));
     forgetFragment();
-    location.assign("/dashboard/signin");
+    // The verify answer opened the session: straight on to the dashboard.
+    say("Passkey created. Signed in.");
+    toDashboard();
   });
 }
 
