@@ -39,7 +39,8 @@ describe("SIEM pusher killed mid-batch", () => {
     const destination = await addDestination(gw, orgId, { kind: "http", url: collector.url });
     collector.mode = "hang";
     child = spawn(process.execPath, ["dist/ops/start.js", "actor", "siem"], {
-      env: { ...process.env, ...gw.env, LOG_LEVEL: "warn" },
+      // A short claim time: the killed child's lease on the destination (half of it) runs out soon.
+      env: { ...process.env, ...gw.env, LOG_LEVEL: "warn", ACTOR_CLAIM_IDLE_MS: "2000" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
