@@ -81,7 +81,11 @@ export function buildApp(deps: IngressDeps) {
    * its own per call, and one step for the fault and the count together).
    */
   function guarded(
-    handler: Handler<IngressDeps>, request: HttpRequest, params: RouteParams, path: string, counted: (reply: HttpReply) => HttpReply,
+    handler: Handler<IngressDeps>,
+    request: HttpRequest,
+    params: RouteParams,
+    path: string,
+    counted: (reply: HttpReply) => HttpReply,
   ): Promise<HttpReply> | HttpReply {
     const answerFault = (error: unknown): Promise<HttpReply> | HttpReply => {
       const reply = faulted(error, request, path);
@@ -116,7 +120,8 @@ export function buildApp(deps: IngressDeps) {
     const endpoint = match && match !== "method" ? endpointLabel(path) : "unknown";
     const counted = (reply: HttpReply): HttpReply => {
       const body = reply.body as { reason?: unknown } | null;
-      const reason = body !== null && typeof body === "object" && typeof body.reason === "string" ? body.reason : reply.status < 400 ? "ok" : "other";
+      const reason =
+        body !== null && typeof body === "object" && typeof body.reason === "string" ? body.reason : reply.status < 400 ? "ok" : "other";
       count(endpoint, reply.status, reason, request.startedMs);
       return reply;
     };

@@ -45,11 +45,23 @@ export interface HttpServer {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  200: "200 OK", 201: "201 Created", 204: "204 No Content", 301: "301 Moved Permanently", 304: "304 Not Modified",
-  400: "400 Bad Request", 401: "401 Unauthorized", 403: "403 Forbidden", 404: "404 Not Found",
-  405: "405 Method Not Allowed", 409: "409 Conflict", 413: "413 Payload Too Large",
-  429: "429 Too Many Requests", 500: "500 Internal Server Error", 502: "502 Bad Gateway",
-  503: "503 Service Unavailable", 504: "504 Gateway Timeout",
+  200: "200 OK",
+  201: "201 Created",
+  204: "204 No Content",
+  301: "301 Moved Permanently",
+  304: "304 Not Modified",
+  400: "400 Bad Request",
+  401: "401 Unauthorized",
+  403: "403 Forbidden",
+  404: "404 Not Found",
+  405: "405 Method Not Allowed",
+  409: "409 Conflict",
+  413: "413 Payload Too Large",
+  429: "429 Too Many Requests",
+  500: "500 Internal Server Error",
+  502: "502 Bad Gateway",
+  503: "503 Service Unavailable",
+  504: "504 Gateway Timeout",
 };
 
 export function refusalBody(reason: Reason): { ok: false; reason: Reason; message: string } {
@@ -183,7 +195,16 @@ export function listen(options: {
     const method = req.getCaseSensitiveMethod().toUpperCase();
     state.head = method === "HEAD";
     const base = new UwsRequest(
-      method, req.getUrl(), req.getQuery() ?? "", headers, headerOrder, clock.now(), performance.now(), res, state, clientAddress,
+      method,
+      req.getUrl(),
+      req.getQuery() ?? "",
+      headers,
+      headerOrder,
+      clock.now(),
+      performance.now(),
+      res,
+      state,
+      clientAddress,
     );
 
     // RFC 9112 6.3: differing Content-Length values make the framing unknowable; uWS would

@@ -47,7 +47,11 @@ export async function startIngress(ctx: Context): Promise<RunningIngress> {
     metrics,
     httpMetrics: ingressMetrics.http,
     enforcer: createEnforcer({
-      ...ctx, snapshots, geoipDb: ctx.config.geoipDb, rateSourceIpv6Prefix: ctx.config.rateSourceIpv6Prefix, metrics: ingressMetrics.enforcer,
+      ...ctx,
+      snapshots,
+      geoipDb: ctx.config.geoipDb,
+      rateSourceIpv6Prefix: ctx.config.rateSourceIpv6Prefix,
+      metrics: ingressMetrics.enforcer,
     }),
     botcheck: createBotcheckState(ctx.masterSecret),
     baseUrl: () => `${siteUrl()}/api/v1`,

@@ -35,8 +35,16 @@ export function createIngressMetrics(registry: Registry): IngressMetrics {
       }),
     },
     enforcer: {
-      scriptRuns: new Counter({ name: "gateway_verify_script_runs_total", help: "Counting script runs (Redis round trips) made by verify", registers }),
-      countedCalls: new Counter({ name: "gateway_verify_counted_calls_total", help: "Verify calls judged by the counting script", registers }),
+      scriptRuns: new Counter({
+        name: "gateway_verify_script_runs_total",
+        help: "Counting script runs (Redis round trips) made by verify",
+        registers,
+      }),
+      countedCalls: new Counter({
+        name: "gateway_verify_counted_calls_total",
+        help: "Verify calls judged by the counting script",
+        registers,
+      }),
       snapshotLoads: new Counter({
         name: "gateway_snapshot_loads_total",
         help: "Key snapshot lookups that read Redis (a key not in the ingress's cache, or a reload after a stale answer)",

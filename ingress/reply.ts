@@ -20,7 +20,7 @@ export function fieldMessage(reason: string, detail?: string): string {
   const known = (REASONS as Record<string, { message: string } | undefined>)[reason];
   if (known && !detail) return known.message;
   const field = /^(?:missing|bad)_(.+)$/.exec(reason)?.[1]?.replaceAll("_", " ");
-  if (field === undefined) return detail ? `${detail}.` : known?.message ?? "The request was refused.";
+  if (field === undefined) return detail ? `${detail}.` : (known?.message ?? "The request was refused.");
   if (reason.startsWith("missing_")) return `${field} is required.`;
   return detail ? `${field}: ${detail}.` : `${field} is not valid.`;
 }
@@ -30,7 +30,10 @@ export function ok(body: Record<string, unknown>, status = 200, headers?: Record
 }
 
 const FAULT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "cache-control": "no-store" });
-const FAULT_CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "cache-control": "no-store", "access-control-allow-origin": "*" });
+const FAULT_CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "cache-control": "no-store",
+  "access-control-allow-origin": "*",
+});
 
 /** The two fault reasons: `unavailable` (503) for the public API, `internal_error` (500) where a contract says so. */
 export type FaultReason = "unavailable" | "internal_error";
@@ -42,7 +45,11 @@ export type FaultReason = "unavailable" | "internal_error";
  * for the endpoints browsers read; `shape` for the reason when not `unavailable` and the
  * headers a route adds (app.ts decides both for a thrown fault).
  */
-export function fault(requestId: string, cors = false, shape?: { reason?: FaultReason; headers?: Readonly<Record<string, string>> }): HttpReply {
+export function fault(
+  requestId: string,
+  cors = false,
+  shape?: { reason?: FaultReason; headers?: Readonly<Record<string, string>> },
+): HttpReply {
   const reason = shape?.reason ?? "unavailable";
   const base = cors ? FAULT_CORS_HEADERS : FAULT_HEADERS;
   return {

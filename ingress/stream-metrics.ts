@@ -25,7 +25,10 @@ export function registerStreamMetrics(registry: Registry, redis: Redis, keys: Ke
   const label = (stream: string) => stream.slice(keys.prefix.length);
   const gauge = (name: string, help: string, labelNames: string[], fill: (g: Gauge, all: StreamStats[]) => void) =>
     new Gauge({
-      name, help, labelNames, registers: [registry],
+      name,
+      help,
+      labelNames,
+      registers: [registry],
       async collect() {
         const all = await read();
         this.reset();
@@ -41,10 +44,28 @@ export function registerStreamMetrics(registry: Registry, redis: Redis, keys: Ke
   gauge("gateway_stream_dead_letters", "Entries in the stream's dead-letter stream", ["stream"], (g, all) => {
     for (const s of all) g.set({ stream: label(s.stream) }, s.deadLetters ?? 0);
   });
-  gauge("gateway_group_consumers", "Consumers registered in the group (0 with work waiting: the role is not running)", ["stream", "group"],
-    perGroup((x) => x.consumers));
-  gauge("gateway_group_pending", "Delivered, unacknowledged entries", ["stream", "group"], perGroup((x) => x.pending));
-  gauge("gateway_group_lag", "Entries not yet delivered to the group", ["stream", "group"], perGroup((x) => x.lag));
-  gauge("gateway_group_oldest_pending_age_seconds", "Age of the oldest pending entry", ["stream", "group"],
-    perGroup((x) => (x.oldestPendingAgeMs ?? 0) / 1000));
+  gauge(
+    "gateway_group_consumers",
+    "Consumers registered in the group (0 with work waiting: the role is not running)",
+    ["stream", "group"],
+    perGroup((x) => x.consumers),
+  );
+  gauge(
+    "gateway_group_pending",
+    "Delivered, unacknowledged entries",
+    ["stream", "group"],
+    perGroup((x) => x.pending),
+  );
+  gauge(
+    "gateway_group_lag",
+    "Entries not yet delivered to the group",
+    ["stream", "group"],
+    perGroup((x) => x.lag),
+  );
+  gauge(
+    "gateway_group_oldest_pending_age_seconds",
+    "Age of the oldest pending entry",
+    ["stream", "group"],
+    perGroup((x) => (x.oldestPendingAgeMs ?? 0) / 1000),
+  );
 }

@@ -11,7 +11,8 @@ export async function healthz(_request: HttpRequest, deps: IngressDeps): Promise
     Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 2000).unref())]);
   try {
     const present = await timeout(Promise.all(deps.keys.snapshotSentinels().map((sentinel) => deps.redis.exists(sentinel))));
-    if (!present.every((n) => n === 1)) return { status: 503, body: { ok: false, reason: "snapshots_loading", message: "The key snapshots are being loaded." } };
+    if (!present.every((n) => n === 1))
+      return { status: 503, body: { ok: false, reason: "snapshots_loading", message: "The key snapshots are being loaded." } };
   } catch {
     return { status: 503, body: { ok: false, reason: "redis_unavailable", message: "Redis does not answer." } };
   }

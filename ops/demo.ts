@@ -24,10 +24,23 @@ const SERVER_NAME = "Demo page backend";
 
 function settings(name: string, botcheck: boolean): KeySettings {
   return {
-    name, domain: DEMO_PAGE_HOST, environment: "development", industry: "", scopes: [], ip_allow: [], ip_deny: [],
-    ip_binding: false, countries_allow: [], countries_block: [], rate_per_minute: 600, rate_per_source_per_minute: null, is_trial: false, expires_at: null,
+    name,
+    domain: DEMO_PAGE_HOST,
+    environment: "development",
+    industry: "",
+    scopes: [],
+    ip_allow: [],
+    ip_deny: [],
+    ip_binding: false,
+    countries_allow: [],
+    countries_block: [],
+    rate_per_minute: 600,
+    rate_per_source_per_minute: null,
+    is_trial: false,
+    expires_at: null,
     botcheck: { enabled: botcheck, hold_ms: 1500, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
-    firewall: null, content_origin: null,
+    firewall: null,
+    content_origin: null,
   };
 }
 
@@ -40,12 +53,27 @@ export async function prepareDemoPage(db: Pool, nowMs: number, production: boole
       await insertDomain(tx, { orgId, name: DEMO_PAGE_HOST, token: randomToken(32), verified: true, nowMs });
     }
     for (const key of await keysOfOrg(tx, orgId)) {
-      if ((key.name === CLIENT_NAME || key.name === SERVER_NAME) && key.status !== "revoked") await setKeyStatus(tx, key.id, "revoked", nowMs);
+      if ((key.name === CLIENT_NAME || key.name === SERVER_NAME) && key.status !== "revoked")
+        await setKeyStatus(tx, key.id, "revoked", nowMs);
     }
     const client = issueKey("client", production);
     const server = issueKey("server", production);
-    await insertKey(tx, { orgId, hash: sha256(client.key), prefix: client.prefix, kind: "client", settings: settings(CLIENT_NAME, true), nowMs });
-    await insertKey(tx, { orgId, hash: sha256(server.key), prefix: server.prefix, kind: "server", settings: settings(SERVER_NAME, false), nowMs });
+    await insertKey(tx, {
+      orgId,
+      hash: sha256(client.key),
+      prefix: client.prefix,
+      kind: "client",
+      settings: settings(CLIENT_NAME, true),
+      nowMs,
+    });
+    await insertKey(tx, {
+      orgId,
+      hash: sha256(server.key),
+      prefix: server.prefix,
+      kind: "server",
+      settings: settings(SERVER_NAME, false),
+      nowMs,
+    });
     return { client: client.key, server: server.key };
   });
 }

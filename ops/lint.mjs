@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Project rules the compiler cannot see (README.md, Tests). The compiler half of `npm run lint` is
-// `tsc -p tsconfig.test.json` (strict, unused locals and parameters, tests included).
-// Biome was the first choice; its platform binaries are not on this project's registry,
-// which makes `npm ci` fail, so these few rules are checked here instead.
+// Project rules the compiler and Biome cannot see (README.md, Tests; docs/architecture.md): the
+// import graph between layers, rooms and actors, and a few bans. `npm run lint` runs, in order,
+// `biome check .` (formatter and linter, biome.json), `tsc -p tsconfig.test.json` (strict, unused
+// locals and parameters, tests included), the browser bundles' own tsconfigs, and this file.
 import { readdirSync, readFileSync, statSync, existsSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
@@ -19,8 +19,7 @@ function files(dir) {
     // Build output (shared/client/dist: the client package's own build) is not source.
     if (statSync(path).isDirectory()) {
       if (name !== "dist" && name !== "node_modules") out.push(...files(path));
-    }
-    else if (path.endsWith(".ts") || path.endsWith(".tsx")) out.push(path);
+    } else if (path.endsWith(".ts") || path.endsWith(".tsx")) out.push(path);
   }
   return out;
 }
@@ -46,7 +45,11 @@ const rules = [
   // docs/dashboard.md, Quality: every outside string is a text node; the page's policy
   // (style-src 'self') refuses inline styles, so looks are classes of style.css.
   { name: "no any in the dashboard", dirs: DASHBOARD_DIRS, pattern: /(:\s*any\b|\bas any\b|<any>)/ },
-  { name: "no markup from strings in the dashboard", dirs: DASHBOARD_DIRS, pattern: /dangerouslySetInnerHTML|\.innerHTML\b|\.outerHTML\b|insertAdjacentHTML|document\.write\(/ },
+  {
+    name: "no markup from strings in the dashboard",
+    dirs: DASHBOARD_DIRS,
+    pattern: /dangerouslySetInnerHTML|\.innerHTML\b|\.outerHTML\b|insertAdjacentHTML|document\.write\(/,
+  },
   { name: "no inline styles in the dashboard", dirs: DASHBOARD_DIRS, pattern: /\bstyle=\{|\.style\.|setAttribute\(\s*["']style/ },
   {
     name: "no ambient time or randomness in the enforcement chain",
@@ -68,13 +71,15 @@ for (const rule of rules) {
     for (const file of files(join(root, dir))) {
       const rel = relative(root, file);
       if (rule.allow?.some((a) => (typeof a === "string" ? rel.startsWith(a) : a.test(rel)))) continue;
-      readFileSync(file, "utf8").split("\n").forEach((line, i) => {
-        if (line.trim().startsWith("//") || line.trim().startsWith("*")) return;
-        if (rule.pattern.test(stripStrings(line))) {
-          failures++;
-          process.stderr.write(`${rel}:${i + 1}: ${rule.name}: ${line.trim()}\n`);
-        }
-      });
+      readFileSync(file, "utf8")
+        .split("\n")
+        .forEach((line, i) => {
+          if (line.trim().startsWith("//") || line.trim().startsWith("*")) return;
+          if (rule.pattern.test(stripStrings(line))) {
+            failures++;
+            process.stderr.write(`${rel}:${i + 1}: ${rule.name}: ${line.trim()}\n`);
+          }
+        });
     }
   }
 }
@@ -149,8 +154,14 @@ for (const top of [...SOURCE_DIRS, ...TEST_DIRS]) {
       if (LAYERS[layer] && SOURCE_DIRS.includes(targetLayer) && !LAYERS[layer].includes(targetLayer)) {
         fail(rel, imp.line, `${layer}/ must not import from ${targetLayer}/ ("${imp.spec}")`);
       }
-      if (layer === "actors" && targetLayer === "actors" && rel.split("/").length > 2 && imp.target.split("/").length > 2
-        && targetSecond !== second && targetSecond !== "runtime") {
+      if (
+        layer === "actors" &&
+        targetLayer === "actors" &&
+        rel.split("/").length > 2 &&
+        imp.target.split("/").length > 2 &&
+        targetSecond !== second &&
+        targetSecond !== "runtime"
+      ) {
         fail(rel, imp.line, `actor ${second} imports actor ${targetSecond} ("${imp.spec}"): move the shared part into shared/`);
       }
       if (layer === "test") continue;
@@ -158,7 +169,11 @@ for (const top of [...SOURCE_DIRS, ...TEST_DIRS]) {
         // A file with no imports of its own (the proof-of-work, the interaction summary) is
         // plain code both sides may share: bundling it brings nothing server-side along.
         if (standalone(rel) && !imp.typeOnly && importsOf(join(root, imp.target)).length > 0) {
-          fail(rel, imp.line, `${standalone(rel)} builds on its own: it imports only its own files, types, or files that import nothing ("${imp.spec}")`);
+          fail(
+            rel,
+            imp.line,
+            `${standalone(rel)} builds on its own: it imports only its own files, types, or files that import nothing ("${imp.spec}")`,
+          );
         } else if (fromRoom === "platform" && toRoom !== "platform") {
           fail(rel, imp.line, `shared/platform/ imports no room ("${imp.spec}"): the rooms stand on the platform`);
         } else if (ROOMS.includes(toRoom) && imp.target !== `shared/${toRoom}/index.ts` && !standalone(rel)) {
@@ -180,20 +195,33 @@ for (const top of [...SOURCE_DIRS, ...TEST_DIRS]) {
     next.set(a, [...(next.get(a) ?? []), b]);
   }
   let counter = 0;
-  const index = new Map(), low = new Map(), stack = [], onStack = new Set();
+  const index = new Map(),
+    low = new Map(),
+    stack = [],
+    onStack = new Set();
   const visit = (v) => {
-    index.set(v, counter); low.set(v, counter); counter++;
-    stack.push(v); onStack.add(v);
+    index.set(v, counter);
+    low.set(v, counter);
+    counter++;
+    stack.push(v);
+    onStack.add(v);
     for (const w of next.get(v) ?? []) {
-      if (!index.has(w)) { visit(w); low.set(v, Math.min(low.get(v), low.get(w))); }
-      else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
     }
     if (low.get(v) === index.get(v)) {
       const component = [];
       let w;
-      do { w = stack.pop(); onStack.delete(w); component.push(w); } while (w !== v);
+      do {
+        w = stack.pop();
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
       if (component.length > 1) {
-        const where = [...roomEdges].filter(([e]) => component.includes(e.split(">")[0]) && component.includes(e.split(">")[1]))
+        const where = [...roomEdges]
+          .filter(([e]) => component.includes(e.split(">")[0]) && component.includes(e.split(">")[1]))
           .map(([e, at]) => `${e.replace(">", " -> ")} (${at})`);
         failures++;
         process.stderr.write(`import cycle between rooms ${component.sort().join(", ")}: ${where.join("; ")}\n`);

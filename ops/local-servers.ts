@@ -33,14 +33,21 @@ export async function makeLocalCa(commonName: string, nowMs: number, validDays: 
   const from = new Date(nowMs - DAY_MS);
   const to = new Date(nowMs + validDays * DAY_MS);
   const ca = await generate([{ name: "commonName", value: commonName }], {
-    keyType: "ec", algorithm: "sha256", notBeforeDate: from, notAfterDate: to,
-    extensions: [{ name: "basicConstraints", cA: true, critical: true }, { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true }],
+    keyType: "ec",
+    algorithm: "sha256",
+    notBeforeDate: from,
+    notAfterDate: to,
+    extensions: [
+      { name: "basicConstraints", cA: true, critical: true },
+      { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
+    ],
   });
   return {
     pem: ca.cert,
     issue: async (names, validity) => {
       const leaf = await generate([{ name: "commonName", value: names[0] }], {
-        keyType: "ec", algorithm: "sha256",
+        keyType: "ec",
+        algorithm: "sha256",
         notBeforeDate: validity ? new Date(validity.fromMs) : from,
         notAfterDate: validity ? new Date(validity.toMs) : to,
         ca: { key: ca.private, cert: ca.cert },
@@ -48,7 +55,10 @@ export async function makeLocalCa(commonName: string, nowMs: number, validDays: 
           { name: "basicConstraints", cA: false },
           { name: "keyUsage", digitalSignature: true, critical: true },
           { name: "extKeyUsage", serverAuth: true },
-          { name: "subjectAltName", altNames: names.map((name) => (net.isIP(name) ? { type: 7 as const, ip: name } : { type: 2 as const, value: name })) },
+          {
+            name: "subjectAltName",
+            altNames: names.map((name) => (net.isIP(name) ? { type: 7 as const, ip: name } : { type: 2 as const, value: name })),
+          },
         ],
       });
       return { key: leaf.private, cert: leaf.cert };

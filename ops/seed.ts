@@ -16,10 +16,23 @@ export const DEMO_DOMAIN = "demo.example";
 
 function settings(name: string, domain: string | null): KeySettings {
   return {
-    name, domain, environment: "development", industry: "", scopes: [], ip_allow: [], ip_deny: [], ip_binding: false,
-    countries_allow: [], countries_block: [], rate_per_minute: 600, rate_per_source_per_minute: null, is_trial: false, expires_at: null,
+    name,
+    domain,
+    environment: "development",
+    industry: "",
+    scopes: [],
+    ip_allow: [],
+    ip_deny: [],
+    ip_binding: false,
+    countries_allow: [],
+    countries_block: [],
+    rate_per_minute: 600,
+    rate_per_source_per_minute: null,
+    is_trial: false,
+    expires_at: null,
     botcheck: { enabled: false, hold_ms: 1500, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
-    firewall: null, content_origin: null,
+    firewall: null,
+    content_origin: null,
   };
 }
 
@@ -33,11 +46,30 @@ export async function seedDemo(db: Pool, nowMs: number, production: boolean): Pr
     await insertDomain(tx, { orgId: org.id, name: DEMO_DOMAIN, token: randomToken(32), verified: true, nowMs });
     const client = issueKey("client", production);
     const server = issueKey("server", production);
-    await insertKey(tx, { orgId: org.id, hash: sha256(client.key), prefix: client.prefix, kind: "client", settings: settings("Demo site", DEMO_DOMAIN), nowMs });
-    await insertKey(tx, { orgId: org.id, hash: sha256(server.key), prefix: server.prefix, kind: "server", settings: settings("Demo backend", DEMO_DOMAIN), nowMs });
+    await insertKey(tx, {
+      orgId: org.id,
+      hash: sha256(client.key),
+      prefix: client.prefix,
+      kind: "client",
+      settings: settings("Demo site", DEMO_DOMAIN),
+      nowMs,
+    });
+    await insertKey(tx, {
+      orgId: org.id,
+      hash: sha256(server.key),
+      prefix: server.prefix,
+      kind: "server",
+      settings: settings("Demo backend", DEMO_DOMAIN),
+      nowMs,
+    });
     await recordActivity(tx, {
-      orgId: org.id, atMs: nowMs, who: "system", via: "system", group: "settings",
-      action: "Demo organization seeded", actionCode: "org.seeded",
+      orgId: org.id,
+      atMs: nowMs,
+      who: "system",
+      via: "system",
+      group: "settings",
+      action: "Demo organization seeded",
+      actionCode: "org.seeded",
     });
     return { orgId: org.id, clientKey: client.key, serverKey: server.key, domain: DEMO_DOMAIN };
   });

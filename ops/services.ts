@@ -64,15 +64,30 @@ export async function ensureServices(config: Config, log: (line: string) => void
     log(`starting a local redis-server on port ${url.port || 6379}`);
     for (const dir of ["/var/lib/redis", "/var/log/redis"]) if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
     execFileSync("redis-server", [
-      "--daemonize", "yes", "--bind", "127.0.0.1", "-::1", "--port", url.port || "6379", "--save", "", "--appendonly", "no",
-      "--dir", "/var/lib/redis", "--logfile", "/var/log/redis/gateway.log",
+      "--daemonize",
+      "yes",
+      "--bind",
+      "127.0.0.1",
+      "-::1",
+      "--port",
+      url.port || "6379",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--dir",
+      "/var/lib/redis",
+      "--logfile",
+      "/var/log/redis/gateway.log",
     ]);
     if (!(await waitUntil(() => redisAnswers(config.redisUrl), 10))) throw new Error("redis-server was started but does not answer");
   }
   if (!(await postgresAnswers(dbUrl))) {
     const url = new URL(dbUrl);
     if (!isLocal(url.hostname) || !hasCommand("pg_ctlcluster") || !existsSync("/etc/postgresql")) {
-      throw new Error(`PostgreSQL does not answer at ${url.host}. Install PostgreSQL 14+ (Debian: apt install postgresql) or set DATABASE_URL.`);
+      throw new Error(
+        `PostgreSQL does not answer at ${url.host}. Install PostgreSQL 14+ (Debian: apt install postgresql) or set DATABASE_URL.`,
+      );
     }
     const version = readdirSync("/etc/postgresql")[0];
     log(`starting the local PostgreSQL ${version} cluster`);

@@ -56,7 +56,10 @@ function onSignals(stop: () => Promise<void>): void {
     stopping = true;
     const force = setTimeout(() => process.exit(1), SHUTDOWN_MS);
     force.unref();
-    stop().then(() => process.exit(0), () => process.exit(1));
+    stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on("SIGINT", handler);
   process.on("SIGTERM", handler);
@@ -138,7 +141,8 @@ async function supervise(config: Config): Promise<void> {
   const entry = fileURLToPath(import.meta.url);
   // Several ingress processes share one port (SO_REUSEPORT): with PORT=0 choose it here.
   if (config.port === 0 && config.ingressProcesses > 1) childEnv.PORT = String(await freePort(config.host));
-  if (demo && (childEnv.PORT ?? String(config.port)) !== "0") say(`demo page: http://${DEMO_PAGE_HOST}:${childEnv.PORT ?? config.port}/demo`);
+  if (demo && (childEnv.PORT ?? String(config.port)) !== "0")
+    say(`demo page: http://${DEMO_PAGE_HOST}:${childEnv.PORT ?? config.port}/demo`);
   // docs/dashboard.md: the operator signs in by pasting the admin token (members: passkeys or e-mailed links at /dashboard/signin).
   if (!config.siteUrl.endsWith(":0") || childEnv.PORT) {
     const site = config.siteUrl.endsWith(":0") ? config.siteUrl.replace(/:0$/, `:${childEnv.PORT}`) : config.siteUrl;
@@ -175,11 +179,14 @@ async function supervise(config: Config): Promise<void> {
     stopping = true;
     const exits = children
       .filter((c) => c.process)
-      .map((c) => new Promise<void>((resolve) => {
-        const proc = c.process as ChildProcess;
-        proc.once("exit", () => resolve());
-        proc.kill("SIGTERM");
-      }));
+      .map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            const proc = c.process as ChildProcess;
+            proc.once("exit", () => resolve());
+            proc.kill("SIGTERM");
+          }),
+      );
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_MS - 500).unref());
     await Promise.race([Promise.all(exits), deadline]);
     for (const c of children) c.process?.kill("SIGKILL");

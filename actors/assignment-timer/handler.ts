@@ -35,7 +35,8 @@ function moveOf(crossing: FindingCrossing, row: AssignmentRow, nowMs: number): O
   const name = `${row.finding_key} on ${row.domain}`;
   if (crossing === "overdue") {
     return {
-      what: `overdue: due ${row.due_at}`, code: "finding.overdue",
+      what: `overdue: due ${row.due_at}`,
+      code: "finding.overdue",
       event: { type: "finding.overdue", extra: { days_overdue: daysOverdue(row.due_at ?? dateOf(nowMs), nowMs) } },
       activity: { group: "ownership", action: `${name} is overdue (due ${row.due_at})` },
     };
@@ -43,7 +44,8 @@ function moveOf(crossing: FindingCrossing, row: AssignmentRow, nowMs: number): O
   if (crossing === "escalated") {
     const days = daysOverdue(row.due_at ?? dateOf(nowMs), nowMs);
     return {
-      what: `escalated: ${days} days overdue`, code: "finding.escalated",
+      what: `escalated: ${days} days overdue`,
+      code: "finding.escalated",
       event: { type: "finding.escalated", extra: { days_overdue: days } },
       activity: { group: "ownership", action: `${name} escalated: ${days} days overdue` },
       detail: { days_overdue: days },
@@ -51,7 +53,8 @@ function moveOf(crossing: FindingCrossing, row: AssignmentRow, nowMs: number): O
   }
   const target = targetDate(row);
   return {
-    what: `near its fix-time target (${target})`, code: "finding.near_target",
+    what: `near its fix-time target (${target})`,
+    code: "finding.near_target",
     event: { type: "finding.near_target", extra: { target_date: target } },
     activity: { group: "ownership", action: `${name} is near its fix-time target (${target})` },
     detail: { target_date: target },
@@ -83,15 +86,30 @@ async function riskCrossings(deps: TimerDeps, crossing: RiskCrossing): Promise<n
       const type = crossing === "expiring" ? "risk.expiring" : "risk.expired";
       const words = crossing === "expiring" ? `expires on ${dateOf(risk.expires_at.getTime())}` : "expired";
       if (assignmentId !== null) {
-        await insertHistory(tx, { assignmentId, atMs: deps.nowMs, who: "system", what: `risk acceptance ${words}`, detail: { code: type, automatic: true } });
+        await insertHistory(tx, {
+          assignmentId,
+          atMs: deps.nowMs,
+          who: "system",
+          what: `risk acceptance ${words}`,
+          detail: { code: type, automatic: true },
+        });
       }
       await insertEvent(tx, {
-        orgId: risk.org_id, type, timeMs: deps.nowMs, domain: risk.domain,
+        orgId: risk.org_id,
+        type,
+        timeMs: deps.nowMs,
+        domain: risk.domain,
         payload: { ...fields, note: risk.note, acked_at: iso(risk.acked_at), expires_at: iso(risk.expires_at) },
       });
       await recordActivity(tx, {
-        orgId: risk.org_id, atMs: deps.nowMs, who: "system", via: "system", group: "risks", domain: risk.domain,
-        action: `Risk acceptance of ${risk.finding_key} ${words}`, actionCode: type,
+        orgId: risk.org_id,
+        atMs: deps.nowMs,
+        who: "system",
+        via: "system",
+        group: "risks",
+        domain: risk.domain,
+        action: `Risk acceptance of ${risk.finding_key} ${words}`,
+        actionCode: type,
         detail: { finding_key: risk.finding_key, expires_at: iso(risk.expires_at) },
       });
       return true;
@@ -106,7 +124,12 @@ async function riskCrossings(deps: TimerDeps, crossing: RiskCrossing): Promise<n
  * the clock and the stored columns only, never from how often it ran.
  */
 export async function runTimers(deps: TimerDeps): Promise<Record<string, number>> {
-  const rules: CrossingRules = { nowMs: deps.nowMs, today: dateOf(deps.nowMs), nearTargetDays: NEAR_TARGET_DAYS, escalateAfterDays: ESCALATE_AFTER_DAYS };
+  const rules: CrossingRules = {
+    nowMs: deps.nowMs,
+    today: dateOf(deps.nowMs),
+    nearTargetDays: NEAR_TARGET_DAYS,
+    escalateAfterDays: ESCALATE_AFTER_DAYS,
+  };
   return {
     overdue: await findingCrossings(deps, "overdue", rules),
     near_target: await findingCrossings(deps, "near_target", rules),

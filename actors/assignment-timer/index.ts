@@ -10,8 +10,13 @@ import { TIMER_INTERVAL_MS } from "./thresholds.js";
  * claimed by a conditional UPDATE in the transaction that writes its event.
  */
 export async function startAssignmentTimer(ctx: Context, intervalMs = TIMER_INTERVAL_MS): Promise<RunningActor> {
-  const timer = every(ctx.clock, intervalMs, async () => {
-    await runTimers({ db: ctx.db, nowMs: ctx.clock.now() });
-  }, { onError: (error) => ctx.logger.warn({ err: error }, "assignment timer run failed; next run retries") });
+  const timer = every(
+    ctx.clock,
+    intervalMs,
+    async () => {
+      await runTimers({ db: ctx.db, nowMs: ctx.clock.now() });
+    },
+    { onError: (error) => ctx.logger.warn({ err: error }, "assignment timer run failed; next run retries") },
+  );
   return { stop: () => timer.stop() };
 }

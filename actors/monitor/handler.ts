@@ -1,13 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "../../shared/platform/redis/client.js";
-import {
-  claimDueScans,
-  pruneSchedule,
-  scheduleDomain,
-  unscheduledDomains,
-  SCAN_STREAM,
-  type ScanJob,
-} from "../../shared/scans/index.js";
+import { claimDueScans, pruneSchedule, scheduleDomain, unscheduledDomains, SCAN_STREAM, type ScanJob } from "../../shared/scans/index.js";
 import { transaction, type Pool } from "../../shared/platform/db/pool.js";
 import type { Keys } from "../../shared/platform/redis/keys.js";
 import { publish } from "../../shared/platform/streams/envelope.js";

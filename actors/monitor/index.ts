@@ -14,8 +14,13 @@ export const MONITOR_TICK_MS = 60_000;
  */
 export async function startMonitor(ctx: Context, tickMs = MONITOR_TICK_MS): Promise<RunningActor> {
   const periodMs = ctx.config.monitorIntervalHours * 3_600_000;
-  const timer = every(ctx.clock, tickMs, async () => {
-    await runMonitor({ db: ctx.db, redis: ctx.redis, keys: ctx.keys, nowMs: ctx.clock.now(), periodMs });
-  }, { onError: (error) => ctx.logger.warn({ err: error }, "monitor run failed; next run retries") });
+  const timer = every(
+    ctx.clock,
+    tickMs,
+    async () => {
+      await runMonitor({ db: ctx.db, redis: ctx.redis, keys: ctx.keys, nowMs: ctx.clock.now(), periodMs });
+    },
+    { onError: (error) => ctx.logger.warn({ err: error }, "monitor run failed; next run retries") },
+  );
   return { stop: () => timer.stop() };
 }

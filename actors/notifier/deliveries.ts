@@ -35,14 +35,20 @@ export const DELIVERY_POLICY: Readonly<DeliveryPolicy> = {
 };
 
 /** 5xx, 408, 429 and no answer at all are worth retrying; any other answer is the receiver's final word. */
-export function outcomeOf(result: PostResult, job: Pick<DeliveryJob, "attempts" | "created_at">, nowMs: number, policy: Pick<DeliveryPolicy, "backoffBaseMs" | "backoffMaxMs" | "retryPeriodMs">): AttemptOutcome {
+export function outcomeOf(
+  result: PostResult,
+  job: Pick<DeliveryJob, "attempts" | "created_at">,
+  nowMs: number,
+  policy: Pick<DeliveryPolicy, "backoffBaseMs" | "backoffMaxMs" | "retryPeriodMs">,
+): AttemptOutcome {
   if ("status" in result && result.status >= 200 && result.status < 300) return { kind: "delivered", status: result.status };
   const status = "status" in result ? result.status : null;
   const error = "status" in result ? `HTTP ${result.status}` : result.error;
   const retryable = "status" in result ? result.status >= 500 || result.status === 408 || result.status === 429 : !result.refused;
   if (!retryable) return { kind: "failed", status, error };
   const nextAttemptMs = nowMs + Math.min(policy.backoffMaxMs, policy.backoffBaseMs * 2 ** Math.max(0, job.attempts - 1));
-  if (nextAttemptMs > job.created_at.getTime() + policy.retryPeriodMs) return { kind: "failed", status, error: `${error}; gave up after ${job.attempts} attempts` };
+  if (nextAttemptMs > job.created_at.getTime() + policy.retryPeriodMs)
+    return { kind: "failed", status, error: `${error}; gave up after ${job.attempts} attempts` };
   return { kind: "retry", status, error, nextAttemptMs };
 }
 
@@ -65,7 +71,11 @@ export interface DeliveryDeps {
  * outcome. A webhook at its concurrency is skipped by the claim, so a slow or dead
  * receiver never holds up another webhook, another organization or any e-mail.
  */
-export function startDeliveryLoop(deps: DeliveryDeps, post: Omit<PostOptions, "timeoutMs">, policy: DeliveryPolicy = DELIVERY_POLICY): DeliveryLoop {
+export function startDeliveryLoop(
+  deps: DeliveryDeps,
+  post: Omit<PostOptions, "timeoutMs">,
+  policy: DeliveryPolicy = DELIVERY_POLICY,
+): DeliveryLoop {
   const inFlight = new Map<number, number>();
   const sending = new Set<Promise<void>>();
   let total = 0;
@@ -84,7 +94,9 @@ export function startDeliveryLoop(deps: DeliveryDeps, post: Omit<PostOptions, "t
     inFlight.set(job.webhook_id, (inFlight.get(job.webhook_id) ?? 0) + 1);
     total++;
     const task = send(job)
-      .catch((error: unknown) => deps.logger.warn({ err: error, delivery: job.id }, "webhook delivery failed to run; its lease runs out and it is retried"))
+      .catch((error: unknown) =>
+        deps.logger.warn({ err: error, delivery: job.id }, "webhook delivery failed to run; its lease runs out and it is retried"),
+      )
       .finally(() => {
         const left = (inFlight.get(job.webhook_id) ?? 1) - 1;
         if (left <= 0) inFlight.delete(job.webhook_id);
@@ -113,7 +125,9 @@ export function startDeliveryLoop(deps: DeliveryDeps, post: Omit<PostOptions, "t
     run().catch((error: unknown) => deps.logger.warn({ err: error }, "webhook delivery loop failed; retrying"));
   }
 
-  const timer = every(deps.clock, policy.pollMs, run, { onError: (error) => deps.logger.warn({ err: error }, "webhook delivery loop failed; retrying") });
+  const timer = every(deps.clock, policy.pollMs, run, {
+    onError: (error) => deps.logger.warn({ err: error }, "webhook delivery loop failed; retrying"),
+  });
   return {
     kick,
     async stop() {

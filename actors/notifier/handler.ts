@@ -16,17 +16,19 @@ import { mailOf, pendingInstallationMail, recipientsOf } from "./messages.js";
 export function notifierHandler(mailer: Mailer, kickDeliveries: () => void) {
   return async ({ org_id: orgId, event }: EventMessage, helpers: Helpers<Pool>): Promise<void> => {
     const added = await enqueueDeliveries(helpers.db, {
-      orgId, eventId: event.id, eventType: event.type, nowMs: helpers.clock.now(),
+      orgId,
+      eventId: event.id,
+      eventType: event.type,
+      nowMs: helpers.clock.now(),
       bodyFor: (deliveryId) => JSON.stringify({ delivery_id: deliveryId, event }),
     });
     if (added > 0) kickDeliveries();
     // A pending installation is the organization's business: its owners and admins are told.
-    const mails =
-      isEventOf(event, "installation.pending")
-        ? (await ownersAndAdmins(helpers.db, orgId)).map((to) => ({ to, mail: pendingInstallationMail(event, to) }))
-        : isFindingEvent(event)
-          ? recipientsOf(event).map((to) => ({ to, mail: mailOf(event, to) }))
-          : [];
+    const mails = isEventOf(event, "installation.pending")
+      ? (await ownersAndAdmins(helpers.db, orgId)).map((to) => ({ to, mail: pendingInstallationMail(event, to) }))
+      : isFindingEvent(event)
+        ? recipientsOf(event).map((to) => ({ to, mail: mailOf(event, to) }))
+        : [];
     for (const { to: recipient, mail } of mails) {
       await transaction(helpers.db, async (tx) => {
         if (!(await claimMail(tx, event.id, recipient.email.toLowerCase(), helpers.clock.now()))) return;

@@ -58,7 +58,11 @@ export function pendingInstallationMail(event: EventOf<"installation.pending">, 
     "",
     `Event ${event.id} at ${event.time}. You are told once per installation.`,
   ];
-  return { to: to.email, subject: `${event.domain ? `[${event.domain}] ` : ""}New installation ${install} waits for approval`, text: lines.join("\n") };
+  return {
+    to: to.email,
+    subject: `${event.domain ? `[${event.domain}] ` : ""}New installation ${install} waits for approval`,
+    text: lines.join("\n"),
+  };
 }
 
 function subjectOf<K extends FindingEventType>(event: EventOf<K>): string {
@@ -77,7 +81,11 @@ export function mailOf(event: FindingEventView, to: Person): Mail {
     `Status: ${event.status}`,
     `Owner: ${owner ? `${owner.name} <${owner.email}>` : "nobody"}`,
     `Due: ${event.due_at ?? "no due date"}`,
-    ...("by" in event && event.by ? [`By: ${event.by}${"automatic" in event && event.automatic === true ? " (automatic: the organization's default owner for new findings)" : ""}`] : []),
+    ...("by" in event && event.by
+      ? [
+          `By: ${event.by}${"automatic" in event && event.automatic === true ? " (automatic: the organization's default owner for new findings)" : ""}`,
+        ]
+      : []),
     "",
     `Event ${event.id} at ${event.time}.`,
   ];

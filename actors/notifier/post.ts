@@ -35,7 +35,11 @@ export async function postJson(url: string, body: string, headers: Record<string
   if (target.protocol !== "http:" && target.protocol !== "https:") return { error: `unsupported scheme ${target.protocol}`, refused: true };
   const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
   const verdict = await resolveGuarded(host, options.outbound, dnsHostResolver(createDnsClient(options.resolver, options.timeoutMs)));
-  if (!verdict.ok) return { error: verdict.reason === "unresolvable" ? verdict.detail : `refused by the SSRF guard: ${verdict.detail}`, refused: verdict.reason !== "unresolvable" };
+  if (!verdict.ok)
+    return {
+      error: verdict.reason === "unresolvable" ? verdict.detail : `refused by the SSRF guard: ${verdict.detail}`,
+      refused: verdict.reason !== "unresolvable",
+    };
   const secure = target.protocol === "https:";
   return new Promise((resolve) => {
     let settled = false;

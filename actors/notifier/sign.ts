@@ -26,7 +26,13 @@ export function signStandardWebhook(secret: string, id: string, timestampS: numb
   return `v1,${createHmac("sha256", Buffer.from(secret, "utf8")).update(`${id}.${timestampS}.${body}`).digest("base64")}`;
 }
 
-export function webhookHeaders(input: { secret: string; timestampS: number; body: string; deliveryId: string; eventType: string }): Record<string, string> {
+export function webhookHeaders(input: {
+  secret: string;
+  timestampS: number;
+  body: string;
+  deliveryId: string;
+  eventType: string;
+}): Record<string, string> {
   return {
     "content-type": "application/json",
     "user-agent": "access-gateway-webhooks/1.0",

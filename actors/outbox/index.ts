@@ -46,7 +46,10 @@ export async function relayOnce(ctx: Pick<Context, "db" | "redis" | "keys">, bat
       const [results] = await Promise.all([pipeline.exec(), registerStream(ctx.redis, ctx.keys, stream)]);
       const failed = results?.find(([error]) => error !== null);
       if (!results || failed) throw failed?.[0] ?? new Error("XADD pipeline returned nothing");
-      await deleteOutbox(tx, rows.map((r) => r.id));
+      await deleteOutbox(
+        tx,
+        rows.map((r) => r.id),
+      );
       return rows.length;
     });
     moved += count;
@@ -58,7 +61,10 @@ export async function startOutboxRelay(ctx: Context): Promise<RunningActor> {
   let listener: PoolClient | null = null;
   let stopped = false;
   // Runs never overlap: a burst of notifications while a run is going costs one more run.
-  const relay = coalesce(() => relayOnce(ctx), () => stopped);
+  const relay = coalesce(
+    () => relayOnce(ctx),
+    () => stopped,
+  );
   const kick = relay.run;
   const timer = every(ctx.clock, RELAY_POLL_MS, kick, {
     onError: (error) => ctx.logger.warn({ err: error }, "outbox relay run failed; retrying"),

@@ -57,11 +57,13 @@ export async function probeUrl(rawUrl: string, options: ScanOptions, addressPoli
   const latencyMs = Math.round(performance.now() - started);
   const last = chain.hops[chain.hops.length - 1];
   if (chain.outcome !== "complete" || !last || last.status === null) {
-    const why = chain.outcome === "loop" || chain.outcome === "too-many-redirects" ? `redirect ${chain.outcome}` : last?.error ?? chain.outcome;
+    const why =
+      chain.outcome === "loop" || chain.outcome === "too-many-redirects" ? `redirect ${chain.outcome}` : (last?.error ?? chain.outcome);
     return { ok: false, statusCode: last?.status ?? null, latencyMs: null, error: why };
   }
   const untrusted = chain.hops.find((hop) => hop.tls !== null && !hop.tls.authorized);
-  if (untrusted?.tls) return { ok: false, statusCode: last.status, latencyMs, error: `certificate: ${untrusted.tls.authorizationError ?? "not trusted"}` };
+  if (untrusted?.tls)
+    return { ok: false, statusCode: last.status, latencyMs, error: `certificate: ${untrusted.tls.authorizationError ?? "not trusted"}` };
   if (last.status >= 400) return { ok: false, statusCode: last.status, latencyMs, error: `status ${last.status}` };
   return { ok: true, statusCode: last.status, latencyMs, error: null };
 }
@@ -71,13 +73,15 @@ export async function probeRound(deps: ProberDeps): Promise<ServiceKey[]> {
   const now = deps.clock.now();
   const slotMs = Math.floor(now / deps.intervalMs) * deps.intervalMs;
   const services = (await listServices(deps.db)).filter((s) => s.url);
-  const recorded = await Promise.all(services.map(async (service) => {
-    const lease = await deps.redis.set(deps.keys.probeLease(service.key, slotMs), "1", "PX", deps.intervalMs * 2, "NX");
-    if (lease !== "OK") return null;
-    const outcome = await probeUrl(service.url as string, deps.options, deps.addressPolicy);
-    const inserted = await insertCheck(deps.db, { service: service.key, slotMs, atMs: deps.clock.now(), ...outcome });
-    return inserted ? service.key : null;
-  }));
+  const recorded = await Promise.all(
+    services.map(async (service) => {
+      const lease = await deps.redis.set(deps.keys.probeLease(service.key, slotMs), "1", "PX", deps.intervalMs * 2, "NX");
+      if (lease !== "OK") return null;
+      const outcome = await probeUrl(service.url as string, deps.options, deps.addressPolicy);
+      const inserted = await insertCheck(deps.db, { service: service.key, slotMs, atMs: deps.clock.now(), ...outcome });
+      return inserted ? service.key : null;
+    }),
+  );
   return recorded.filter((key): key is ServiceKey => key !== null);
 }
 

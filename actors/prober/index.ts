@@ -26,8 +26,11 @@ export function proberDeps(ctx: Context): ProberDeps {
     // so. They trust SCAN_CA_FILE and connect to the port the URL names (80/443 by default),
     // not SCAN_HTTP(S)_PORT.
     options: {
-      ...scanOptionsOf(ctx.config), outbound: outboundPolicyOf("probe", ctx.config),
-      httpPort: 80, httpsPort: 443, timeoutMs: ctx.config.statusProbeTimeoutMs,
+      ...scanOptionsOf(ctx.config),
+      outbound: outboundPolicyOf("probe", ctx.config),
+      httpPort: 80,
+      httpsPort: 443,
+      timeoutMs: ctx.config.statusProbeTimeoutMs,
     },
     intervalMs: ctx.config.statusProbeIntervalS * 1000,
   };
@@ -35,16 +38,21 @@ export function proberDeps(ctx: Context): ProberDeps {
 
 export function startProberWith(ctx: Context, deps: ProberDeps, tickMs = TICK_MS) {
   let lastPrune = 0;
-  const timer = every(ctx.clock, tickMs, async () => {
-    await probeRound(deps);
-    if (ctx.clock.now() - lastPrune >= PRUNE_EVERY_MS) {
-      lastPrune = ctx.clock.now();
-      const removed = await pruneOldChecks(deps);
-      if (removed > 0) ctx.logger.info({ removed }, "pruned old status checks");
-      const filled = await backfillDailyRollups(deps);
-      if (filled > 0) ctx.logger.info({ filled }, "wrote missing daily status roll-ups");
-    }
-  }, { onError: (error) => ctx.logger.error({ err: error }, "status probe round failed") });
+  const timer = every(
+    ctx.clock,
+    tickMs,
+    async () => {
+      await probeRound(deps);
+      if (ctx.clock.now() - lastPrune >= PRUNE_EVERY_MS) {
+        lastPrune = ctx.clock.now();
+        const removed = await pruneOldChecks(deps);
+        if (removed > 0) ctx.logger.info({ removed }, "pruned old status checks");
+        const filled = await backfillDailyRollups(deps);
+        if (filled > 0) ctx.logger.info({ filled }, "wrote missing daily status roll-ups");
+      }
+    },
+    { onError: (error) => ctx.logger.error({ err: error }, "status probe round failed") },
+  );
   return { stop: () => timer.stop() };
 }
 

@@ -215,7 +215,8 @@ export function defineActor<T, Db = undefined>(definition: ActorDefinition<T, Db
     if (!Number.isInteger(fairness.perKey) || fairness.perKey < 1 || fairness.perKey > actor.concurrency) {
       throw new Error(`actor ${actor.name}: fairness.perKey must be an integer from 1 to concurrency`);
     }
-    if (!Number.isInteger(fairness.backlog) || fairness.backlog < 0) throw new Error(`actor ${actor.name}: fairness.backlog must be an integer >= 0`);
+    if (!Number.isInteger(fairness.backlog) || fairness.backlog < 0)
+      throw new Error(`actor ${actor.name}: fairness.backlog must be an integer >= 0`);
   }
   return Object.freeze(actor);
 }

@@ -34,13 +34,16 @@ export function every(clock: Clock, intervalMs: number, fn: () => Promise<void> 
       });
   };
   // A failed run is reported and the loop goes on: a trigger during it still gets its run.
-  const task = coalesce(async () => {
-    try {
-      await fn();
-    } catch (error) {
-      report(error);
-    }
-  }, () => stopped);
+  const task = coalesce(
+    async () => {
+      try {
+        await fn();
+      } catch (error) {
+        report(error);
+      }
+    },
+    () => stopped,
+  );
 
   const trigger = () => {
     if (!stopped) void task.run();

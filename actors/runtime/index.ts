@@ -3,7 +3,23 @@
  * is published or requested, dead letters and stream statistics are contracts with the
  * ingress and the CLI, in shared/platform/streams/.
  */
-export { type Actor, type ActorDefinition, type ActorOptions, type BaseDeps, backoffMs, claimTiming, type CompiledSchema, compileSchema, DEFAULTS, defineActor, type Handler, type Helpers, type RunDeps, resolveStreams, type StreamSelector } from "./define.js";
+export {
+  type Actor,
+  type ActorDefinition,
+  type ActorOptions,
+  type BaseDeps,
+  backoffMs,
+  claimTiming,
+  type CompiledSchema,
+  compileSchema,
+  DEFAULTS,
+  defineActor,
+  type Handler,
+  type Helpers,
+  type RunDeps,
+  resolveStreams,
+  type StreamSelector,
+} from "./define.js";
 export { describeError, isRetryable, PermanentError, RetryableError } from "./errors.js";
 export { type Every, type EveryOptions, every } from "./every.js";
 export type { CounterKind, StreamCounters } from "./metrics.js";

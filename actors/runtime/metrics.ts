@@ -90,7 +90,8 @@ export function createCounters(
   for (const stream of streams) local.set(stream, { handled: 0, failed: 0, retried: 0, deadLettered: 0, claimed: 0, skipped: 0 });
   const prom = registry === undefined ? null : promMetrics(registry);
   // Every series exists from the start at 0, so rate() and alerts see a counter before its first event.
-  if (prom !== null) for (const stream of streams) for (const kind of COUNTER_KINDS) prom.counters[kind].inc({ actor, stream: label(stream), group }, 0);
+  if (prom !== null)
+    for (const stream of streams) for (const kind of COUNTER_KINDS) prom.counters[kind].inc({ actor, stream: label(stream), group }, 0);
   return {
     inc(stream, kind) {
       const counters = local.get(stream);

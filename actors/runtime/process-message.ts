@@ -66,7 +66,12 @@ export function createProcessor<T, Db>(ctx: ProcessorContext<T, Db>): (delivery:
   async function deadLetter(d: Delivery, data: string, reason: DeadReason, error: string, attempts: number): Promise<Outcome> {
     if (ctx.abandoned()) return "abandoned";
     const at = ctx.clock.now();
-    await moveToDeadLetters(redis, keys, { stream: d.stream, id: d.id, group, consumer, reason, error, attempts, data, at }, actor.deadLetterMaxLen);
+    await moveToDeadLetters(
+      redis,
+      keys,
+      { stream: d.stream, id: d.id, group, consumer, reason, error, attempts, data, at },
+      actor.deadLetterMaxLen,
+    );
     ctx.counters.inc(d.stream, "deadLettered");
     ctx.logger.warn({ stream: d.stream, messageId: d.id, reason, error, attempts }, "message moved to dead letters");
     return "dead";
@@ -166,5 +171,5 @@ export function createProcessor<T, Db>(ctx: ProcessorContext<T, Db>): (delivery:
       ctx.counters.inc(d.stream, "handled");
       return "handled";
     }
-  }
+  };
 }

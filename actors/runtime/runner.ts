@@ -29,7 +29,13 @@ import { createAcker } from "./acks.js";
 import { createFairQueue } from "./fair-queue.js";
 import { decodeFields } from "../../shared/platform/streams/envelope.js";
 import { createProcessor, type Delivery } from "./process-message.js";
-import { ensureGroup, isNoGroupError, parseAutoClaim, parsePendingEntries, parseReadGroup } from "../../shared/platform/streams/redis-replies.js";
+import {
+  ensureGroup,
+  isNoGroupError,
+  parseAutoClaim,
+  parsePendingEntries,
+  parseReadGroup,
+} from "../../shared/platform/streams/redis-replies.js";
 import { type GroupStats, streamStats } from "../../shared/platform/streams/stats.js";
 
 export interface StopResult {
@@ -170,7 +176,8 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
           await processMessage(delivery);
         } catch (error) {
           // A fault (Redis down mid-ack): the entry stays pending and will be claimed again.
-          if (!abandoned) logger.error({ err: error, stream: delivery.stream, messageId: delivery.id }, "message left pending after a fault");
+          if (!abandoned)
+            logger.error({ err: error, stream: delivery.stream, messageId: delivery.id }, "message left pending after a fault");
         } finally {
           release();
         }
@@ -187,7 +194,18 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
     try {
       // COUNT applies per stream (and per reader): with several streams a read can bring up
       // to free × streams entries; they wait in the queue, covered by the heartbeat.
-      reply = await blocking.redis.xreadgroup("GROUP", group, consumer, "COUNT", free, "BLOCK", actor.blockMs, "STREAMS", ...names, ...names.map(() => ">"));
+      reply = await blocking.redis.xreadgroup(
+        "GROUP",
+        group,
+        consumer,
+        "COUNT",
+        free,
+        "BLOCK",
+        actor.blockMs,
+        "STREAMS",
+        ...names,
+        ...names.map(() => ">"),
+      );
     } catch (error) {
       if (stopAbort.signal.aborted) return 0;
       if (!isNoGroupError(error)) throw error;
@@ -229,7 +247,15 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
     for (const stream of streams) {
       const free = freeSlots();
       if (free <= 0 || stopAbort.signal.aborted) return;
-      const reply: unknown = await redis.xautoclaim(stream, group, consumer, actor.claimIdleMs, cursors.get(stream) ?? "0-0", "COUNT", free);
+      const reply: unknown = await redis.xautoclaim(
+        stream,
+        group,
+        consumer,
+        actor.claimIdleMs,
+        cursors.get(stream) ?? "0-0",
+        "COUNT",
+        free,
+      );
       const { cursor, entries } = parseAutoClaim(reply);
       cursors.set(stream, cursor);
       // Our own entries come back only if a heartbeat was late; they are in hand already.

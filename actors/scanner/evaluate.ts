@@ -25,7 +25,9 @@ export interface Sections {
 }
 
 /** Evidence of one section, named, so a single check is run on the evidence of its own section. */
-export type SectionEvidence = { readonly section: "dns"; readonly evidence: DnsEvidence } | { readonly section: "web"; readonly evidence: WebEvidence };
+export type SectionEvidence =
+  | { readonly section: "dns"; readonly evidence: DnsEvidence }
+  | { readonly section: "web"; readonly evidence: WebEvidence };
 
 /** What a worker is asked: both sections of a scan, or one check (a re-check). */
 export type EvaluationTask =

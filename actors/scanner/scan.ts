@@ -57,7 +57,10 @@ export async function runScan(domainInput: string, options: ScanOptions, now: nu
   const domain = requireDomain(domainInput);
   const started = performance.now();
   const query = deps.query ?? createDnsClient(options.resolver, options.timeoutMs);
-  const [dnsEvidence, webEvidence] = await Promise.all([retrieveDns(domain, options, now, query), retrieveWeb(domain, options, now, query)]);
+  const [dnsEvidence, webEvidence] = await Promise.all([
+    retrieveDns(domain, options, now, query),
+    retrieveWeb(domain, options, now, query),
+  ]);
   const { dns, web } = await (deps.evaluator ?? IN_THREAD).sections(dnsEvidence, webEvidence);
   return { algorithm: ALGORITHM_VERSION, dns, web, durationMs: Math.round(performance.now() - started) };
 }
@@ -77,8 +80,9 @@ export async function recheck(
   const domain = requireDomain(domainInput);
   const query = deps.query ?? createDnsClient(options.resolver, options.timeoutMs);
   const evaluator = deps.evaluator ?? IN_THREAD;
-  const target = found.section === "dns"
-    ? { section: "dns" as const, evidence: await retrieveDns(domain, options, now, query) }
-    : { section: "web" as const, evidence: await retrieveWeb(domain, options, now, query) };
+  const target =
+    found.section === "dns"
+      ? { section: "dns" as const, evidence: await retrieveDns(domain, options, now, query) }
+      : { section: "web" as const, evidence: await retrieveWeb(domain, options, now, query) };
   return { ok: true, finding: await evaluator.check(found.check.id, target) };
 }

@@ -172,7 +172,8 @@ export function createAssignment(deps: AssignmentDeps): Assignment {
     running: () => [...loops.keys()].sort((a, b) => a - b),
     async stop() {
       await starts.onIdle();
-      for (const id of [...leases.keys()]) await release(id).catch((error: unknown) => logger.warn({ err: error, destination: id }, "SIEM lease not released"));
+      for (const id of [...leases.keys()])
+        await release(id).catch((error: unknown) => logger.warn({ err: error, destination: id }, "SIEM lease not released"));
       stopped = true;
       await leaveMembers(lease).catch(() => {});
     },

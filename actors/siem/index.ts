@@ -154,9 +154,11 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
       });
       const loading = { version, promise };
       loadingView = loading;
-      void promise.finally(() => {
-        if (loadingView === loading) loadingView = null;
-      }).catch(() => {});
+      void promise
+        .finally(() => {
+          if (loadingView === loading) loadingView = null;
+        })
+        .catch(() => {});
     }
     return (await loadingView.promise).get(orgId) ?? [];
   };
@@ -181,8 +183,14 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
       // A destination down for hours dead-letters as many events: keep them all (the default is 10 000).
       deadLetterMaxLen: options.destinationMaxLen,
       handler: deliveryHandler(destination, {
-        db: ctx.db, clock: ctx.clock, network, retry: options.retry, random: options.random,
-        batchSize: options.batchSize, lingerMs: options.lingerMs, send: options.send,
+        db: ctx.db,
+        clock: ctx.clock,
+        network,
+        retry: options.retry,
+        random: options.random,
+        batchSize: options.batchSize,
+        lingerMs: options.lingerMs,
+        send: options.send,
       }),
     });
 

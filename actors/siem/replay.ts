@@ -1,11 +1,5 @@
 import type { Clock } from "../../shared/platform/clock.js";
-import {
-  eventView,
-  destinationById,
-  eventsToReplay,
-  recordDelivered,
-  recordFailure,
-} from "../../shared/events/index.js";
+import { eventView, destinationById, eventsToReplay, recordDelivered, recordFailure } from "../../shared/events/index.js";
 import type { Pool } from "../../shared/platform/db/pool.js";
 import type { Redis } from "../../shared/platform/redis/client.js";
 import { isNoGroupError } from "../../shared/platform/streams/redis-replies.js";
@@ -142,7 +136,13 @@ export async function replayGap(destination: LoadedDestination, stream: string, 
     const sinceMs = after === 0 ? row.created_at.getTime() : null;
     for (;;) {
       if (!deps.stillHeld()) throw new Error(`destination ${destination.id}: lease lost during the replay`);
-      const rows = await eventsToReplay(deps.db, { orgId: destination.orgId, afterId: after, beforeId: position.firstEventId, sinceMs, limit: deps.batchSize });
+      const rows = await eventsToReplay(deps.db, {
+        orgId: destination.orgId,
+        afterId: after,
+        beforeId: position.firstEventId,
+        sinceMs,
+        limit: deps.batchSize,
+      });
       if (rows.length === 0) break;
       const events = rows.map(eventView);
       try {

@@ -28,8 +28,13 @@ export async function pruneEvents(db: Queryable, nowMs: number, batch = RETENTIO
 }
 
 export function startRetention(deps: { db: Queryable; clock: Clock; logger: Logger }, intervalMs = RETENTION_INTERVAL_MS): Every {
-  return every(deps.clock, intervalMs, async () => {
-    const deleted = await pruneEvents(deps.db, deps.clock.now());
-    if (deleted > 0) deps.logger.info({ deleted }, "events past retention deleted");
-  }, { onError: (error) => deps.logger.warn({ err: error }, "event retention failed; will run again") });
+  return every(
+    deps.clock,
+    intervalMs,
+    async () => {
+      const deleted = await pruneEvents(deps.db, deps.clock.now());
+      if (deleted > 0) deps.logger.info({ deleted }, "events past retention deleted");
+    },
+    { onError: (error) => deps.logger.warn({ err: error }, "event retention failed; will run again") },
+  );
 }

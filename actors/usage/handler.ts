@@ -127,7 +127,10 @@ export async function applyUsageMessages(db: Pool, messages: readonly UsageMessa
     }
   });
   return transaction(db, async (tx) => {
-    const marked = await markApplied(tx, distinct.map((i) => ({ stream: messages[i].stream, messageId: messages[i].messageId, atMs: messages[i].batch.at })));
+    const marked = await markApplied(
+      tx,
+      distinct.map((i) => ({ stream: messages[i].stream, messageId: messages[i].messageId, atMs: messages[i].batch.at })),
+    );
     const fresh = distinct.filter((_, position) => marked.has(position));
     const { daily, cycles, installs, lastUsed, pending } = aggregate(fresh.map((i) => messages[i].batch));
     await writeDaily(tx, daily);

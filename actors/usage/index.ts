@@ -35,13 +35,18 @@ export const usageActor = defineActor<UsageBatch, Pool>({
 /** The accountant, plus a timer on the shared clock that prunes old "applied" markers. */
 export const startUsage: ActorStarter = async (ctx) => {
   const running = await startActor(ctx, usageActor);
-  const pruning = every(ctx.clock, 10 * 60_000, async () => {
-    const removed = await pruneApplied(ctx.db, ctx.clock.now());
-    if (removed > 0) ctx.logger.info({ removed }, "pruned usage markers");
-  }, { onError: (error) => ctx.logger.error({ err: error }, "pruning usage markers failed") });
+  const pruning = every(
+    ctx.clock,
+    10 * 60_000,
+    async () => {
+      const removed = await pruneApplied(ctx.db, ctx.clock.now());
+      if (removed > 0) ctx.logger.info({ removed }, "pruned usage markers");
+    },
+    { onError: (error) => ctx.logger.error({ err: error }, "pruning usage markers failed") },
+  );
   return {
     async stop() {
-      pruning.stop();
+      await pruning.stop();
       await running.stop();
     },
   };

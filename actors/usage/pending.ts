@@ -20,12 +20,21 @@ export async function announcePendingInstallations(tx: Queryable, pending: reado
     const atMs = at.get(`${notice.key_id}\u0000${notice.install}`) ?? 0;
     const domain = notice.domain ?? "";
     await insertEvent(tx, {
-      orgId: notice.org_id, type: "installation.pending", timeMs: atMs, domain,
+      orgId: notice.org_id,
+      type: "installation.pending",
+      timeMs: atMs,
+      domain,
       payload: { install: notice.install, key_id: notice.key_id, key_name: notice.key_name, key_prefix: notice.key_prefix },
     });
     await recordActivity(tx, {
-      orgId: notice.org_id, atMs, who: "system", via: "system", group: "trust", domain: notice.domain,
-      action: `Installation ${notice.install} of key "${notice.key_name}" waits for approval`, actionCode: "installation.pending",
+      orgId: notice.org_id,
+      atMs,
+      who: "system",
+      via: "system",
+      group: "trust",
+      domain: notice.domain,
+      action: `Installation ${notice.install} of key "${notice.key_name}" waits for approval`,
+      actionCode: "installation.pending",
       detail: { key_id: notice.key_id, install: notice.install },
     });
   }

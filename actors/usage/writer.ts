@@ -34,7 +34,10 @@ export function createUsageWriter(options: { gatherMs?: number; maxMessages?: nu
 
   async function write(db: Pool, group: Waiting[]): Promise<void> {
     try {
-      await applyUsageMessages(db, group.map((w) => w.message));
+      await applyUsageMessages(
+        db,
+        group.map((w) => w.message),
+      );
       for (const w of group) w.resolve();
     } catch (error) {
       if (group.length === 1) return group[0].reject(error);

@@ -171,14 +171,23 @@ export async function resume(): Promise<Principal | null> {
     if (answer.status === 401) storeToken(null);
     else return null;
   }
-  const session = await send<SignedInAnswer>(`${AUTH_API}/session`, { method: "GET", credentials: "same-origin", headers: { accept: "application/json" } });
+  const session = await send<SignedInAnswer>(`${AUTH_API}/session`, {
+    method: "GET",
+    credentials: "same-origin",
+    headers: { accept: "application/json" },
+  });
   return session.ok ? enterSession(session.data) : null;
 }
 
 /** Forgets every credential of this tab; a session is also ended on the server. */
 export async function signOut(): Promise<void> {
   if (state.mode === "session") {
-    await send(`${AUTH_API}/signout`, { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json", ...csrfHeaders() }, body: "{}" });
+    await send(`${AUTH_API}/signout`, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "content-type": "application/json", ...csrfHeaders() },
+      body: "{}",
+    });
   }
   storeToken(null);
   clearServerKey();
@@ -206,7 +215,10 @@ function ceremony(path: string, body: unknown): Promise<Answer<Record<string, un
 /** A WebAuthn ceremony the person cancelled or the browser refused, as a refusal to show. */
 function browserRefusal(error: unknown): Refusal {
   const name = error instanceof Error ? error.name : "";
-  const message = name === "NotAllowedError" ? "The passkey request was cancelled or timed out." : `The browser refused the passkey request (${name || "error"}).`;
+  const message =
+    name === "NotAllowedError"
+      ? "The passkey request was cancelled or timed out."
+      : `The browser refused the passkey request (${name || "error"}).`;
   return { ok: false, status: 0, reason: "passkey_cancelled", message };
 }
 
@@ -243,7 +255,9 @@ export function serverKey(): ServerKey | null {
   if (!raw) return null;
   try {
     const parsed = JSON.parse(raw) as ServerKey;
-    return typeof parsed.key === "string" ? { key: parsed.key, domain: typeof parsed.domain === "string" && parsed.domain !== "" ? parsed.domain : null } : null;
+    return typeof parsed.key === "string"
+      ? { key: parsed.key, domain: typeof parsed.domain === "string" && parsed.domain !== "" ? parsed.domain : null }
+      : null;
   } catch {
     return null;
   }
@@ -252,7 +266,12 @@ export function serverKey(): ServerKey | null {
 export function rememberServerKey(key: string, domain: string | null): Refusal | null {
   const trimmed = key.trim();
   if (!/^sk_(live|test)_\S+$/.test(trimmed)) {
-    return { ok: false, status: 0, reason: "server_key_required", message: `${sentenceFor("server_key_required")} Server keys start sk_live_ or sk_test_.` };
+    return {
+      ok: false,
+      status: 0,
+      reason: "server_key_required",
+      message: `${sentenceFor("server_key_required")} Server keys start sk_live_ or sk_test_.`,
+    };
   }
   storage()?.setItem(DATA_KEY_SLOT, JSON.stringify({ key: trimmed, domain: domain?.trim() || null }));
   return null;

@@ -43,7 +43,8 @@ function niceMax(value: number): number {
 function dayRange(from: string, to: string): string[] {
   const days: string[] = [];
   const end = Date.parse(`${to}T00:00:00Z`);
-  for (let t = Date.parse(`${from}T00:00:00Z`); t <= end && days.length < 400; t += 86_400_000) days.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= end && days.length < 400; t += 86_400_000)
+    days.push(new Date(t).toISOString().slice(0, 10));
   return days;
 }
 
@@ -71,7 +72,8 @@ export const OUTCOME_SERIES: Series[] = [
 /** The refusal reasons of the range, most frequent first; beyond six they are summed as "other". */
 export function reasonSeries(days: UsageDay[]): Series[] {
   const totals = new Map<string, number>();
-  for (const day of days) for (const [reason, n] of Object.entries(day.by_reason)) if (reason !== "ok") totals.set(reason, (totals.get(reason) ?? 0) + n);
+  for (const day of days)
+    for (const [reason, n] of Object.entries(day.by_reason)) if (reason !== "ok") totals.set(reason, (totals.get(reason) ?? 0) + n);
   const ranked = [...totals.entries()].sort((a, b) => b[1] - a[1]).map(([reason]) => reason);
   const shown = ranked.slice(0, 6).map((reason, i) => ({ id: reason, label: reason, tone: `s-${i + 1}` }));
   return ranked.length > 6 ? [...shown, { id: "other", label: "other reasons", tone: "s-7" }] : shown;
@@ -115,42 +117,42 @@ export function StackedBars(props: {
   return (
     <figure class="chart">
       <div class="chart-box" ref={box}>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${titleId} ${descId}`} class="bars">
-        <title id={titleId}>{props.title}</title>
-        <desc id={descId}>
-          {`${sum.toLocaleString("en")} in total from ${props.from} to ${props.to}; the busiest day had ${Math.max(0, ...totals).toLocaleString("en")}.`}
-        </desc>
-        {[0, 0.5, 1].map((f) => (
-          <g key={f}>
-            <line class="grid" x1={PAD.left} x2={WIDTH - PAD.right} y1={y(max * f)} y2={y(max * f)} />
-            <text class="axis" x={PAD.left - 6} y={y(max * f) + 4} text-anchor="end">
-              {Math.round(max * f).toLocaleString("en")}
-            </text>
-          </g>
-        ))}
-        {rows.map((row, i) => {
-          let base = 0;
-          const x = PAD.left + i * slot + (slot - barW) / 2;
-          return (
-            <g key={row.day}>
-              <title>{`${row.day}: ${props.series.map((s) => `${s.label} ${row.parts[s.id] ?? 0}`).join(", ")}`}</title>
-              {props.series.map((s) => {
-                const value = row.parts[s.id] ?? 0;
-                if (value <= 0) return null;
-                const top = y(base + value);
-                const height = y(base) - top;
-                base += value;
-                return <rect key={s.id} class={s.tone} x={x} y={top} width={barW} height={Math.max(0.5, height)} />;
-              })}
-              {i % labelEvery === 0 ? (
-                <text class="axis" x={x + barW / 2} y={HEIGHT - 8} text-anchor="middle">
-                  {row.day.slice(5)}
-                </text>
-              ) : null}
+        <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${titleId} ${descId}`} class="bars">
+          <title id={titleId}>{props.title}</title>
+          <desc id={descId}>
+            {`${sum.toLocaleString("en")} in total from ${props.from} to ${props.to}; the busiest day had ${Math.max(0, ...totals).toLocaleString("en")}.`}
+          </desc>
+          {[0, 0.5, 1].map((f) => (
+            <g key={f}>
+              <line class="grid" x1={PAD.left} x2={WIDTH - PAD.right} y1={y(max * f)} y2={y(max * f)} />
+              <text class="axis" x={PAD.left - 6} y={y(max * f) + 4} text-anchor="end">
+                {Math.round(max * f).toLocaleString("en")}
+              </text>
             </g>
-          );
-        })}
-      </svg>
+          ))}
+          {rows.map((row, i) => {
+            let base = 0;
+            const x = PAD.left + i * slot + (slot - barW) / 2;
+            return (
+              <g key={row.day}>
+                <title>{`${row.day}: ${props.series.map((s) => `${s.label} ${row.parts[s.id] ?? 0}`).join(", ")}`}</title>
+                {props.series.map((s) => {
+                  const value = row.parts[s.id] ?? 0;
+                  if (value <= 0) return null;
+                  const top = y(base + value);
+                  const height = y(base) - top;
+                  base += value;
+                  return <rect key={s.id} class={s.tone} x={x} y={top} width={barW} height={Math.max(0.5, height)} />;
+                })}
+                {i % labelEvery === 0 ? (
+                  <text class="axis" x={x + barW / 2} y={HEIGHT - 8} text-anchor="middle">
+                    {row.day.slice(5)}
+                  </text>
+                ) : null}
+              </g>
+            );
+          })}
+        </svg>
       </div>
       <figcaption>
         <ul class="legend">
@@ -163,6 +165,8 @@ export function StackedBars(props: {
         </ul>
         <details>
           <summary>The numbers</summary>
+          {/* biome-ignore lint/a11y/useSemanticElements: a scrollable region must be reachable by keyboard (axe scrollable-region-focusable) */}
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the same region, focusable so it can be scrolled by keyboard */}
           <div class="table-wrap" role="region" aria-label={`${props.title}: numbers`} tabIndex={0}>
             <table class="numbers">
               <thead>
@@ -224,38 +228,40 @@ export function ScoreHistory(props: { title: string; history: Record<"web" | "dn
   return (
     <figure class="chart">
       <div class="chart-box" ref={box}>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${titleId} ${descId}`} class="lines">
-        <title id={titleId}>{props.title}</title>
-        <desc id={descId}>{`Latest scores: ${latest.join(", ")}; ${times.length} scans from ${isoShort(new Date(min).toISOString())} to ${isoShort(new Date(max).toISOString())}.`}</desc>
-        {[0, 50, 100].map((v) => (
-          <g key={v}>
-            <line class="grid" x1={PAD.left} x2={WIDTH - PAD.right} y1={y(v)} y2={y(v)} />
-            <text class="axis" x={PAD.left - 6} y={y(v) + 4} text-anchor="end">
-              {v}
-            </text>
-          </g>
-        ))}
-        <text class="axis" x={PAD.left} y={HEIGHT - 8}>
-          {new Date(min).toISOString().slice(0, 10)}
-        </text>
-        <text class="axis" x={WIDTH - PAD.right} y={HEIGHT - 8} text-anchor="end">
-          {new Date(max).toISOString().slice(0, 10)}
-        </text>
-        {series.map((s) => {
-          const points = props.history[s.id];
-          const path = points.map((p, i) => `${i === 0 ? "M" : "L"}${x(Date.parse(p.at)).toFixed(1)},${y(p.score).toFixed(1)}`).join(" ");
-          return (
-            <g key={s.id} class={s.tone}>
-              <path class="line" d={path} />
-              {points.map((p) => (
-                <circle key={p.at} class="dot" cx={x(Date.parse(p.at))} cy={y(p.score)} r={4}>
-                  <title>{`${s.label} ${isoShort(p.at)}: score ${p.score}, grade ${visible(p.grade)}, ${p.fail_count} failing`}</title>
-                </circle>
-              ))}
+        <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${titleId} ${descId}`} class="lines">
+          <title id={titleId}>{props.title}</title>
+          <desc
+            id={descId}
+          >{`Latest scores: ${latest.join(", ")}; ${times.length} scans from ${isoShort(new Date(min).toISOString())} to ${isoShort(new Date(max).toISOString())}.`}</desc>
+          {[0, 50, 100].map((v) => (
+            <g key={v}>
+              <line class="grid" x1={PAD.left} x2={WIDTH - PAD.right} y1={y(v)} y2={y(v)} />
+              <text class="axis" x={PAD.left - 6} y={y(v) + 4} text-anchor="end">
+                {v}
+              </text>
             </g>
-          );
-        })}
-      </svg>
+          ))}
+          <text class="axis" x={PAD.left} y={HEIGHT - 8}>
+            {new Date(min).toISOString().slice(0, 10)}
+          </text>
+          <text class="axis" x={WIDTH - PAD.right} y={HEIGHT - 8} text-anchor="end">
+            {new Date(max).toISOString().slice(0, 10)}
+          </text>
+          {series.map((s) => {
+            const points = props.history[s.id];
+            const path = points.map((p, i) => `${i === 0 ? "M" : "L"}${x(Date.parse(p.at)).toFixed(1)},${y(p.score).toFixed(1)}`).join(" ");
+            return (
+              <g key={s.id} class={s.tone}>
+                <path class="line" d={path} />
+                {points.map((p) => (
+                  <circle key={p.at} class="dot" cx={x(Date.parse(p.at))} cy={y(p.score)} r={4}>
+                    <title>{`${s.label} ${isoShort(p.at)}: score ${p.score}, grade ${visible(p.grade)}, ${p.fail_count} failing`}</title>
+                  </circle>
+                ))}
+              </g>
+            );
+          })}
+        </svg>
       </div>
       <figcaption>
         <ul class="legend">
@@ -268,6 +274,8 @@ export function ScoreHistory(props: { title: string; history: Record<"web" | "dn
         </ul>
         <details>
           <summary>The numbers</summary>
+          {/* biome-ignore lint/a11y/useSemanticElements: a scrollable region must be reachable by keyboard (axe scrollable-region-focusable) */}
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the same region, focusable so it can be scrolled by keyboard */}
           <div class="table-wrap" role="region" aria-label={`${props.title}: numbers`} tabIndex={0}>
             <table class="numbers">
               <thead>

@@ -55,7 +55,7 @@ export function Layout(props: { route: Route; orgId: number | null; children: Co
   // Outside an organization nothing is asked (a promise that never settles leaves it "loading", unshown).
   const [org, reload] = useAnswer(() => (orgId === null ? new Promise<never>(() => undefined) : api.org(orgId)), [orgId]);
   const current = section(props.route);
-  const orgName = orgId !== null && org.state === "ok" ? org.data.org.name : (p?.org && p.org.id === orgId ? p.org.name : null);
+  const orgName = orgId !== null && org.state === "ok" ? org.data.org.name : p?.org && p.org.id === orgId ? p.org.name : null;
   const out = async () => {
     await signOut();
     navigate(to.signin(), { replace: true });
@@ -88,11 +88,7 @@ export function Layout(props: { route: Route; orgId: number | null; children: Co
           <Link href={to.home()} class="brand">
             Access gateway
           </Link>
-          {orgId !== null ? (
-            <span class="org-name">
-              {orgName !== null ? <Ext text={orgName} /> : `Organization ${orgId}`}
-            </span>
-          ) : null}
+          {orgId !== null ? <span class="org-name">{orgName !== null ? <Ext text={orgName} /> : `Organization ${orgId}`}</span> : null}
           <span class="spacer" />
           <span class="who">
             <Ext text={who()} />

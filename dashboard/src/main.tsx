@@ -32,7 +32,9 @@ function homeOf(p: Principal): string {
 /** Where to go after signing in: the `next` of the address if it is a dashboard path. */
 function nextOf(query: URLSearchParams, p: Principal): string {
   const next = query.get("next") ?? "";
-  return next.startsWith(`${BASE}/`) && !/^\/dashboard\/(signin|invitation|token)\b/.test(next) && !next.startsWith("//") ? next : homeOf(p);
+  return next.startsWith(`${BASE}/`) && !/^\/dashboard\/(signin|invitation|token)\b/.test(next) && !next.startsWith("//")
+    ? next
+    : homeOf(p);
 }
 
 function Page(props: { route: Route }) {

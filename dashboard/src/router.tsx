@@ -68,7 +68,12 @@ export function usePlace(): Place {
 }
 
 /** A link that changes page without reloading (a modified click opens a new tab as usual). */
-export function Link(props: { href: string; class?: string; children: ComponentChildren; current?: boolean } & Omit<JSX.AnchorHTMLAttributes<HTMLAnchorElement>, "href" | "class">) {
+export function Link(
+  props: { href: string; class?: string; children: ComponentChildren; current?: boolean } & Omit<
+    JSX.AnchorHTMLAttributes<HTMLAnchorElement>,
+    "href" | "class"
+  >,
+) {
   const { href, current: isCurrent, children, ...rest } = props;
   const onClick = (event: MouseEvent) => {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
@@ -94,7 +99,8 @@ export const to = {
   scans: (org: number) => `${BASE}/orgs/${org}/scans`,
   scan: (org: number, domain: string) => `${BASE}/orgs/${org}/scans/${encodeURIComponent(domain)}`,
   findings: (org: number) => `${BASE}/orgs/${org}/findings`,
-  finding: (org: number, domain: string, key: string) => `${BASE}/orgs/${org}/findings/${encodeURIComponent(domain)}/${encodeURIComponent(key)}`,
+  finding: (org: number, domain: string, key: string) =>
+    `${BASE}/orgs/${org}/findings/${encodeURIComponent(domain)}/${encodeURIComponent(key)}`,
   activity: (org: number) => `${BASE}/orgs/${org}/activity`,
   content: (org: number) => `${BASE}/orgs/${org}/content`,
   siem: (org: number) => `${BASE}/orgs/${org}/siem`,

@@ -11,10 +11,7 @@ import { Link, navigatedInApp } from "./router.js";
 
 // ---- loading an answer ----
 
-export type Loaded<T> =
-  | { state: "loading" }
-  | { state: "ok"; data: T; headers: Headers }
-  | { state: "refused"; refusal: Refusal };
+export type Loaded<T> = { state: "loading" } | { state: "ok"; data: T; headers: Headers } | { state: "refused"; refusal: Refusal };
 
 /** Runs `load` when `deps` change; a late answer of an earlier run is dropped. */
 export function useAnswer<T>(load: () => Promise<Answer<T>>, deps: readonly unknown[]): [Loaded<T>, () => void] {
@@ -24,7 +21,8 @@ export function useAnswer<T>(load: () => Promise<Answer<T>>, deps: readonly unkn
   useEffect(() => {
     const mine = ++run.current;
     setLoaded((previous) => (previous.state === "ok" ? previous : { state: "loading" }));
-    load().then((answer) => {
+    // load() answers refusals as values (http.ts); it does not reject.
+    void load().then((answer) => {
       if (mine !== run.current) return;
       setLoaded(answer.ok ? { state: "ok", data: answer.data, headers: answer.headers } : { state: "refused", refusal: answer });
     });
@@ -111,13 +109,35 @@ export function today(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
-
 // ---- status badges ----
 
 const TONE: Record<string, string> = {
-  active: "good", approved: "good", operational: "good", pass: "good", done: "good", delivered: "good", verified: "good", resolved: "good", ok: "good",
-  pending: "warn", suspended: "warn", warn: "warn", in_progress: "warn", degraded: "warn", monitoring: "warn", identified: "warn", expired: "warn",
-  revoked: "bad", blocked: "bad", fail: "bad", failed: "bad", open: "bad", outage: "bad", investigating: "bad", overdue: "bad", dead: "bad",
+  active: "good",
+  approved: "good",
+  operational: "good",
+  pass: "good",
+  done: "good",
+  delivered: "good",
+  verified: "good",
+  resolved: "good",
+  ok: "good",
+  pending: "warn",
+  suspended: "warn",
+  warn: "warn",
+  in_progress: "warn",
+  degraded: "warn",
+  monitoring: "warn",
+  identified: "warn",
+  expired: "warn",
+  revoked: "bad",
+  blocked: "bad",
+  fail: "bad",
+  failed: "bad",
+  open: "bad",
+  outage: "bad",
+  investigating: "bad",
+  overdue: "bad",
+  dead: "bad",
 };
 
 export function Badge(props: { value: string; label?: string }) {
@@ -168,7 +188,16 @@ export function CopyField(props: { label: string; value: string; multiline?: boo
             class={props.wrap ? "wrap" : undefined}
           />
         ) : (
-          <input id={id} ref={field} readOnly value={props.value} onFocus={select} spellcheck={false} autocomplete="off" class={props.secret ? "secret" : undefined} />
+          <input
+            id={id}
+            ref={field}
+            readOnly
+            value={props.value}
+            onFocus={select}
+            spellcheck={false}
+            autocomplete="off"
+            class={props.secret ? "secret" : undefined}
+          />
         )}
         <button type="button" onClick={() => void copy()}>
           Copy
@@ -277,7 +306,11 @@ export function Outcome(props: { outcome: { done: string } | { refusal: Refusal 
 export type OutcomeState = { done: string } | { refusal: Refusal } | null;
 
 /** Runs an API call and keeps its outcome for <Outcome>; returns the answer. */
-export function useAction(): [OutcomeState, <T>(call: Promise<Answer<T>>, done: string | ((data: T) => string)) => Promise<Answer<T>>, (o: OutcomeState) => void] {
+export function useAction(): [
+  OutcomeState,
+  <T>(call: Promise<Answer<T>>, done: string | ((data: T) => string)) => Promise<Answer<T>>,
+  (o: OutcomeState) => void,
+] {
   const [outcome, setOutcome] = useState<OutcomeState>(null);
   const run = useCallback(async <T,>(call: Promise<Answer<T>>, done: string | ((data: T) => string)) => {
     setOutcome(null);
@@ -296,13 +329,25 @@ export function Pager(props: { page: number; hasMore: boolean; total?: number; l
   if (page <= 1 && !hasMore) return total !== undefined ? <p class="pager muted">{total === 1 ? "1 entry" : `${total} entries`}</p> : null;
   return (
     <nav class="pager" aria-label="Pages">
-      {page > 1 ? <Link href={props.href(page - 1)} rel="prev">← Newer</Link> : <span class="muted">← Newer</span>}
+      {page > 1 ? (
+        <Link href={props.href(page - 1)} rel="prev">
+          ← Newer
+        </Link>
+      ) : (
+        <span class="muted">← Newer</span>
+      )}
       <span>
         Page {page}
         {pages ? ` of ${pages}` : ""}
         {total !== undefined ? ` (${total} entries)` : ""}
       </span>
-      {hasMore ? <Link href={props.href(page + 1)} rel="next">Older →</Link> : <span class="muted">Older →</span>}
+      {hasMore ? (
+        <Link href={props.href(page + 1)} rel="next">
+          Older →
+        </Link>
+      ) : (
+        <span class="muted">Older →</span>
+      )}
     </nav>
   );
 }
@@ -329,7 +374,8 @@ export function PageTitle(props: { children: ComponentChildren; sub?: ComponentC
   useEffect(() => {
     document.title = `${heading.current?.textContent ?? "Dashboard"} · Access gateway`;
     if (!navigatedInApp()) return;
-    if (document.activeElement === document.body || document.activeElement?.closest("nav, .tabs")) heading.current?.focus({ preventScroll: true });
+    if (document.activeElement === document.body || document.activeElement?.closest("nav, .tabs"))
+      heading.current?.focus({ preventScroll: true });
   });
   return (
     <header class="page-title">
@@ -359,6 +405,8 @@ export function Section(props: { title: string; children: ComponentChildren; act
 
 export function Table(props: { caption: string; head: string[]; children: ComponentChildren; class?: string }) {
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a scrollable region must be reachable by keyboard (axe scrollable-region-focusable)
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: the same region, focusable so it can be scrolled by keyboard
     <div class="table-wrap" role="region" aria-label={props.caption} tabIndex={0}>
       <table class={props.class}>
         <caption class="visually-hidden">{props.caption}</caption>

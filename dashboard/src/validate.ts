@@ -62,13 +62,21 @@ export function urlProblem(raw: string): string | null {
 
 export function domainProblem(raw: string): string | null {
   const name = raw.trim().toLowerCase().replace(/\.$/, "");
-  if (name.length > 253 || !/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/.test(name)) return "Not a domain name (example.com).";
+  if (name.length > 253 || !/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/.test(name))
+    return "Not a domain name (example.com).";
   return null;
 }
 
 /** A list typed one per line or separated by commas or spaces, without blanks or repeats. */
 export function listOf(raw: string): string[] {
-  return [...new Set(raw.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      raw
+        .split(/[\s,]+/)
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 export function firstProblem(items: string[], check: (item: string) => string | null): string | null {

@@ -1,7 +1,15 @@
 import { recordActivity, findOrg } from "../../shared/accounts/index.js";
 import { seal } from "../../shared/platform/crypto/seal.js";
 import {
-  CONTENT_TYPES, deleteContent, deleteSecret, listContent, listSecretNames, secretAad, upsertContent, upsertSecret, type ContentType,
+  CONTENT_TYPES,
+  deleteContent,
+  deleteSecret,
+  listContent,
+  listSecretNames,
+  secretAad,
+  upsertContent,
+  upsertSecret,
+  type ContentType,
 } from "../../shared/verify/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { pageFields, queryPaging } from "../paging.js";
@@ -54,8 +62,14 @@ export const putContent: AdminHandler = async (_request, deps, params, body, cal
   const row = await transaction(deps.db, async (tx) => {
     const saved = await upsertContent(tx, { orgId, contentKey, type: input.value.type, value: typed.value, nowMs: now });
     await recordActivity(tx, {
-      orgId, atMs: now, who: caller.who, via: "admin", group: "settings",
-      action: `Content "${contentKey}" published`, actionCode: "content.updated", detail: { content_key: contentKey, type: saved.type },
+      orgId,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "settings",
+      action: `Content "${contentKey}" published`,
+      actionCode: "content.updated",
+      detail: { content_key: contentKey, type: saved.type },
     });
     return saved;
   });
@@ -72,8 +86,14 @@ export const removeContent: AdminHandler = async (_request, deps, params, _body,
     const done = await deleteContent(tx, orgId, contentKey);
     if (done) {
       await recordActivity(tx, {
-        orgId, atMs: now, who: caller.who, via: "admin", group: "settings",
-        action: `Content "${contentKey}" removed`, actionCode: "content.deleted", detail: { content_key: contentKey },
+        orgId,
+        atMs: now,
+        who: caller.who,
+        via: "admin",
+        group: "settings",
+        action: `Content "${contentKey}" removed`,
+        actionCode: "content.deleted",
+        detail: { content_key: contentKey },
       });
     }
     return done;
@@ -93,10 +113,21 @@ export const putSecret: AdminHandler = async (_request, deps, params, body, call
   if ("reply" in input) return input.reply;
   const now = deps.clock.now();
   const row = await transaction(deps.db, async (tx) => {
-    const saved = await upsertSecret(tx, { orgId, name, sealed: seal(deps.masterSecret, input.value.value, secretAad(orgId, name)), nowMs: now });
+    const saved = await upsertSecret(tx, {
+      orgId,
+      name,
+      sealed: seal(deps.masterSecret, input.value.value, secretAad(orgId, name)),
+      nowMs: now,
+    });
     await recordActivity(tx, {
-      orgId, atMs: now, who: caller.who, via: "admin", group: "team_security",
-      action: `Secret "${name}" set`, actionCode: "secret.updated", detail: { name },
+      orgId,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "team_security",
+      action: `Secret "${name}" set`,
+      actionCode: "secret.updated",
+      detail: { name },
     });
     return saved;
   });
@@ -113,8 +144,14 @@ export const removeSecret: AdminHandler = async (_request, deps, params, _body, 
     const done = await deleteSecret(tx, orgId, name);
     if (done) {
       await recordActivity(tx, {
-        orgId, atMs: now, who: caller.who, via: "admin", group: "team_security",
-        action: `Secret "${name}" deleted`, actionCode: "secret.deleted", detail: { name },
+        orgId,
+        atMs: now,
+        who: caller.who,
+        via: "admin",
+        group: "team_security",
+        action: `Secret "${name}" deleted`,
+        actionCode: "secret.deleted",
+        detail: { name },
       });
     }
     return done;

@@ -1,14 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { recordActivity, findOrg } from "../../shared/accounts/index.js";
-import {
-  findDomain,
-  insertDomain,
-  listDomains,
-  markVerified,
-  txtRecord,
-  type DomainRow,
-  lookupTxt,
-} from "../../shared/scans/index.js";
+import { findDomain, insertDomain, listDomains, markVerified, txtRecord, type DomainRow, lookupTxt } from "../../shared/scans/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import { pageFields, queryPaging } from "../paging.js";
@@ -54,13 +46,23 @@ export const addDomain: AdminHandler = async (_request, deps, params, body, call
   const now = deps.clock.now();
   const row = await transaction(deps.db, async (tx) => {
     const inserted = await insertDomain(tx, {
-      orgId, name, token: randomBytes(16).toString("hex"), verified: input.value.verified === true, nowMs: now,
+      orgId,
+      name,
+      token: randomBytes(16).toString("hex"),
+      verified: input.value.verified === true,
+      nowMs: now,
     });
     if (inserted) {
       await recordActivity(tx, {
-        orgId, atMs: now, who: caller.who, via: "admin", group: "trust", domain: name,
+        orgId,
+        atMs: now,
+        who: caller.who,
+        via: "admin",
+        group: "trust",
+        domain: name,
         action: inserted.verified ? `Domain ${name} added and verified by an operator` : `Domain ${name} added`,
-        actionCode: inserted.verified ? "domain.verified" : "domain.added", detail: { manual: inserted.verified },
+        actionCode: inserted.verified ? "domain.verified" : "domain.added",
+        detail: { manual: inserted.verified },
       });
     }
     return inserted;
@@ -91,12 +93,18 @@ export const verifyDomain: AdminHandler = async (_request, deps, params, _body, 
   const verified = await transaction(deps.db, async (tx) => {
     const updated = await markVerified(tx, row.id, "dns", now);
     await recordActivity(tx, {
-      orgId, atMs: now, who: caller.who, via: "admin", group: "trust", domain: row.name,
-      action: `Domain ${row.name} verified by DNS TXT record`, actionCode: "domain.verified", detail: { method: "dns_txt" },
+      orgId,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "trust",
+      domain: row.name,
+      action: `Domain ${row.name} verified by DNS TXT record`,
+      actionCode: "domain.verified",
+      detail: { method: "dns_txt" },
     });
     return updated;
   });
   await deps.projector.orgChanged(orgId);
   return ok({ domain: domainView(verified) });
 };
-

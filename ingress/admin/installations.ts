@@ -20,8 +20,12 @@ export const listInstallations: AdminHandler = async (_request, deps, params) =>
   const now = new Date(deps.clock.now());
   const pending = Object.entries(live)
     .filter(([install]) => !known.has(install))
-    .map(([install, status]) => view({ key_id: key.id, install, status: status as InstallationRow["status"], first_seen_at: now, last_seen_at: now }));
-  const merged = rows.map((r) => view({ ...r, status: Object.hasOwn(live, r.install) ? (live[r.install] as InstallationRow["status"]) : r.status }));
+    .map(([install, status]) =>
+      view({ key_id: key.id, install, status: status as InstallationRow["status"], first_seen_at: now, last_seen_at: now }),
+    );
+  const merged = rows.map((r) =>
+    view({ ...r, status: Object.hasOwn(live, r.install) ? (live[r.install] as InstallationRow["status"]) : r.status }),
+  );
   return ok({ installations: [...merged, ...pending] });
 };
 
@@ -39,7 +43,12 @@ export function decideInstallation(decision: "approved" | "blocked"): AdminHandl
       const updated = await setInstallationStatus(tx, key.id, install, decision, now);
       for (const partner of partners) await setInstallationStatus(tx, partner.id, install, decision, now);
       await recordActivity(tx, {
-        orgId: key.org_id, atMs: now, who: caller.who, via: "admin", group: "trust", domain: key.domain,
+        orgId: key.org_id,
+        atMs: now,
+        who: caller.who,
+        via: "admin",
+        group: "trust",
+        domain: key.domain,
         action: `Installation ${install} of key "${key.name}" ${decision}`,
         actionCode: decision === "approved" ? "installation.approved" : "installation.blocked",
         detail: { key_id: key.id, install },

@@ -1,7 +1,16 @@
 import { recordActivity, findOrg } from "../../shared/accounts/index.js";
 import { sha256 } from "../../shared/platform/crypto/hash.js";
 import { issueKey } from "../../shared/platform/crypto/key-format.js";
-import { copyInstallations, findKey, insertKey, scheduleRetirement, setKeyStatus, SETTING_COLUMNS, type KeyRow, type KeySettings } from "../../shared/verify/index.js";
+import {
+  copyInstallations,
+  findKey,
+  insertKey,
+  scheduleRetirement,
+  setKeyStatus,
+  SETTING_COLUMNS,
+  type KeyRow,
+  type KeySettings,
+} from "../../shared/verify/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../deps.js";
 import { ok, refuse } from "../reply.js";
@@ -20,7 +29,7 @@ export const rotateBody = validator<{ grace_s?: number }>({
 /** The new key's settings: the old key's, as they are. */
 function settingsOf(key: KeyRow): KeySettings {
   return Object.fromEntries(
-    SETTING_COLUMNS.map((f) => [f, f === "expires_at" ? key.expires_at?.toISOString() ?? null : key[f]]),
+    SETTING_COLUMNS.map((f) => [f, f === "expires_at" ? (key.expires_at?.toISOString() ?? null) : key[f]]),
   ) as unknown as KeySettings;
 }
 
@@ -47,16 +56,25 @@ export const rotateKey: AdminHandler = async (_request, deps, params, body, call
   const now = deps.clock.now();
   if (current.retires_at !== null) {
     // Already replaced: past its grace it is gone; within it, rotate the key that replaces it.
-    return current.retires_at.getTime() <= now ? refuse("not_found") : refuse("conflict", { detail: "the key is already being replaced; rotate its successor" });
+    return current.retires_at.getTime() <= now
+      ? refuse("not_found")
+      : refuse("conflict", { detail: "the key is already being replaced; rotate its successor" });
   }
   const fresh = issueKey(current.kind, deps.config.environment === "production");
   const retiresAtMs = now + graceS * 1000;
   const row = await transaction(deps.db, async (tx) => {
     // Either claim locks the old row: a concurrent rotation or revocation finds it taken.
-    const old = graceS === 0 ? await setKeyStatus(tx, current.id, "revoked", now) : await scheduleRetirement(tx, current.id, retiresAtMs, now);
+    const old =
+      graceS === 0 ? await setKeyStatus(tx, current.id, "revoked", now) : await scheduleRetirement(tx, current.id, retiresAtMs, now);
     if (!old) return null;
     const created = await insertKey(tx, {
-      orgId: current.org_id, hash: sha256(fresh.key), prefix: fresh.prefix, kind: current.kind, settings: settingsOf(current), nowMs: now, rotatedFrom: current.id,
+      orgId: current.org_id,
+      hash: sha256(fresh.key),
+      prefix: fresh.prefix,
+      kind: current.kind,
+      settings: settingsOf(current),
+      nowMs: now,
+      rotatedFrom: current.id,
     });
     // The new key keeps the old one's installations: rotation must not lock the site out.
     // PostgreSQL's here; those only Redis knows yet are taken when the new key is projected
@@ -64,10 +82,24 @@ export const rotateKey: AdminHandler = async (_request, deps, params, body, call
     // (key-retire-3.lua).
     await copyInstallations(tx, current.id, created.id);
     await recordActivity(tx, {
-      orgId: created.org_id, atMs: now, who: caller.who, via: "admin", group: "team_security",
-      action: graceS === 0 ? `Key "${created.name}" rotated` : `Key "${created.name}" rotated; the old key works until ${iso(new Date(retiresAtMs))}`,
-      actionCode: "key.rotated", domain: created.domain,
-      detail: { old_key_id: current.id, key_id: created.id, prefix: created.prefix, grace_s: graceS, ...(graceS > 0 ? { old_key_retires_at: iso(new Date(retiresAtMs)) } : {}) },
+      orgId: created.org_id,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "team_security",
+      action:
+        graceS === 0
+          ? `Key "${created.name}" rotated`
+          : `Key "${created.name}" rotated; the old key works until ${iso(new Date(retiresAtMs))}`,
+      actionCode: "key.rotated",
+      domain: created.domain,
+      detail: {
+        old_key_id: current.id,
+        key_id: created.id,
+        prefix: created.prefix,
+        grace_s: graceS,
+        ...(graceS > 0 ? { old_key_retires_at: iso(new Date(retiresAtMs)) } : {}),
+      },
     });
     return created;
   });

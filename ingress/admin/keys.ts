@@ -3,7 +3,14 @@ import { DEFAULT_DIFFICULTY, MAX_DIFFICULTY } from "../../shared/botcheck/index.
 import { sha256 } from "../../shared/platform/crypto/hash.js";
 import { issueKey } from "../../shared/platform/crypto/key-format.js";
 import {
-  countLiveKeys, findKey, insertKey, listKeysOfOrg, setKeyStatus, updateKeySettings, type KeyRow, type KeySettings,
+  countLiveKeys,
+  findKey,
+  insertKey,
+  listKeysOfOrg,
+  setKeyStatus,
+  updateKeySettings,
+  type KeyRow,
+  type KeySettings,
 } from "../../shared/verify/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { isOneOf } from "../../shared/platform/one-of.js";
@@ -69,7 +76,13 @@ export const patchBody = validator<KeyBody>({
 });
 
 const BOTCHECK_DEFAULTS = {
-  enabled: false, hold_ms: 1500, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null, difficulty: DEFAULT_DIFFICULTY,
+  enabled: false,
+  hold_ms: 1500,
+  allow_desktop: true,
+  allow_tablet: true,
+  allow_mobile: true,
+  blocked_url: null,
+  difficulty: DEFAULT_DIFFICULTY,
 };
 
 function settingsOf(body: KeyBody, base?: KeyRow): Partial<KeySettings> {
@@ -101,9 +114,23 @@ export const createKey: AdminHandler = async (_request, deps, params, body, call
   if (v.kind === "client" && !v.domain) return refuseField("missing_domain", "client keys are locked to a domain");
   const now = deps.clock.now();
   const settings: KeySettings = {
-    name: v.name, domain: null, environment: "production", industry: "", scopes: [], ip_allow: [], ip_deny: [],
-    ip_binding: false, countries_allow: [], countries_block: [], rate_per_minute: 600, rate_per_source_per_minute: null, is_trial: false, expires_at: null,
-    botcheck: { ...BOTCHECK_DEFAULTS }, firewall: null, content_origin: null,
+    name: v.name,
+    domain: null,
+    environment: "production",
+    industry: "",
+    scopes: [],
+    ip_allow: [],
+    ip_deny: [],
+    ip_binding: false,
+    countries_allow: [],
+    countries_block: [],
+    rate_per_minute: 600,
+    rate_per_source_per_minute: null,
+    is_trial: false,
+    expires_at: null,
+    botcheck: { ...BOTCHECK_DEFAULTS },
+    firewall: null,
+    content_origin: null,
     ...settingsOf(v),
   };
   const fresh = issueKey(v.kind, deps.config.environment === "production");
@@ -114,9 +141,15 @@ export const createKey: AdminHandler = async (_request, deps, params, body, call
     if (limit !== null && (await countLiveKeys(tx, orgId)) >= limit) return "key_limit_reached" as const;
     const row = await insertKey(tx, { orgId, hash: sha256(fresh.key), prefix: fresh.prefix, kind: v.kind, settings, nowMs: now });
     await recordActivity(tx, {
-      orgId, atMs: now, who: caller.who, via: "admin", group: "team_security",
-      action: `${v.kind === "client" ? "Client" : "Server"} key "${row.name}" created`, actionCode: "key.created",
-      domain: row.domain, detail: { key_id: row.id, prefix: row.prefix },
+      orgId,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "team_security",
+      action: `${v.kind === "client" ? "Client" : "Server"} key "${row.name}" created`,
+      actionCode: "key.created",
+      domain: row.domain,
+      detail: { key_id: row.id, prefix: row.prefix },
     });
     return row;
   });
@@ -143,15 +176,23 @@ export const listKeys: AdminHandler = async (request, deps, params) => {
   if ("refused" in paging) return refuse(paging.refused);
   const query = new URLSearchParams(request.query);
   const status = query.get("status") || undefined;
-  if (status !== undefined && !isOneOf(KEY_STATUSES, status)) return refuseField("bad_status", `status must be one of ${KEY_STATUSES.join(", ")}`);
+  if (status !== undefined && !isOneOf(KEY_STATUSES, status))
+    return refuseField("bad_status", `status must be one of ${KEY_STATUSES.join(", ")}`);
   const kind = query.get("kind") || undefined;
   if (kind !== undefined && kind !== "client" && kind !== "server") return refuseField("bad_kind", "kind must be client or server");
   const now = deps.clock.now();
   const windowEndMs = windowEnd({ cycleAnchorMs: org.cycle_anchor.getTime(), lapsedAtMs: org.lapsed_at?.getTime() ?? null }, now);
   const { total, rows } = await listKeysOfOrg(deps.db, org.id, {
-    ...paging, status: status as (typeof KEY_STATUSES)[number] | undefined, kind, nowMs: now, windowEndMs,
+    ...paging,
+    status: status as (typeof KEY_STATUSES)[number] | undefined,
+    kind,
+    nowMs: now,
+    windowEndMs,
   });
-  return ok({ keys: rows.map((row) => ({ ...keyDetails(row, org, now), last_used_at: iso(row.last_used_at) })), ...pageFields(paging, total) });
+  return ok({
+    keys: rows.map((row) => ({ ...keyDetails(row, org, now), last_used_at: iso(row.last_used_at) })),
+    ...pageFields(paging, total),
+  });
 };
 
 export const patchKey: AdminHandler = async (_request, deps, params, body, caller) => {
@@ -168,8 +209,14 @@ export const patchKey: AdminHandler = async (_request, deps, params, body, calle
     const updated = await updateKeySettings(tx, current.id, settingsOf(input.value, current), now);
     if (updated) {
       await recordActivity(tx, {
-        orgId: updated.org_id, atMs: now, who: caller.who, via: "admin", group: "team_security",
-        action: `Key "${updated.name}" settings changed`, actionCode: "key.updated", domain: updated.domain,
+        orgId: updated.org_id,
+        atMs: now,
+        who: caller.who,
+        via: "admin",
+        group: "team_security",
+        action: `Key "${updated.name}" settings changed`,
+        actionCode: "key.updated",
+        domain: updated.domain,
         detail: { key_id: updated.id, fields: Object.keys(input.value) },
       });
     }
@@ -202,8 +249,15 @@ export function keyTransition(action: keyof typeof TRANSITIONS): AdminHandler {
       const updated = await setKeyStatus(tx, current.id, t.status, now, caller.who);
       if (updated) {
         await recordActivity(tx, {
-          orgId: updated.org_id, atMs: now, who: caller.who, via: "admin", group: "team_security",
-          action: `Key "${updated.name}" ${t.words}`, actionCode: t.code, domain: updated.domain, detail: { key_id: updated.id },
+          orgId: updated.org_id,
+          atMs: now,
+          who: caller.who,
+          via: "admin",
+          group: "team_security",
+          action: `Key "${updated.name}" ${t.words}`,
+          actionCode: t.code,
+          domain: updated.domain,
+          detail: { key_id: updated.id },
         });
       }
       return updated;

@@ -31,7 +31,16 @@ export const listNotes: AdminHandler = async (_request, deps, params) => {
   const row = target && (await findAssignment(deps.db, target.orgId, target.domain, target.findingKey));
   if (!target || !row) return refuse("not_found");
   const notes = await notesOf(deps.db, row.id);
-  return ok({ notes: notes.map((n) => ({ id: n.id, domain: target.domain, finding_key: target.findingKey, time: iso(n.at), who: n.who, body: n.body })) });
+  return ok({
+    notes: notes.map((n) => ({
+      id: n.id,
+      domain: target.domain,
+      finding_key: target.findingKey,
+      time: iso(n.at),
+      who: n.who,
+      body: n.body,
+    })),
+  });
 };
 
 /** POST /orgs/:org/assignments/:domain/:finding_key/notes: a note on an assigned finding (404 otherwise). */
@@ -49,8 +58,14 @@ export const addNote: AdminHandler = async (_request, deps, params, body, caller
     if (!row) return null;
     const created = await insertNote(tx, { assignmentId: row.id, atMs: now, who: author, body: input.value.body });
     await recordActivity(tx, {
-      orgId, atMs: now, who: caller.who, via: "admin", group: "ownership", domain,
-      action: `Note added to ${findingKey} on ${domain}`, actionCode: "finding.note_added",
+      orgId,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "ownership",
+      domain,
+      action: `Note added to ${findingKey} on ${domain}`,
+      actionCode: "finding.note_added",
       detail: { finding_key: findingKey, note_id: created.id, author },
     });
     return created;

@@ -44,7 +44,13 @@ export const createOrgBody = validator<{ name: string; plan: Plan; fix_target_da
   additionalProperties: false,
 });
 
-export const patchOrgBody = validator<{ name?: string; plan?: Plan; fix_target_days?: number; subscription?: "active" | "lapsed"; default_owner?: string | null }>({
+export const patchOrgBody = validator<{
+  name?: string;
+  plan?: Plan;
+  fix_target_days?: number;
+  subscription?: "active" | "lapsed";
+  default_owner?: string | null;
+}>({
   type: "object",
   // default_owner: a member's e-mail; null or "" turns automatic assignment off. Only a
   // change can set it: an organization has no members when it is created.
@@ -108,8 +114,14 @@ export const createOrg: AdminHandler = async (_request, deps, _params, body, cal
       nowMs: now,
     });
     await recordActivity(tx, {
-      orgId: row.id, atMs: now, who: caller.who, via: "admin", group: "settings",
-      action: "Organization created", actionCode: "org.created", detail: { plan: row.plan },
+      orgId: row.id,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "settings",
+      action: "Organization created",
+      actionCode: "org.created",
+      detail: { plan: row.plan },
     });
     return row;
   });
@@ -134,28 +146,51 @@ export const patchOrg: AdminHandler = async (_request, deps, params, body, calle
   let defaultOwner: MemberRow | null | undefined;
   if (v.default_owner !== undefined) {
     if (!(await findOrg(deps.db, id))) return refuse("not_found");
-    defaultOwner = v.default_owner === null || v.default_owner.trim() === "" ? null : await findMemberByEmail(deps.db, id, v.default_owner.trim());
+    defaultOwner =
+      v.default_owner === null || v.default_owner.trim() === "" ? null : await findMemberByEmail(deps.db, id, v.default_owner.trim());
     if (defaultOwner === null && v.default_owner !== null && v.default_owner.trim() !== "") {
-      return refuseField("bad_default_owner", "default_owner must be the e-mail of a member of the organization (null or \"\" for nobody)");
+      return refuseField("bad_default_owner", 'default_owner must be the e-mail of a member of the organization (null or "" for nobody)');
     }
   }
   const org = await transaction(deps.db, async (tx) => {
     const before = await lockOrg(tx, id);
     if (!before) return null;
     const row = await updateOrg(
-      tx, id, { name: v.name, plan: v.plan, fixTargetDays: v.fix_target_days, subscription: v.subscription, defaultOwnerId: defaultOwner === undefined ? undefined : (defaultOwner?.id ?? null) }, now,
+      tx,
+      id,
+      {
+        name: v.name,
+        plan: v.plan,
+        fixTargetDays: v.fix_target_days,
+        subscription: v.subscription,
+        defaultOwnerId: defaultOwner === undefined ? undefined : (defaultOwner?.id ?? null),
+      },
+      now,
     );
     if (!row) return null;
     await recordActivity(tx, {
-      orgId: id, atMs: now, who: caller.who, via: "admin", group: "settings",
-      action: "Organization settings changed", actionCode: "org.updated", detail: { fields: Object.keys(v) },
+      orgId: id,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "settings",
+      action: "Organization settings changed",
+      actionCode: "org.updated",
+      detail: { fields: Object.keys(v) },
     });
     if (defaultOwner !== undefined && (defaultOwner?.id ?? null) !== before.default_owner_id) {
       const previous = before.default_owner_id === null ? null : await findMember(tx, before.default_owner_id);
       await recordActivity(tx, {
-        orgId: id, atMs: now, who: caller.who, via: "admin", group: "settings",
-        action: defaultOwner ? `New failing findings are assigned to ${defaultOwner.name} <${defaultOwner.email}>` : "New failing findings are no longer assigned automatically",
-        actionCode: "org.default_owner_set", detail: { default_owner: defaultOwner?.email ?? null, previous_default_owner: previous?.email ?? null },
+        orgId: id,
+        atMs: now,
+        who: caller.who,
+        via: "admin",
+        group: "settings",
+        action: defaultOwner
+          ? `New failing findings are assigned to ${defaultOwner.name} <${defaultOwner.email}>`
+          : "New failing findings are no longer assigned automatically",
+        actionCode: "org.default_owner_set",
+        detail: { default_owner: defaultOwner?.email ?? null, previous_default_owner: previous?.email ?? null },
       });
     }
     return row;
@@ -182,8 +217,13 @@ export const addMember: AdminHandler = async (_request, deps, params, body, call
     if (!row) return null;
     const invitation = await createInvitation(tx, row, now);
     await recordActivity(tx, {
-      orgId: id, atMs: now, who: caller.who, via: "admin", group: "members",
-      action: `Member ${row.email} added as ${row.role} and invited`, actionCode: "member.added",
+      orgId: id,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "members",
+      action: `Member ${row.email} added as ${row.role} and invited`,
+      actionCode: "member.added",
       detail: { email: row.email, role: row.role, invitation_expires_at: iso(new Date(invitation.expiresAtMs)) },
     });
     return { member: row, invitation };
@@ -198,9 +238,14 @@ export const listOrgsRoute: AdminHandler = async (request, deps) => {
   const paging = queryPaging(request.query);
   if ("refused" in paging) return refuse(paging.refused);
   const { total, rows } = await listOrgs(deps.db, paging);
-  const owners = await membersByIds(deps.db, rows.flatMap((org) => (org.default_owner_id === null ? [] : [org.default_owner_id])));
+  const owners = await membersByIds(
+    deps.db,
+    rows.flatMap((org) => (org.default_owner_id === null ? [] : [org.default_owner_id])),
+  );
   const used = await Promise.all(rows.map((org) => usedNow(deps, org)));
-  const orgs = rows.map((org, i) => orgViewOf(deps, org, org.default_owner_id === null ? null : (owners.get(org.default_owner_id) ?? null), used[i]));
+  const orgs = rows.map((org, i) =>
+    orgViewOf(deps, org, org.default_owner_id === null ? null : (owners.get(org.default_owner_id) ?? null), used[i]),
+  );
   return ok({ orgs, ...pageFields(paging, total) });
 };
 

@@ -1,10 +1,4 @@
-import {
-  type Principal,
-  isWellFormedOrgToken,
-  looksLikeOrgToken,
-  tokenByHash,
-  touchToken,
-} from "../../shared/accounts/index.js";
+import { type Principal, isWellFormedOrgToken, looksLikeOrgToken, tokenByHash, touchToken } from "../../shared/accounts/index.js";
 import { safeEqual, sha256 } from "../../shared/platform/crypto/hash.js";
 import type { IngressDeps } from "../deps.js";
 import { refuse } from "../reply.js";

@@ -61,7 +61,13 @@ export function idParam(params: RouteParams, name: string): number | null {
  * the method alone, and the role and minting refusals come only once the resource is
  * known to be the caller's own (anything else is the 404 of a missing resource).
  */
-export async function authorize(reach: Reach, principal: Principal, method: string, params: RouteParams, deps: IngressDeps): Promise<Reason | null> {
+export async function authorize(
+  reach: Reach,
+  principal: Principal,
+  method: string,
+  params: RouteParams,
+  deps: IngressDeps,
+): Promise<Reason | null> {
   if (principal.kind === "token" && isWrite(method) && !principal.scopes.includes("write")) return "insufficient_scope";
   if (reach.who === "anyone") return null;
   if (reach.who === "operator") return principal.kind === "operator" ? null : "forbidden";

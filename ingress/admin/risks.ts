@@ -1,11 +1,5 @@
 import { recordActivity, findOrg } from "../../shared/accounts/index.js";
-import {
-  insertAcceptance,
-  listAcceptances,
-  lockDomainRow,
-  releaseAcceptance,
-  riskFindingFields,
-} from "../../shared/findings/index.js";
+import { insertAcceptance, listAcceptances, lockDomainRow, releaseAcceptance, riskFindingFields } from "../../shared/findings/index.js";
 import { findDomain, type AckRow } from "../../shared/scans/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { insertEvent } from "../../shared/events/index.js";
@@ -51,17 +45,32 @@ export const acceptRisk: AdminHandler = async (_request, deps, params, body, cal
     await lockDomainRow(tx, owned.id);
     await releaseAcceptance(tx, orgId, domain, input.value.finding_key, now);
     const accepted = await insertAcceptance(tx, {
-      orgId, domain, findingKey: input.value.finding_key, note: input.value.note ?? "", by: caller.who, nowMs: now, expiresMs,
+      orgId,
+      domain,
+      findingKey: input.value.finding_key,
+      note: input.value.note ?? "",
+      by: caller.who,
+      nowMs: now,
+      expiresMs,
     });
     const rows = [accepted];
     const { fields } = await riskFindingFields(tx, orgId, domain, input.value.finding_key);
     await insertEvent(tx, {
-      orgId, type: "risk.accepted", timeMs: now, domain,
+      orgId,
+      type: "risk.accepted",
+      timeMs: now,
+      domain,
       payload: { ...fields, note: rows[0].note, acked_at: iso(rows[0].acked_at), expires_at: iso(rows[0].expires_at), by: caller.who },
     });
     await recordActivity(tx, {
-      orgId, atMs: now, who: caller.who, via: "admin", group: "risks", domain,
-      action: `Risk accepted for ${input.value.finding_key}`, actionCode: "risk.accepted",
+      orgId,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "risks",
+      domain,
+      action: `Risk accepted for ${input.value.finding_key}`,
+      actionCode: "risk.accepted",
       detail: { finding_key: input.value.finding_key, expires_at: iso(rows[0].expires_at) },
     });
     return rows[0];
@@ -81,12 +90,22 @@ export const releaseRisk: AdminHandler = async (_request, deps, params, _body, c
     const rows = [released];
     const { fields } = await riskFindingFields(tx, orgId, domain, findingKey);
     await insertEvent(tx, {
-      orgId, type: "risk.unaccepted", timeMs: now, domain,
+      orgId,
+      type: "risk.unaccepted",
+      timeMs: now,
+      domain,
       payload: { ...fields, note: rows[0].note, acked_at: iso(rows[0].acked_at), expires_at: iso(rows[0].expires_at), by: caller.who },
     });
     await recordActivity(tx, {
-      orgId, atMs: now, who: caller.who, via: "admin", group: "risks", domain,
-      action: `Risk acceptance released for ${findingKey}`, actionCode: "risk.released", detail: { finding_key: findingKey },
+      orgId,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "risks",
+      domain,
+      action: `Risk acceptance released for ${findingKey}`,
+      actionCode: "risk.released",
+      detail: { finding_key: findingKey },
     });
     return rows[0];
   });
@@ -103,7 +122,13 @@ export const listRisks: AdminHandler = async (request, deps, params) => {
   const { total, rows } = await listAcceptances(deps.db, orgId, paging);
   const now = deps.clock.now();
   return ok({
-    risks: rows.map((row) => ({ id: row.id, domain: row.domain, finding_key: row.finding_key, ...acknowledgementView(row, now), acked_by: row.acked_by })),
+    risks: rows.map((row) => ({
+      id: row.id,
+      domain: row.domain,
+      finding_key: row.finding_key,
+      ...acknowledgementView(row, now),
+      acked_by: row.acked_by,
+    })),
     ...pageFields(paging, total),
   });
 };

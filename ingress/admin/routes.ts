@@ -13,22 +13,47 @@ import { ANYONE, keyRoute, OPERATOR, orgRoute, type Reach } from "./reach.js";
 import { acceptRisk, listRisks, releaseRisk } from "./risks.js";
 import { runScan, showScan } from "./scans.js";
 import {
-  createDestination, getDestination, listDestinationDeadLetters, listOrgDestinations, removeDestination, retryDestinationDeadLetters,
+  createDestination,
+  getDestination,
+  listDestinationDeadLetters,
+  listOrgDestinations,
+  removeDestination,
+  retryDestinationDeadLetters,
   testDestination,
 } from "./siem.js";
 import {
-  cancelStatusMaintenance, createStatusMaintenance, getStatusMaintenance, listStatusMaintenance, patchStatusMaintenance,
+  cancelStatusMaintenance,
+  createStatusMaintenance,
+  getStatusMaintenance,
+  listStatusMaintenance,
+  patchStatusMaintenance,
 } from "./status-maintenance.js";
 import {
-  addStatusIncidentUpdate, createStatusIncident, getStatusIncident, listStatusActivity, listStatusIncidents, listStatusServices,
-  patchStatusIncident, putService,
+  addStatusIncidentUpdate,
+  createStatusIncident,
+  getStatusIncident,
+  listStatusActivity,
+  listStatusIncidents,
+  listStatusServices,
+  patchStatusIncident,
+  putService,
 } from "./status.js";
 import { createToken, listTokens, removeToken } from "./tokens.js";
 import { keyUsage } from "./usage.js";
 import { createWebhook, listOrgWebhooks, removeWebhook, webhookDeliveries } from "./webhooks.js";
 
-const route = (method: AdminMethod, path: string, reach: Reach, handler: AdminHandler, extra: Pick<AdminRoute, "available"> = {}): AdminRoute => ({
-  method, path, reach, handler, ...extra,
+const route = (
+  method: AdminMethod,
+  path: string,
+  reach: Reach,
+  handler: AdminHandler,
+  extra: Pick<AdminRoute, "available"> = {},
+): AdminRoute => ({
+  method,
+  path,
+  reach,
+  handler,
+  ...extra,
 });
 
 // Who may do what (operator-api.md section 5): a `member` reads everything of its
@@ -118,6 +143,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
 ];
 
 /** Registers every admin route behind the one wrapper (common.ts `guarded`). */
-export function registerAdminRoutes(add: (method: string, path: string, handler: Handler<IngressDeps>) => void, routes: readonly AdminRoute[] = ADMIN_ROUTES): void {
+export function registerAdminRoutes(
+  add: (method: string, path: string, handler: Handler<IngressDeps>) => void,
+  routes: readonly AdminRoute[] = ADMIN_ROUTES,
+): void {
   for (const r of routes) add(r.method, `${ADMIN_BASE}${r.path}`, guarded(r));
 }

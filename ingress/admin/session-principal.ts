@@ -71,10 +71,19 @@ export async function resolveSession(request: HttpRequest, deps: IngressDeps): P
     kind: "live",
     live: {
       principal: {
-        kind: "member", orgId: member.org_id, orgName, memberId: member.id, role: member.role,
-        name: member.name, email: member.email, sessionId: session.id,
+        kind: "member",
+        orgId: member.org_id,
+        orgName,
+        memberId: member.id,
+        role: member.role,
+        name: member.name,
+        email: member.email,
+        sessionId: session.id,
       },
-      session, member, orgName, csrfToken,
+      session,
+      member,
+      orgName,
+      csrfToken,
     },
   };
 }
@@ -85,7 +94,8 @@ export async function resolveSession(request: HttpRequest, deps: IngressDeps): P
  * member principal.
  */
 export async function resolveSessionPrincipal(
-  request: HttpRequest, deps: IngressDeps,
+  request: HttpRequest,
+  deps: IngressDeps,
 ): Promise<{ principal: Principal } | { refusal: HttpReply } | null> {
   const resolved = await resolveSession(request, deps);
   if (resolved.kind === "none") return null;

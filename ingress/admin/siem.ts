@@ -48,7 +48,14 @@ export const retryBody = validator<{ ids?: string[] }>({
 const streamOf = (deps: IngressDeps, id: number) => deps.keys.stream(destinationStreamName(id));
 
 function destinationView(row: SiemDestinationRow) {
-  return { id: row.id, kind: row.kind, url: row.url, index: row.index_name, has_token: row.token_sealed !== null, created_at: iso(row.created_at) };
+  return {
+    id: row.id,
+    kind: row.kind,
+    url: row.url,
+    index: row.index_name,
+    has_token: row.token_sealed !== null,
+    created_at: iso(row.created_at),
+  };
 }
 
 /** Delivery state: the counters from PostgreSQL, `pending` from the destination's stream (not yet delivered). */
@@ -96,12 +103,22 @@ export const createDestination: AdminHandler = async (_request, deps, params, bo
   const now = deps.clock.now();
   const row = await transaction(deps.db, async (tx) => {
     const saved = await insertDestination(tx, {
-      orgId, kind, url, indexName: index ?? null, nowMs: now,
+      orgId,
+      kind,
+      url,
+      indexName: index ?? null,
+      nowMs: now,
       sealToken: token ? (id) => seal(deps.masterSecret, token, tokenAad(orgId, id)) : null,
     });
     await recordActivity(tx, {
-      orgId, atMs: now, who: caller.who, via: "admin", group: "siem",
-      action: `SIEM destination ${saved.id} (${kind}) added`, actionCode: "siem.destination_added", detail: { id: saved.id, kind, url },
+      orgId,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "siem",
+      action: `SIEM destination ${saved.id} (${kind}) added`,
+      actionCode: "siem.destination_added",
+      detail: { id: saved.id, kind, url },
     });
     return saved;
   });
@@ -129,8 +146,14 @@ export const removeDestination: AdminHandler = async (_request, deps, params, _b
   const removed = await transaction(deps.db, async (tx) => {
     if (!(await deleteDestination(tx, row.org_id, row.id))) return false;
     await recordActivity(tx, {
-      orgId: row.org_id, atMs: now, who: caller.who, via: "admin", group: "siem",
-      action: `SIEM destination ${row.id} (${row.kind}) removed`, actionCode: "siem.destination_removed", detail: { id: row.id, kind: row.kind },
+      orgId: row.org_id,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "siem",
+      action: `SIEM destination ${row.id} (${row.kind}) removed`,
+      actionCode: "siem.destination_removed",
+      detail: { id: row.id, kind: row.kind },
     });
     return true;
   });
@@ -163,7 +186,11 @@ export const listDestinationDeadLetters: AdminHandler = async (request, deps, pa
   const letters = await listDeadLetters(deps.redis, deps.keys, streamOf(deps, row.id), { count: 100, after });
   return ok({
     dead_letters: letters.map((l) => ({
-      dead_id: l.deadId, reason: l.reason, error: l.error, attempts: l.attempts, at: l.at > 0 ? iso(new Date(l.at)) : null,
+      dead_id: l.deadId,
+      reason: l.reason,
+      error: l.error,
+      attempts: l.attempts,
+      at: l.at > 0 ? iso(new Date(l.at)) : null,
       event: JSON.parse(l.data) as unknown,
     })),
   });
@@ -177,6 +204,9 @@ export const retryDestinationDeadLetters: AdminHandler = async (_request, deps, 
   if ("reply" in input) return input.reply;
   const stream = streamOf(deps, row.id);
   const ids = input.value.ids;
-  const retried = ids === undefined ? await retryAllDeadLetters(deps.redis, deps.keys, stream) : await retryDeadLetters(deps.redis, deps.keys, stream, ids);
+  const retried =
+    ids === undefined
+      ? await retryAllDeadLetters(deps.redis, deps.keys, stream)
+      : await retryDeadLetters(deps.redis, deps.keys, stream, ids);
   return ok({ retried: retried.length, not_found: (ids ?? []).filter((id) => !retried.some((r) => r.deadId === id)) });
 };

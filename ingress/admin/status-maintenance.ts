@@ -41,7 +41,12 @@ export const createBody = validator<MaintenanceInput>({
   additionalProperties: false,
 });
 
-export const patchBody = validator<Partial<MaintenanceInput>>({ type: "object", minProperties: 1, properties: fields, additionalProperties: false });
+export const patchBody = validator<Partial<MaintenanceInput>>({
+  type: "object",
+  minProperties: 1,
+  properties: fields,
+  additionalProperties: false,
+});
 
 export const createStatusMaintenance: AdminHandler = async (_request, deps, _params, body) => {
   const input = check(createBody, body);
@@ -52,7 +57,14 @@ export const createStatusMaintenance: AdminHandler = async (_request, deps, _par
   if (endsMs <= startsMs) return refuseField("bad_ends_at", "ends_at must be after starts_at");
   if (endsMs <= now) return refuseField("bad_ends_at", "the window is already over");
   const row = await transaction(deps.db, async (tx) => {
-    const created = await createMaintenance(tx, { title: input.value.title.trim(), body: input.value.body, affects: input.value.affects, startsMs, endsMs, nowMs: now });
+    const created = await createMaintenance(tx, {
+      title: input.value.title.trim(),
+      body: input.value.body,
+      affects: input.value.affects,
+      startsMs,
+      endsMs,
+      nowMs: now,
+    });
     await recordStatusActivity(tx, now, `Maintenance planned: ${created.title}`, "status.maintenance_created", { maintenance: created.id });
     return created;
   });
@@ -80,7 +92,10 @@ export const patchStatusMaintenance: AdminHandler = async (_request, deps, param
     };
     if (next.endsMs <= next.startsMs) return refuseField("bad_ends_at", "ends_at must be after starts_at");
     const updated = await updateMaintenance(tx, id, next, now);
-    await recordStatusActivity(tx, now, `Maintenance ${id} updated`, "status.maintenance_updated", { maintenance: id, fields: Object.keys(input.value) });
+    await recordStatusActivity(tx, now, `Maintenance ${id} updated`, "status.maintenance_updated", {
+      maintenance: id,
+      fields: Object.keys(input.value),
+    });
     return ok({ maintenance: maintenanceRecord(updated) });
   });
   if (result.status === 200) await invalidateStatus(deps);

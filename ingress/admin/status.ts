@@ -83,7 +83,13 @@ export const patchBody = validator<{ title?: string; impact?: Impact; affects?: 
 });
 
 /** Status routes are the operator's only (routes.ts), so the operator made the change. */
-export async function recordStatusActivity(db: Queryable, nowMs: number, action: string, actionCode: string, detail: Record<string, unknown>) {
+export async function recordStatusActivity(
+  db: Queryable,
+  nowMs: number,
+  action: string,
+  actionCode: string,
+  detail: Record<string, unknown>,
+) {
   await recordActivity(db, { orgId: null, atMs: nowMs, who: "operator", via: "admin", group: "settings", action, actionCode, detail });
 }
 
@@ -100,7 +106,11 @@ function probeView(check: CheckRow | undefined) {
 
 function serviceView(key: ServiceKey, row: ServiceRow | undefined, last?: CheckRow) {
   return {
-    key, name: row?.name ?? DEFAULT_SERVICE_NAMES[key], url: row?.url ?? null, configured: Boolean(row?.url), updated_at: iso(row?.updated_at),
+    key,
+    name: row?.name ?? DEFAULT_SERVICE_NAMES[key],
+    url: row?.url ?? null,
+    configured: Boolean(row?.url),
+    updated_at: iso(row?.updated_at),
     last_probe: probeView(last),
   };
 }
@@ -117,12 +127,17 @@ export const putService: AdminHandler = async (_request, deps, params, body) => 
   const input = check(serviceBody, body);
   if ("reply" in input) return input.reply;
   // A literal private address the prober may not reach is refused now, not left to fail every probe.
-  const refused = input.value.url === null ? null : literalRefusal(new URL(input.value.url).hostname, outboundPolicyOf("probe", deps.config));
+  const refused =
+    input.value.url === null ? null : literalRefusal(new URL(input.value.url).hostname, outboundPolicyOf("probe", deps.config));
   if (refused) return refuseField("bad_url", refused);
   const now = deps.clock.now();
   const row = await transaction(deps.db, async (tx) => {
     const saved = await upsertService(tx, key, input.value.name.trim(), input.value.url, now);
-    await recordStatusActivity(tx, now, `Status service ${key} set`, "status.service_set", { service: key, name: saved.name, url: saved.url });
+    await recordStatusActivity(tx, now, `Status service ${key} set`, "status.service_set", {
+      service: key,
+      name: saved.name,
+      url: saved.url,
+    });
     return saved;
   });
   await invalidateStatus(deps);
@@ -143,7 +158,9 @@ export const createStatusIncident: AdminHandler = async (_request, deps, _params
   const incident = await transaction(deps.db, async (tx) => {
     const created = await createIncident(tx, { ...input.value, title: input.value.title.trim(), nowMs: now });
     await recordStatusActivity(tx, now, `Incident opened: ${created.title}`, "status.incident_created", {
-      incident: created.id, impact: created.impact, status: created.status,
+      incident: created.id,
+      impact: created.impact,
+      status: created.status,
     });
     return created;
   });
@@ -163,7 +180,9 @@ export const addStatusIncidentUpdate: AdminHandler = async (_request, deps, para
     if (!incidentMoveAllowed(current.status, input.value.status)) return "resolved" as const;
     const updated = await addIncidentUpdate(tx, id, input.value.status, input.value.body, now);
     await recordStatusActivity(tx, now, `Incident ${id} ${input.value.status}`, "status.incident_updated", {
-      incident: id, from: current.status, status: input.value.status,
+      incident: id,
+      from: current.status,
+      status: input.value.status,
     });
     return updated;
   });
@@ -207,7 +226,9 @@ export const listStatusActivity: AdminHandler = async (request, deps) => {
   const limit = limitOf(request);
   if (limit === null) return refuseField("bad_limit", "limit is 1 to 500");
   const rows = await statusActivity(deps.db, limit);
-  return ok({ activity: rows.map((r) => ({ time: iso(r.at), who: r.who, action: r.action, action_code: r.action_code, detail: r.detail })) });
+  return ok({
+    activity: rows.map((r) => ({ time: iso(r.at), who: r.who, action: r.action, action_code: r.action_code, detail: r.detail })),
+  });
 };
 
 export { limitOf };

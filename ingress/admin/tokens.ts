@@ -54,11 +54,23 @@ export const createToken: AdminHandler = async (_request, deps, params, body, ca
   const fresh = newOrgToken();
   const row = await transaction(deps.db, async (tx) => {
     const created = await insertToken(tx, {
-      orgId, name: input.value.name, hash: sha256(fresh.token), prefix: fresh.prefix, scopes, createdBy: caller.who, nowMs: now, expiresMs,
+      orgId,
+      name: input.value.name,
+      hash: sha256(fresh.token),
+      prefix: fresh.prefix,
+      scopes,
+      createdBy: caller.who,
+      nowMs: now,
+      expiresMs,
     });
     await recordActivity(tx, {
-      orgId, atMs: now, who: caller.who, via: "admin", group: "team_security",
-      action: `Token "${created.name}" created (${scopes.join(", ")})`, actionCode: "token.created",
+      orgId,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "team_security",
+      action: `Token "${created.name}" created (${scopes.join(", ")})`,
+      actionCode: "token.created",
       detail: { token_id: created.id, name: created.name, prefix: created.prefix, scopes, expires_at: iso(created.expires_at) },
     });
     return created;
@@ -84,8 +96,14 @@ export const removeToken: AdminHandler = async (_request, deps, params, _body, c
     const row = await revokeToken(tx, orgId, id, caller.who, now);
     if (!row) return null;
     await recordActivity(tx, {
-      orgId, atMs: now, who: caller.who, via: "admin", group: "team_security",
-      action: `Token "${row.name}" revoked`, actionCode: "token.revoked", detail: { token_id: row.id, name: row.name, prefix: row.prefix },
+      orgId,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "team_security",
+      action: `Token "${row.name}" revoked`,
+      actionCode: "token.revoked",
+      detail: { token_id: row.id, name: row.name, prefix: row.prefix },
     });
     return row;
   });

@@ -17,7 +17,10 @@ export const keyUsage: AdminHandler = async (request, deps, params) => {
   if (!isIsoDate(from)) return refuseField("bad_from");
   if (!isIsoDate(to)) return refuseField("bad_to");
   const rows = await dailyUsageOfKey(deps.db, key.id, from, to);
-  const days = new Map<string, { day: string; calls: number; counted: number; refused: number; by_reason: Record<string, number>; by_endpoint: Record<string, number> }>();
+  const days = new Map<
+    string,
+    { day: string; calls: number; counted: number; refused: number; by_reason: Record<string, number>; by_endpoint: Record<string, number> }
+  >();
   for (const row of rows) {
     // Endpoint labels are the callers' text: tallies without a prototype, so `constructor` is a label like any other.
     const entry = days.get(row.day) ?? { day: row.day, calls: 0, counted: 0, refused: 0, by_reason: tally(), by_endpoint: tally() };

@@ -2,7 +2,15 @@ import { literalRefusal, outboundPolicyOf, type OutboundPolicy } from "../../sha
 import { recordActivity, findOrg } from "../../shared/accounts/index.js";
 import { seal } from "../../shared/platform/crypto/seal.js";
 import { transaction } from "../../shared/platform/db/pool.js";
-import { deleteWebhook, deliveriesOf, findWebhook, insertWebhook, listWebhooks, nextWebhookId, webhookSecretAad } from "../../shared/events/index.js";
+import {
+  deleteWebhook,
+  deliveriesOf,
+  findWebhook,
+  insertWebhook,
+  listWebhooks,
+  nextWebhookId,
+  webhookSecretAad,
+} from "../../shared/events/index.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
 
@@ -45,8 +53,14 @@ export const createWebhook: AdminHandler = async (_request, deps, params, body, 
     const sealed = seal(deps.masterSecret, input.value.secret, webhookSecretAad(orgId, id));
     const created = await insertWebhook(tx, { id, orgId, url: input.value.url, secretSealed: sealed, nowMs: now });
     await recordActivity(tx, {
-      orgId, atMs: now, who: caller.who, via: "admin", group: "settings", action: `Webhook ${id} added`,
-      actionCode: "webhook.created", detail: { webhook_id: id, url: input.value.url },
+      orgId,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "settings",
+      action: `Webhook ${id} added`,
+      actionCode: "webhook.created",
+      detail: { webhook_id: id, url: input.value.url },
     });
     return created;
   });
@@ -59,8 +73,14 @@ export const listOrgWebhooks: AdminHandler = async (_request, deps, params) => {
   const rows = await listWebhooks(deps.db, orgId);
   return ok({
     webhooks: rows.map((r) => ({
-      id: r.id, url: r.url, created_at: iso(r.created_at), delivered: r.delivered, pending: r.pending, failed: r.failed,
-      last_error: r.last_error, last_delivered_at: iso(r.last_delivered_at),
+      id: r.id,
+      url: r.url,
+      created_at: iso(r.created_at),
+      delivered: r.delivered,
+      pending: r.pending,
+      failed: r.failed,
+      last_error: r.last_error,
+      last_delivered_at: iso(r.last_delivered_at),
     })),
   });
 };
@@ -74,8 +94,14 @@ export const removeWebhook: AdminHandler = async (_request, deps, params, _body,
     const row = await deleteWebhook(tx, orgId, id);
     if (!row) return null;
     await recordActivity(tx, {
-      orgId, atMs: now, who: caller.who, via: "admin", group: "settings", action: `Webhook ${id} removed`,
-      actionCode: "webhook.deleted", detail: { webhook_id: id, url: row.url },
+      orgId,
+      atMs: now,
+      who: caller.who,
+      via: "admin",
+      group: "settings",
+      action: `Webhook ${id} removed`,
+      actionCode: "webhook.deleted",
+      detail: { webhook_id: id, url: row.url },
     });
     return row;
   });
@@ -91,9 +117,16 @@ export const webhookDeliveries: AdminHandler = async (_request, deps, params) =>
   const rows = await deliveriesOf(deps.db, id, 200);
   return ok({
     deliveries: rows.map((r) => ({
-      id: r.id, event_id: Number(r.event_id), event_type: r.event_type, status: r.status, attempts: r.attempts,
-      last_status: r.last_status, last_error: r.last_error, next_attempt_at: r.status === "pending" ? iso(r.next_attempt_at) : null,
-      created_at: iso(r.created_at), delivered_at: iso(r.delivered_at),
+      id: r.id,
+      event_id: Number(r.event_id),
+      event_type: r.event_type,
+      status: r.status,
+      attempts: r.attempts,
+      last_status: r.last_status,
+      last_error: r.last_error,
+      next_attempt_at: r.status === "pending" ? iso(r.next_attempt_at) : null,
+      created_at: iso(r.created_at),
+      delivered_at: iso(r.delivered_at),
     })),
   });
 };

@@ -85,7 +85,8 @@ function page(kind: "signin" | "invitation", load: () => PageScript | null): Han
       deps.logger.error({ requestId: request.requestId }, "signin.js is not built (npm run build)");
       return fault(request.requestId);
     }
-    const html = kind === "signin" ? layout("signin", "Sign in", script, SIGNIN) : layout("invitation", "Accept your invitation", script, INVITATION);
+    const html =
+      kind === "signin" ? layout("signin", "Sign in", script, SIGNIN) : layout("invitation", "Accept your invitation", script, INVITATION);
     return { status: 200, headers: { ...PAGE_HEADERS }, body: html };
   };
 }
@@ -110,7 +111,10 @@ function scriptRoute(load: () => PageScript | null): Handler<IngressDeps> {
   };
 }
 
-export function registerDashboardRoutes(add: (method: string, path: string, handler: Handler<IngressDeps>) => void, load = pageScriptLoader("signin")): void {
+export function registerDashboardRoutes(
+  add: (method: string, path: string, handler: Handler<IngressDeps>) => void,
+  load = pageScriptLoader("signin"),
+): void {
   add("GET", "/dashboard/signin", page("signin", load));
   add("GET", "/dashboard/invitation", page("invitation", load));
   add("GET", "/dashboard/assets/signin.js", scriptRoute(load));

@@ -73,7 +73,8 @@ function assetRoute(load: () => DashboardAsset | null): Handler<IngressDeps> {
       return fault(request.requestId);
     }
     const file = asset.files.get(params.file ?? "");
-    if (!file) return { status: 404, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }, body: "not found\n" };
+    if (!file)
+      return { status: 404, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }, body: "not found\n" };
     const gzip = /\bgzip\b/i.test(request.headers["accept-encoding"] ?? "");
     const headers: Record<string, string> = {
       "content-type": file.type,
@@ -91,7 +92,10 @@ function assetRoute(load: () => DashboardAsset | null): Handler<IngressDeps> {
  * The assets first, then the shell for `/dashboard` and every path under it. Exact routes
  * registered elsewhere (a sign-in page of its own, say) are matched before these patterns.
  */
-export function registerDashboardSpa(add: (method: string, path: string, handler: Handler<IngressDeps>) => void, load = dashboardAssetLoader()): void {
+export function registerDashboardSpa(
+  add: (method: string, path: string, handler: Handler<IngressDeps>) => void,
+  load = dashboardAssetLoader(),
+): void {
   add("GET", "/dashboard/assets/:file", assetRoute(load));
   const page = shell(load);
   let path = "/dashboard";

@@ -1,7 +1,16 @@
 import { ADMIN_BASE } from "../admin/common.js";
 import { ADMIN_ROUTES } from "../admin/routes.js";
 import { ADMIN_BODIES, PUBLIC_ENDPOINTS, type PublicEndpoint } from "./sources.js";
-import { ADMIN_ANSWERS, adminReasonSchema, adminRefusal, looseOk, PUBLIC_ANSWERS, publicRefusal, reasonSchema, type Schema } from "./shapes.js";
+import {
+  ADMIN_ANSWERS,
+  adminReasonSchema,
+  adminRefusal,
+  looseOk,
+  PUBLIC_ANSWERS,
+  publicRefusal,
+  reasonSchema,
+  type Schema,
+} from "./shapes.js";
 
 /**
  * The OpenAPI 3.1 documents of the public API (`{base_url}/openapi.json`) and of the admin
@@ -16,7 +25,11 @@ const VERSION = "1";
 const json = (schema: Schema) => ({ "application/json": { schema } });
 
 const refusals = (ref: string, statuses: Iterable<number>): Record<string, unknown> =>
-  Object.fromEntries([...new Set(statuses)].sort().map((status) => [String(status), { description: `Refused (see the reason).`, content: json({ $ref: ref }) }]));
+  Object.fromEntries(
+    [...new Set(statuses)]
+      .sort()
+      .map((status) => [String(status), { description: `Refused (see the reason).`, content: json({ $ref: ref }) }]),
+  );
 
 /** `/orgs/:org/keys` → `/orgs/{org}/keys`, and the names of its captures. */
 export function templateOf(path: string): { template: string; names: string[] } {
@@ -29,15 +42,16 @@ export function templateOf(path: string): { template: string; names: string[] } 
 }
 
 function publicOperation(endpoint: PublicEndpoint, method: string): Record<string, unknown> {
-  const properties = ((endpoint.params as { properties?: Record<string, Schema> } | undefined)?.properties ?? {});
+  const properties = (endpoint.params as { properties?: Record<string, Schema> } | undefined)?.properties ?? {};
   const operation: Record<string, unknown> = {
     operationId: `${endpoint.name.replace(/\W/g, "_")}_${method}`,
     summary: endpoint.summary,
     tags: [endpoint.tag],
     responses: {
-      "200": endpoint.answer.kind === "json"
-        ? { description: "Success.", content: json(endpoint.answer.schema) }
-        : { description: "Success.", content: { [endpoint.answer.type]: { schema: { type: "string" } } } },
+      "200":
+        endpoint.answer.kind === "json"
+          ? { description: "Success.", content: json(endpoint.answer.schema) }
+          : { description: "Success.", content: { [endpoint.answer.type]: { schema: { type: "string" } } } },
       ...(endpoint.notModified ? { "304": { description: "Not modified: the If-None-Match matched." } } : {}),
       ...refusals("#/components/schemas/Refusal", [400, 401, 403, 404, 405, 413, 429, 503, ...(endpoint.extraStatuses ?? [])]),
     },
@@ -66,7 +80,11 @@ export function publicDocument(siteUrl: string): OpenApiDocument {
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Access gateway: public API", version: VERSION, description: "interface.md: parameters as query string, JSON or form body; answers are JSON unless stated." },
+    info: {
+      title: "Access gateway: public API",
+      version: VERSION,
+      description: "interface.md: parameters as query string, JSON or form body; answers are JSON unless stated.",
+    },
     servers: [{ url: siteUrl }],
     paths,
     components: { schemas: { Reason: reasonSchema, Refusal: publicRefusal } },
@@ -97,13 +115,23 @@ export function adminDocument(siteUrl: string): OpenApiDocument {
   // The description itself: no data, readable without credentials (docs/api.md).
   paths[`${ADMIN_BASE}/openapi.json`] = {
     get: {
-      operationId: "getOpenapi", tags: ["description"], summary: "This document.", security: [],
-      responses: { "200": { description: "This document.", content: json(PUBLIC_ANSWERS.openapi) }, ...refusals("#/components/schemas/AdminRefusal", [405, 503]) },
+      operationId: "getOpenapi",
+      tags: ["description"],
+      summary: "This document.",
+      security: [],
+      responses: {
+        "200": { description: "This document.", content: json(PUBLIC_ANSWERS.openapi) },
+        ...refusals("#/components/schemas/AdminRefusal", [405, 503]),
+      },
     },
   };
   return {
     openapi: "3.1.0",
-    info: { title: "Access gateway: admin API", version: VERSION, description: "operator-api.md sections 2, 4 and 5. Bearer ADMIN_TOKEN, an organization token (gwt_) or a member's sign-in." },
+    info: {
+      title: "Access gateway: admin API",
+      version: VERSION,
+      description: "operator-api.md sections 2, 4 and 5. Bearer ADMIN_TOKEN, an organization token (gwt_) or a member's sign-in.",
+    },
     servers: [{ url: siteUrl }],
     security: [{ bearer: [] }],
     paths,

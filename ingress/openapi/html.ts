@@ -23,7 +23,12 @@ const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
 /** The page's CSP: nothing but its own inline style. */
 export const contentSecurityPolicy = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
-type Operation = { summary?: string; parameters?: { name: string; in: string; required?: boolean; schema?: unknown }[]; requestBody?: { content: Record<string, { schema: unknown }> }; responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
+type Operation = {
+  summary?: string;
+  parameters?: { name: string; in: string; required?: boolean; schema?: unknown }[];
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+};
 
 const METHODS = ["get", "head", "post", "put", "patch", "delete"];
 
@@ -42,21 +47,28 @@ function typeOf(schema: unknown): string {
 function fields(schema: unknown): string {
   const s = (schema ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
   const open = (schema as { "x-loose"?: boolean } | null)?.["x-loose"] === true;
-  const rows = Object.entries(s.properties ?? {}).map(([name, prop]) =>
-    `<tr><td><code>${escape(name)}</code></td><td>${escape(typeOf(prop))}</td><td>${s.required?.includes(name) ? "required" : ""}</td></tr>`);
+  const rows = Object.entries(s.properties ?? {}).map(
+    ([name, prop]) =>
+      `<tr><td><code>${escape(name)}</code></td><td>${escape(typeOf(prop))}</td><td>${s.required?.includes(name) ? "required" : ""}</td></tr>`,
+  );
   if (open) rows.push(`<tr><td colspan="3"><em>Described loosely: other fields may appear.</em></td></tr>`);
   return rows.length ? `<table><tr><th>Field</th><th>Type</th><th></th></tr>${rows.join("")}</table>` : "";
 }
 
 function operationHtml(path: string, method: string, op: Operation): string {
-  const params = (op.parameters ?? []).map((p) => `<tr><td><code>${escape(p.name)}</code></td><td>${p.in}</td><td>${escape(typeOf(p.schema))}</td><td>${p.required ? "required" : ""}</td></tr>`);
+  const params = (op.parameters ?? []).map(
+    (p) =>
+      `<tr><td><code>${escape(p.name)}</code></td><td>${p.in}</td><td>${escape(typeOf(p.schema))}</td><td>${p.required ? "required" : ""}</td></tr>`,
+  );
   const body = op.requestBody ? Object.values(op.requestBody.content)[0]?.schema : undefined;
   // Answers that share a schema (the refusals) share one row.
   const rows = new Map<string, string[]>();
   for (const [status, r] of Object.entries(op.responses)) {
     const schema = r.content ? Object.values(r.content)[0]?.schema : undefined;
     const ref = (schema as { $ref?: string } | undefined)?.$ref;
-    const cell = ref ? `${escape(ref.split("/").pop() ?? "")}: <code>reason</code> names it (see Reasons)` : fields(schema) || escape(Object.keys(r.content ?? {})[0] ?? "no body");
+    const cell = ref
+      ? `${escape(ref.split("/").pop() ?? "")}: <code>reason</code> names it (see Reasons)`
+      : fields(schema) || escape(Object.keys(r.content ?? {})[0] ?? "no body");
     rows.set(cell, [...(rows.get(cell) ?? []), status]);
   }
   const statuses = [...rows].map(([cell, codes]) => `<tr><td>${codes.join(", ")}</td><td>${cell}</td></tr>`);
@@ -81,8 +93,10 @@ function documentHtml(id: string, doc: OpenApiDocument): string {
 }
 
 export function referenceHtml(publicDoc: OpenApiDocument, adminDoc: OpenApiDocument, siteUrl: string): string {
-  const reasons = Object.entries(REASONS).map(([name, r]) =>
-    `<tr><td><code>${name}</code></td><td>${r.status}</td><td>${r.counts ? "yes" : "no"}</td><td>${escape(r.message)}</td></tr>`);
+  const reasons = Object.entries(REASONS).map(
+    ([name, r]) =>
+      `<tr><td><code>${name}</code></td><td>${r.status}</td><td>${r.counts ? "yes" : "no"}</td><td>${escape(r.message)}</td></tr>`,
+  );
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Access gateway API reference</title><style>${STYLE}</style></head>

@@ -16,7 +16,9 @@ export const REASON_NAMES = Object.keys(REASONS);
 export const reasonSchema: Schema = {
   type: "string",
   enum: REASON_NAMES,
-  "x-reasons": Object.fromEntries(Object.entries(REASONS).map(([name, r]) => [name, { status: r.status, counts: r.counts, message: r.message }])),
+  "x-reasons": Object.fromEntries(
+    Object.entries(REASONS).map(([name, r]) => [name, { status: r.status, counts: r.counts, message: r.message }]),
+  ),
 };
 
 /** Admin refusals also name a field (`bad_<field>`, `missing_<field>`; shared/platform/validation.ts reasonOf). */
@@ -25,10 +27,17 @@ export const adminReasonSchema: Schema = {
 };
 
 const loose = (properties: Record<string, Schema>, required: string[]): Schema => ({
-  type: "object", properties, required, additionalProperties: true, "x-loose": true,
+  type: "object",
+  properties,
+  required,
+  additionalProperties: true,
+  "x-loose": true,
 });
 const strict = (properties: Record<string, Schema>, required: string[]): Schema => ({
-  type: "object", properties, required, additionalProperties: false,
+  type: "object",
+  properties,
+  required,
+  additionalProperties: false,
 });
 
 const str = { type: "string" };
@@ -58,8 +67,17 @@ const list = (field: string, item: Schema = obj): Schema =>
 /** interface.md 2.7 (routes/assignment-view.ts), plus found_at and target_date. */
 const assignmentSchema = strict(
   {
-    domain: str, finding_key: str, finding: {}, status: { enum: ["open", "in_progress", "done"] }, owner: {}, due_at: nullable("string"),
-    overdue: bool, past_target: bool, updated_at: str, found_at: str, target_date: nullable("string"),
+    domain: str,
+    finding_key: str,
+    finding: {},
+    status: { enum: ["open", "in_progress", "done"] },
+    owner: {},
+    due_at: nullable("string"),
+    overdue: bool,
+    past_target: bool,
+    updated_at: str,
+    found_at: str,
+    target_date: nullable("string"),
   },
   ["domain", "finding_key", "status"],
 );
@@ -68,9 +86,22 @@ const assignmentSchema = strict(
 export const PUBLIC_ANSWERS: Record<string, Schema> = {
   verify: strict(
     {
-      authorized: { const: true }, reason: { const: "ok" }, source: str, key: keyDetails, domain: str, ts: int, expires_in: int, signature: str,
-      nonce: str, latency_ms: { type: "number" }, entitlement: str, entitlement_expires: int, lifeline: str, browser_guard: str,
-      firewall: obj, notice: str,
+      authorized: { const: true },
+      reason: { const: "ok" },
+      source: str,
+      key: keyDetails,
+      domain: str,
+      ts: int,
+      expires_in: int,
+      signature: str,
+      nonce: str,
+      latency_ms: { type: "number" },
+      entitlement: str,
+      entitlement_expires: int,
+      lifeline: str,
+      browser_guard: str,
+      firewall: obj,
+      notice: str,
     },
     ["authorized", "reason", "ts", "signature"],
   ),
@@ -83,16 +114,36 @@ export const PUBLIC_ANSWERS: Record<string, Schema> = {
   ),
   content: strict(
     {
-      ok: { const: true }, domain: str, ts: int, signature: str, latency_ms: { type: "number" },
-      content: { type: "object", additionalProperties: strict({ type: str, value: {}, updated_at: nullable("string") }, ["type", "value"]) },
+      ok: { const: true },
+      domain: str,
+      ts: int,
+      signature: str,
+      latency_ms: { type: "number" },
+      content: {
+        type: "object",
+        additionalProperties: strict({ type: str, value: {}, updated_at: nullable("string") }, ["type", "value"]),
+      },
     },
     ["ok", "content", "ts", "signature"],
   ),
-  secret: strict({ ok: { const: true }, name: str, value: str, ts: int, signature: str, nonce: str }, ["ok", "name", "value", "ts", "signature"]),
+  secret: strict({ ok: { const: true }, name: str, value: str, ts: int, signature: str, nonce: str }, [
+    "ok",
+    "name",
+    "value",
+    "ts",
+    "signature",
+  ]),
   // A refused visitor is an answer of the check (200, allow:false), not a refusal of the call.
   botcheck: strict(
     {
-      enforced: bool, allow: bool, ts: int, challenge: { const: true }, nonce: str, token: str, verified: { const: true }, blocked_url: str,
+      enforced: bool,
+      allow: bool,
+      ts: int,
+      challenge: { const: true },
+      nonce: str,
+      token: str,
+      verified: { const: true },
+      blocked_url: str,
       reason: { $ref: "#/components/schemas/Reason" },
       config: strict(
         { hold_ms: int, allow_desktop: bool, allow_tablet: bool, allow_mobile: bool, difficulty: int, difficulty_without_evidence: int },
@@ -105,19 +156,35 @@ export const PUBLIC_ANSWERS: Record<string, Schema> = {
   // One shape for the list (GET), one assignment with its history (history=1) and a change (POST).
   assignments: strict(
     {
-      ok: { const: true }, ts: int, count: int, assignments: { type: "array", items: assignmentSchema }, assignment: assignmentSchema,
-      history: { type: "array", items: strict({ time: str, who: str, what: str, code: nullable("string"), automatic: bool }, ["time", "who", "what"]) },
+      ok: { const: true },
+      ts: int,
+      count: int,
+      assignments: { type: "array", items: assignmentSchema },
+      assignment: assignmentSchema,
+      history: {
+        type: "array",
+        items: strict({ time: str, who: str, what: str, code: nullable("string"), automatic: bool }, ["time", "who", "what"]),
+      },
       notes: { type: "array", items: strict({ id: int, time: str, who: str, body: str }, ["id", "time", "who", "body"]) },
-      passed: bool, check_status: {}, summary: {},
+      passed: bool,
+      check_status: {},
+      summary: {},
     },
     ["ok", "ts"],
   ),
   activity: strict(
     {
-      ok: { const: true }, total: int, page: int, has_more: bool, ts: int,
+      ok: { const: true },
+      total: int,
+      page: int,
+      has_more: bool,
+      ts: int,
       activity: {
         type: "array",
-        items: strict({ time: str, who: str, action: str, action_code: str, group: str, via: str, domain: nullable("string"), detail: {} }, ["time", "who", "action", "action_code", "group"]),
+        items: strict(
+          { time: str, who: str, action: str, action_code: str, group: str, via: str, domain: nullable("string"), detail: {} },
+          ["time", "who", "action", "action_code", "group"],
+        ),
       },
     },
     ["ok", "activity", "total", "page", "has_more", "ts"],
@@ -132,25 +199,47 @@ const nullableTime = { type: ["string", "null"], format: "date-time" };
 /** operator-api.md section 2: an organization (admin/orgs.ts orgView). */
 const orgSchema = strict(
   {
-    id: int, name: str, plan: { enum: PLAN_NAMES }, fix_target_days: int,
+    id: int,
+    name: str,
+    plan: { enum: PLAN_NAMES },
+    fix_target_days: int,
     default_owner: { anyOf: [{ type: "null" }, strict({ name: str, email: str }, ["name", "email"])] },
-    subscription: { enum: ["active", "lapsed"] }, cycle_started_at: time, cycle_resets_at: time, allowance: nullable("integer"), used: int,
+    subscription: { enum: ["active", "lapsed"] },
+    cycle_started_at: time,
+    cycle_resets_at: time,
+    allowance: nullable("integer"),
+    used: int,
   },
   ["id", "name", "plan", "fix_target_days", "default_owner", "subscription", "cycle_started_at", "cycle_resets_at", "allowance", "used"],
 );
 
-const memberSchema = strict({ id: int, name: str, email: str, role: { enum: ["owner", "admin", "member"] }, created_at: nullableTime }, ["id", "name", "email", "role"]);
+const memberSchema = strict({ id: int, name: str, email: str, role: { enum: ["owner", "admin", "member"] }, created_at: nullableTime }, [
+  "id",
+  "name",
+  "email",
+  "role",
+]);
 
 /** GET /me (admin/me.ts): one of three principals. */
 const principalSchema = {
   oneOf: [
     strict({ kind: { const: "operator" } }, ["kind"]),
     strict(
-      { kind: { const: "token" }, org: strict({ id: int, name: str }, ["id", "name"]), scopes: { type: "array", items: str }, token: strict({ id: int, name: str }, ["id", "name"]) },
+      {
+        kind: { const: "token" },
+        org: strict({ id: int, name: str }, ["id", "name"]),
+        scopes: { type: "array", items: str },
+        token: strict({ id: int, name: str }, ["id", "name"]),
+      },
       ["kind", "org", "scopes", "token"],
     ),
     strict(
-      { kind: { const: "member" }, org: strict({ id: int, name: str }, ["id", "name"]), role: { enum: ["owner", "admin", "member"] }, member: strict({ id: int, name: str, email: str }, ["id", "name", "email"]) },
+      {
+        kind: { const: "member" },
+        org: strict({ id: int, name: str }, ["id", "name"]),
+        role: { enum: ["owner", "admin", "member"] },
+        member: strict({ id: int, name: str, email: str }, ["id", "name", "email"]),
+      },
       ["kind", "org", "role", "member"],
     ),
   ],
@@ -161,26 +250,63 @@ const strings = { type: "array", items: str };
 /** A key's admin details (admin/key-view.ts keyDetails): the settings of operator-api.md section 2 and the key's state. */
 const keySchema = strict(
   {
-    id: int, org_id: int, name: str, prefix: str, environment: str, industry: str, scopes: strings, domain: str, is_trial: bool,
-    expires_at: nullableTime, kind: { enum: ["client", "server"] }, status: str, ip_allow: strings, ip_deny: strings, ip_binding: bool,
-    countries_allow: strings, countries_block: strings, rate_per_minute: int, rate_per_source_per_minute: nullable("integer"),
-    hard_expires_at: nullableTime, botcheck: obj, firewall: { type: ["object", "null"] }, content_origin: nullable("string"),
-    created_at: nullableTime, updated_at: nullableTime, last_used_at: nullableTime, rotated_from: nullable("integer"), retires_at: nullableTime,
+    id: int,
+    org_id: int,
+    name: str,
+    prefix: str,
+    environment: str,
+    industry: str,
+    scopes: strings,
+    domain: str,
+    is_trial: bool,
+    expires_at: nullableTime,
+    kind: { enum: ["client", "server"] },
+    status: str,
+    ip_allow: strings,
+    ip_deny: strings,
+    ip_binding: bool,
+    countries_allow: strings,
+    countries_block: strings,
+    rate_per_minute: int,
+    rate_per_source_per_minute: nullable("integer"),
+    hard_expires_at: nullableTime,
+    botcheck: obj,
+    firewall: { type: ["object", "null"] },
+    content_origin: nullable("string"),
+    created_at: nullableTime,
+    updated_at: nullableTime,
+    last_used_at: nullableTime,
+    rotated_from: nullable("integer"),
+    retires_at: nullableTime,
   },
   ["id", "org_id", "name", "prefix", "kind", "status"],
 );
 
 /** An organization token (admin/tokens.ts tokenDetails); the token itself only in the create answer. */
 const tokenSchema = strict(
-  { id: int, name: str, scopes: strings, prefix: str, created_at: nullableTime, created_by: {}, last_used_at: nullableTime, expires_at: nullableTime },
+  {
+    id: int,
+    name: str,
+    scopes: strings,
+    prefix: str,
+    created_at: nullableTime,
+    created_by: {},
+    last_used_at: nullableTime,
+    expires_at: nullableTime,
+  },
   ["id", "name", "scopes", "prefix"],
 );
 
 /** A domain (admin/domains.ts domainView). */
 const domainSchema = strict(
   {
-    id: int, name: str, verified: bool, verified_at: nullableTime, verification_token: str,
-    txt_record: strict({ name: str, value: str }, ["name", "value"]), created_at: nullableTime,
+    id: int,
+    name: str,
+    verified: bool,
+    verified_at: nullableTime,
+    verification_token: str,
+    txt_record: strict({ name: str, value: str }, ["name", "value"]),
+    created_at: nullableTime,
   },
   ["id", "name", "verified", "txt_record"],
 );
@@ -192,14 +318,28 @@ const listOf = (field: string, item: Schema): Schema =>
 export const ADMIN_ANSWERS: Record<string, Schema> = {
   "GET /me": strict({ ok: { const: true }, principal: principalSchema }, ["ok", "principal"]),
   "POST /orgs": strict({ ok: { const: true }, org: orgSchema }, ["ok", "org"]),
-  "GET /orgs": strict({ ok: { const: true }, orgs: { type: "array", items: orgSchema }, ...paging }, ["ok", "orgs", "total", "page", "limit", "has_more"]),
+  "GET /orgs": strict({ ok: { const: true }, orgs: { type: "array", items: orgSchema }, ...paging }, [
+    "ok",
+    "orgs",
+    "total",
+    "page",
+    "limit",
+    "has_more",
+  ]),
   "GET /orgs/:org": strict({ ok: { const: true }, org: orgSchema }, ["ok", "org"]),
   "PATCH /orgs/:org": strict({ ok: { const: true }, org: orgSchema }, ["ok", "org"]),
   "POST /orgs/:org/members": strict(
     { ok: { const: true }, member: memberSchema, invitation: strict({ expires_at: str, sent: bool }, ["expires_at", "sent"]) },
     ["ok", "member", "invitation"],
   ),
-  "GET /orgs/:org/members": strict({ ok: { const: true }, members: { type: "array", items: memberSchema }, ...paging }, ["ok", "members", "total", "page", "limit", "has_more"]),
+  "GET /orgs/:org/members": strict({ ok: { const: true }, members: { type: "array", items: memberSchema }, ...paging }, [
+    "ok",
+    "members",
+    "total",
+    "page",
+    "limit",
+    "has_more",
+  ]),
   "POST /orgs/:org/tokens": strict({ ok: { const: true }, token: str, details: tokenSchema }, ["ok", "token", "details"]),
   "GET /orgs/:org/tokens": listOf("tokens", tokenSchema),
   "POST /orgs/:org/domains": strict({ ok: { const: true }, domain: domainSchema }, ["ok", "domain"]),

@@ -24,7 +24,11 @@ import { PUBLIC_ANSWERS, type Schema } from "./shapes.js";
 /** Admin request bodies by `METHOD path` (paths as in admin/routes.ts). */
 export const ADMIN_BODIES: Record<string, Schema> = {
   // The test clock checks advance_s by hand (system.ts moveClock): described from operator-api.md section 4.
-  "POST /clock": { type: "object", required: ["advance_s"], properties: { advance_s: { type: "number", minimum: 0, maximum: 315_360_000 } } },
+  "POST /clock": {
+    type: "object",
+    required: ["advance_s"],
+    properties: { advance_s: { type: "number", minimum: 0, maximum: 315_360_000 } },
+  },
   "POST /orgs": orgs.createOrgBody.schema,
   "PATCH /orgs/:org": orgs.patchOrgBody.schema,
   "POST /orgs/:org/members": orgs.memberBody.schema,
@@ -51,9 +55,14 @@ export const ADMIN_BODIES: Record<string, Schema> = {
 
 /** Admin write routes that take no body (an action on the path's resource). */
 export const ADMIN_BODILESS = new Set([
-  "POST /orgs/:org/domains/:domain/verify", "POST /keys/:id/suspend", "POST /keys/:id/resume", "POST /keys/:id/revoke",
-  "POST /keys/:id/installations/:install/approve", "POST /keys/:id/installations/:install/block",
-  "POST /orgs/:org/siem/:id/test", "POST /status/maintenance/:id/cancel",
+  "POST /orgs/:org/domains/:domain/verify",
+  "POST /keys/:id/suspend",
+  "POST /keys/:id/resume",
+  "POST /keys/:id/revoke",
+  "POST /keys/:id/installations/:install/approve",
+  "POST /keys/:id/installations/:install/block",
+  "POST /orgs/:org/siem/:id/test",
+  "POST /status/maintenance/:id/cancel",
 ]);
 
 export interface PublicEndpoint {
@@ -73,16 +82,103 @@ const getOrPost = ["GET", "POST"] as const;
 
 /** The public endpoints of routes/index.ts, with the parameter schemas they validate with (routes/schemas.ts). */
 export const PUBLIC_ENDPOINTS: readonly PublicEndpoint[] = [
-  { name: "verify", path: "/api/v1/verify.php", methods: ["GET", "POST", "HEAD"], tag: "verify", summary: "Verify a key (interface.md 4.1).", params: params.verifyParams.schema, answer: { kind: "json", schema: PUBLIC_ANSWERS.verify } },
-  { name: "botcheck", path: "/api/v1/botcheck.php", methods: getOrPost, tag: "botcheck", summary: "Bot check and grant (interface.md 4.2).", params: params.botcheckParams.schema, answer: { kind: "json", schema: PUBLIC_ANSWERS.botcheck } },
-  { name: "content", path: "/api/v1/content.php", methods: getOrPost, tag: "content", summary: "Protected content (interface.md 4.3).", params: params.contentParams.schema, answer: { kind: "json", schema: PUBLIC_ANSWERS.content } },
-  { name: "secret", path: "/api/v1/secret.php", methods: ["POST"], tag: "secret", summary: "A runtime secret, server keys with an IP allowlist only (interface.md 4.4).", params: params.secretParams.schema, answer: { kind: "json", schema: PUBLIC_ANSWERS.secret } },
-  { name: "scan", path: "/api/v1/scan.php", methods: getOrPost, tag: "scan", summary: "Security scan of a domain (interface.md 4.5).", params: params.scanParams.schema, answer: { kind: "json", schema: PUBLIC_ANSWERS.scan }, extraStatuses: [500, 502, 504] },
-  { name: "events", path: "/api/v1/events.php", methods: getOrPost, tag: "events", summary: "The organization's event feed, NDJSON or syslog lines (interface.md 4.6).", params: params.eventsParams.schema, answer: { kind: "text", type: "application/x-ndjson" } },
-  { name: "assignments", path: "/api/v1/assignments.php", methods: getOrPost, tag: "assignments", summary: "Finding assignments: list (GET) and change (POST) (interface.md 4.7, 4.8).", params: params.assignmentsParams.schema, answer: { kind: "json", schema: PUBLIC_ANSWERS.assignments } },
-  { name: "activity", path: "/api/v1/activity.php", methods: getOrPost, tag: "activity", summary: "The team activity record (interface.md 4.9).", params: params.activityParams.schema, answer: { kind: "json", schema: PUBLIC_ANSWERS.activity } },
-  { name: "keys.json", path: "/api/v1/keys.json", methods: ["GET"], tag: "verify", summary: "The public key of entitlement and lifeline tokens (JWKS).", answer: { kind: "json", schema: PUBLIC_ANSWERS["keys.json"] } },
+  {
+    name: "verify",
+    path: "/api/v1/verify.php",
+    methods: ["GET", "POST", "HEAD"],
+    tag: "verify",
+    summary: "Verify a key (interface.md 4.1).",
+    params: params.verifyParams.schema,
+    answer: { kind: "json", schema: PUBLIC_ANSWERS.verify },
+  },
+  {
+    name: "botcheck",
+    path: "/api/v1/botcheck.php",
+    methods: getOrPost,
+    tag: "botcheck",
+    summary: "Bot check and grant (interface.md 4.2).",
+    params: params.botcheckParams.schema,
+    answer: { kind: "json", schema: PUBLIC_ANSWERS.botcheck },
+  },
+  {
+    name: "content",
+    path: "/api/v1/content.php",
+    methods: getOrPost,
+    tag: "content",
+    summary: "Protected content (interface.md 4.3).",
+    params: params.contentParams.schema,
+    answer: { kind: "json", schema: PUBLIC_ANSWERS.content },
+  },
+  {
+    name: "secret",
+    path: "/api/v1/secret.php",
+    methods: ["POST"],
+    tag: "secret",
+    summary: "A runtime secret, server keys with an IP allowlist only (interface.md 4.4).",
+    params: params.secretParams.schema,
+    answer: { kind: "json", schema: PUBLIC_ANSWERS.secret },
+  },
+  {
+    name: "scan",
+    path: "/api/v1/scan.php",
+    methods: getOrPost,
+    tag: "scan",
+    summary: "Security scan of a domain (interface.md 4.5).",
+    params: params.scanParams.schema,
+    answer: { kind: "json", schema: PUBLIC_ANSWERS.scan },
+    extraStatuses: [500, 502, 504],
+  },
+  {
+    name: "events",
+    path: "/api/v1/events.php",
+    methods: getOrPost,
+    tag: "events",
+    summary: "The organization's event feed, NDJSON or syslog lines (interface.md 4.6).",
+    params: params.eventsParams.schema,
+    answer: { kind: "text", type: "application/x-ndjson" },
+  },
+  {
+    name: "assignments",
+    path: "/api/v1/assignments.php",
+    methods: getOrPost,
+    tag: "assignments",
+    summary: "Finding assignments: list (GET) and change (POST) (interface.md 4.7, 4.8).",
+    params: params.assignmentsParams.schema,
+    answer: { kind: "json", schema: PUBLIC_ANSWERS.assignments },
+  },
+  {
+    name: "activity",
+    path: "/api/v1/activity.php",
+    methods: getOrPost,
+    tag: "activity",
+    summary: "The team activity record (interface.md 4.9).",
+    params: params.activityParams.schema,
+    answer: { kind: "json", schema: PUBLIC_ANSWERS.activity },
+  },
+  {
+    name: "keys.json",
+    path: "/api/v1/keys.json",
+    methods: ["GET"],
+    tag: "verify",
+    summary: "The public key of entitlement and lifeline tokens (JWKS).",
+    answer: { kind: "json", schema: PUBLIC_ANSWERS["keys.json"] },
+  },
   // The status document takes no parameters (interface.md 4.10).
-  { name: "status", path: "/api/status.php", methods: ["GET"], tag: "status", summary: "The status document (interface.md 2.9, 4.10).", answer: { kind: "json", schema: PUBLIC_ANSWERS.status }, notModified: true },
-  { name: "openapi", path: "/api/v1/openapi.json", methods: ["GET"], tag: "description", summary: "This document.", answer: { kind: "json", schema: PUBLIC_ANSWERS.openapi } },
+  {
+    name: "status",
+    path: "/api/status.php",
+    methods: ["GET"],
+    tag: "status",
+    summary: "The status document (interface.md 2.9, 4.10).",
+    answer: { kind: "json", schema: PUBLIC_ANSWERS.status },
+    notModified: true,
+  },
+  {
+    name: "openapi",
+    path: "/api/v1/openapi.json",
+    methods: ["GET"],
+    tag: "description",
+    summary: "This document.",
+    answer: { kind: "json", schema: PUBLIC_ANSWERS.openapi },
+  },
 ];

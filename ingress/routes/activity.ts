@@ -42,8 +42,12 @@ export async function activity(request: HttpRequest, deps: IngressDeps): Promise
   const forDomainRaw = str(params, "for_domain") ?? "";
   const forDomain = forDomainRaw === "" ? undefined : (normalizeDomain(forDomainRaw) ?? forDomainRaw.toLowerCase());
   const { total, rows } = await listActivity(deps.readDb, gate.prepared.org.id, {
-    from: from || undefined, to: to || undefined, group: (group || undefined) as ActivityGroup | undefined, domain: forDomain,
-    limit, offset: paging.offset,
+    from: from || undefined,
+    to: to || undefined,
+    group: (group || undefined) as ActivityGroup | undefined,
+    domain: forDomain,
+    limit,
+    offset: paging.offset,
   });
   return ok({ total, page, has_more: page * limit < total, activity: rows.map(entryView), ts: deps.clock.nowSeconds() });
 }

@@ -91,7 +91,14 @@ async function wanted(deps: IngressDeps, params: Params, orgId: number): Promise
 }
 
 function lock(tx: Queryable, gate: WriteGate, t: Target, nowMs: number) {
-  return lockAssignment(tx, { orgId: gate.orgId, domain: t.domain, findingKey: t.findingKey, finding: t.finding, foundMs: t.foundMs ?? nowMs, nowMs });
+  return lockAssignment(tx, {
+    orgId: gate.orgId,
+    domain: t.domain,
+    findingKey: t.findingKey,
+    finding: t.finding,
+    foundMs: t.foundMs ?? nowMs,
+    nowMs,
+  });
 }
 
 async function reread(tx: Queryable, id: number): Promise<AssignmentRow> {
@@ -125,7 +132,10 @@ export async function changeAssignment(deps: IngressDeps, params: Params, gate: 
       const owner = after.owner_email ? `${after.owner_name} <${after.owner_email}>` : "nobody";
       const previous = before.owner_email ? { name: before.owner_name ?? "", email: before.owner_email } : null;
       await recordMove(tx, {
-        ...base, row: after, what: `assigned to ${owner}`, code: "finding.assigned",
+        ...base,
+        row: after,
+        what: `assigned to ${owner}`,
+        code: "finding.assigned",
         event: { type: "finding.assigned", extra: { by: gate.who, automatic: false, previous_owner: previous } },
         activity: { group: "ownership", action: `Assigned ${name} to ${owner} (API)` },
         detail: { owner: after.owner_email, previous_owner: before.owner_email },
@@ -133,7 +143,10 @@ export async function changeAssignment(deps: IngressDeps, params: Params, gate: 
     }
     if (change.status !== undefined) {
       await recordMove(tx, {
-        ...base, row: after, what: `status changed from ${before.status} to ${after.status}`, code: "finding.status_changed",
+        ...base,
+        row: after,
+        what: `status changed from ${before.status} to ${after.status}`,
+        code: "finding.status_changed",
         event: { type: "finding.status_changed", extra: { from: before.status, by: gate.who } },
         activity: { group: "ownership", action: `Status of ${name} changed from ${before.status} to ${after.status} (API)` },
         detail: { from: before.status, to: after.status },
@@ -142,8 +155,14 @@ export async function changeAssignment(deps: IngressDeps, params: Params, gate: 
     if (change.dueAt !== undefined) {
       // Section 6 has no event for a due date alone: history and activity record it.
       await recordMove(tx, {
-        ...base, row: after, what: after.due_at ? `due date set to ${after.due_at}` : "due date cleared", code: "finding.due_set",
-        activity: { group: "ownership", action: after.due_at ? `Due date of ${name} set to ${after.due_at} (API)` : `Due date of ${name} cleared (API)` },
+        ...base,
+        row: after,
+        what: after.due_at ? `due date set to ${after.due_at}` : "due date cleared",
+        code: "finding.due_set",
+        activity: {
+          group: "ownership",
+          action: after.due_at ? `Due date of ${name} set to ${after.due_at} (API)` : `Due date of ${name} cleared (API)`,
+        },
         detail: { due_at: after.due_at, previous_due_at: before.due_at },
       });
     }
@@ -164,7 +183,13 @@ export async function recheckAssignment(deps: IngressDeps, params: Params, gate:
   const spent = await recheckBudget(deps, gate.orgId, true);
   if (!spent.allowed) return refuse("recheck_rate_limited", {}, spent.headers);
   const job: ScanJob = { job_id: randomUUID(), org_id: gate.orgId, domain: t.domain, trigger: "recheck", finding_key: t.findingKey };
-  const answer = await ask(deps, { stream: SCAN_STREAM, message: job, replySchema: recheckReplySchema, timeoutMs, refusal: { headers: spent.headers } });
+  const answer = await ask(deps, {
+    stream: SCAN_STREAM,
+    message: job,
+    replySchema: recheckReplySchema,
+    timeoutMs,
+    refusal: { headers: spent.headers },
+  });
   if (!answer.ok) return answer.refusal;
   const reply = answer.reply;
   if (!reply.ok) return refuse("scan_failed", {}, spent.headers);
@@ -175,7 +200,12 @@ export async function recheckAssignment(deps: IngressDeps, params: Params, gate:
     const { row: before } = await lock(tx, gate, t, now);
     const name = `${t.findingKey} on ${t.domain}`;
     await recordMove(tx, {
-      row: before, atMs: now, who: gate.who, via: "api", what: `re-checked: ${checkStatus}`, code: "finding.rechecked",
+      row: before,
+      atMs: now,
+      who: gate.who,
+      via: "api",
+      what: `re-checked: ${checkStatus}`,
+      code: "finding.rechecked",
       activity: { group: "ownership", action: `Re-checked ${name}: ${checkStatus} (API)` },
       detail: { check_status: checkStatus, passed },
     });
@@ -183,7 +213,11 @@ export async function recheckAssignment(deps: IngressDeps, params: Params, gate:
     await updateAssignment(tx, before.id, { status: "done" }, now);
     const after = await reread(tx, before.id);
     await recordMove(tx, {
-      row: after, atMs: now, who: gate.who, via: "api", what: `status changed from ${before.status} to done (re-check passed)`,
+      row: after,
+      atMs: now,
+      who: gate.who,
+      via: "api",
+      what: `status changed from ${before.status} to done (re-check passed)`,
       code: "finding.status_changed",
       event: { type: "finding.status_changed", extra: { from: before.status, by: gate.who, recheck: true } },
       activity: { group: "ownership", action: `Status of ${name} changed from ${before.status} to done: re-check passed (API)` },
@@ -192,7 +226,13 @@ export async function recheckAssignment(deps: IngressDeps, params: Params, gate:
     return after;
   });
   return ok(
-    { assignment: assignmentView(row, now), passed, check_status: checkStatus, summary: reply.finding.summary, ts: deps.clock.nowSeconds() },
+    {
+      assignment: assignmentView(row, now),
+      passed,
+      check_status: checkStatus,
+      summary: reply.finding.summary,
+      ts: deps.clock.nowSeconds(),
+    },
     200,
     spent.headers,
   );

@@ -25,7 +25,6 @@ export const MAX_ASSIGNMENTS = 500;
 /** How long a re-check waits for the scanner before answering 504 `timeout`. */
 export const RECHECK_TIMEOUT_MS = 25_000;
 
-
 const isOne = (value: unknown) => value === "1" || value === 1 || value === true;
 
 /**
@@ -82,7 +81,12 @@ async function read(deps: IngressDeps, params: Params, orgId: number): Promise<H
     ownerId = member.id;
   }
   const rows = await listAssignments(deps.readDb, orgId, {
-    statuses, domain: forDomain, ownerId, overdueOnly: isOne(params.overdue), today: dateOf(now), limit: MAX_ASSIGNMENTS,
+    statuses,
+    domain: forDomain,
+    ownerId,
+    overdueOnly: isOne(params.overdue),
+    today: dateOf(now),
+    limit: MAX_ASSIGNMENTS,
   });
   return ok({ count: rows.length, assignments: rows.map((r) => assignmentView(r, now)), ts: deps.clock.nowSeconds() }, 200, headers);
 }

@@ -43,7 +43,12 @@ import { botcheckParams } from "./schemas.js";
 
 type Action = "assess" | "grant";
 
-const ACTIONS: ReadonlyMap<string, Action> = new Map([["assess", "assess"], ["check", "assess"], ["grant", "grant"], ["solve", "grant"]]);
+const ACTIONS: ReadonlyMap<string, Action> = new Map([
+  ["assess", "assess"],
+  ["check", "assess"],
+  ["grant", "grant"],
+  ["solve", "grant"],
+]);
 
 type Decision =
   | { kind: "disabled" }
@@ -62,12 +67,17 @@ function heldMs(value: unknown): number | undefined {
 function actionOf(params: Params): Action | null {
   const raw = params.action;
   if (raw === undefined || raw === "") return "assess";
-  return typeof raw === "string" ? ACTIONS.get(raw.trim().toLowerCase()) ?? null : null;
+  return typeof raw === "string" ? (ACTIONS.get(raw.trim().toLowerCase()) ?? null) : null;
 }
 
 /** The verdict for a key with bot protection on; null = the gate's outcome is `ok`. */
 async function judge(
-  request: HttpRequest, deps: IngressDeps, state: BotcheckState, params: Params, action: Action, prepared: Prepared,
+  request: HttpRequest,
+  deps: IngressDeps,
+  state: BotcheckState,
+  params: Params,
+  action: Action,
+  prepared: Prepared,
   consume: (nonce: string) => Promise<string | null>,
 ): Promise<Decision> {
   const { key } = prepared;
@@ -77,7 +87,9 @@ async function judge(
     const parsed = params.signals === undefined ? undefined : state.parseSignals(params.signals, true);
     // A new visitor sends no token: no address to read (ingress/http.ts says why that matters).
     const token = str(params, "token");
-    const tokenValid = token !== undefined && token !== "" &&
+    const tokenValid =
+      token !== undefined &&
+      token !== "" &&
       verifyToken(token, { keyId: key.id, userAgent, address: request.remoteAddress, nowS: Math.floor(nowMs / 1000) }, state.tokenSecret);
     const result = assess({
       headers: request.headers,
@@ -88,7 +100,10 @@ async function judge(
     });
     // Built only when asked for: this runs on every assessment.
     if (deps.logger.isLevelEnabled("debug")) {
-      deps.logger.debug({ requestId: request.requestId, keyId: key.id, score: result.score, clues: result.clues, device: result.device }, "botcheck assessment");
+      deps.logger.debug(
+        { requestId: request.requestId, keyId: key.id, score: result.score, clues: result.clues, device: result.device },
+        "botcheck assessment",
+      );
     }
     if (result.verdict === "refuse") return { kind: "refused", reason: result.reason };
     return { kind: result.verdict === "allow" ? "verified" : "challenge" };
@@ -98,7 +113,13 @@ async function judge(
   const record = parseChallenge(await consume(nonce));
   // The grant is assessed again on its own headers: a rule that refuses alone refuses it
   // too (the page's signals are the assess's business; their absence here proves nothing).
-  const again = assess({ headers: request.headers, headerOrder: request.headerOrder, signals: undefined, config: key.botcheck, tokenValid: false });
+  const again = assess({
+    headers: request.headers,
+    headerOrder: request.headerOrder,
+    signals: undefined,
+    config: key.botcheck,
+    tokenValid: false,
+  });
   const decisive = again.clues.find((clue) => clue.weight >= DECISIVE);
   if (decisive) return { kind: "refused", reason: decisive.reason };
   const decision = evaluateGrant(record, {
@@ -168,7 +189,10 @@ export async function botcheck(request: HttpRequest, deps: IngressDeps): Promise
       return answerReply(challengeAnswer(nonce, key.botcheck, work), ts);
     }
     case "granted":
-      return answerReply(grantedAnswer(issueToken({ keyId: key.id, userAgent, address: request.remoteAddress, nowS: ts }, state.tokenSecret)), ts);
+      return answerReply(
+        grantedAnswer(issueToken({ keyId: key.id, userAgent, address: request.remoteAddress, nowS: ts }, state.tokenSecret)),
+        ts,
+      );
     case "refused":
       // The gate answers the verdict's reason; reaching here would be a bug.
       throw new Error(`botcheck refusal ${decision.reason} passed the gate`);

@@ -18,10 +18,20 @@ export function demoRoute(load = embedAssetLoader()) {
   return async function demo(request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
     const keys = deps.config.demoKeys;
     if (keys === null) {
-      return { status: 404, headers: { "content-type": "text/plain; charset=utf-8" }, body: "The demo page runs in demo mode only (npm start without ADMIN_TOKEN).\n" };
+      return {
+        status: 404,
+        headers: { "content-type": "text/plain; charset=utf-8" },
+        body: "The demo page runs in demo mode only (npm start without ADMIN_TOKEN).\n",
+      };
     }
     const base = deps.baseUrl();
-    client ??= createVerifyClient({ baseUrl: base, key: keys.server, install: "demo-page", timeoutMs: 3000, onNotice: (notice) => deps.logger.warn({ notice }, "verify notice") });
+    client ??= createVerifyClient({
+      baseUrl: base,
+      key: keys.server,
+      install: "demo-page",
+      timeoutMs: 3000,
+      onNotice: (notice) => deps.logger.warn({ notice }, "verify notice"),
+    });
     const verified = await client.verify({ domain: DEMO_PAGE_HOST });
     const site = base.replace(/\/api\/v1$/, "");
     const asset = load();

@@ -1,10 +1,4 @@
-import {
-  checkKeySent,
-  type Ask,
-  type EnforceOptions,
-  type Prepared,
-  type RouteLabel,
-} from "../../shared/verify/index.js";
+import { checkKeySent, type Ask, type EnforceOptions, type Prepared, type RouteLabel } from "../../shared/verify/index.js";
 import type { Reason } from "../../shared/platform/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import { str, type Params } from "../params.js";
@@ -62,6 +56,12 @@ export async function passGate(request: HttpRequest, deps: IngressDeps, params: 
   const enforced = await deps.enforcer.enforce({ apiKey, ask, endpoint: options.endpoint }, options);
   if (!enforced.ok) return enforced;
   const { call } = enforced;
-  const charge: Charge = { orgId: call.orgId, keyId: call.keyId, endpoint: call.endpoint, nowMs: call.nowMs, cycleStartMs: call.cycleStartMs };
+  const charge: Charge = {
+    orgId: call.orgId,
+    keyId: call.keyId,
+    endpoint: call.endpoint,
+    nowMs: call.nowMs,
+    cycleStartMs: call.cycleStartMs,
+  };
   return { ok: true, prepared: enforced.prepared, apiKey, ask, charge };
 }

@@ -10,7 +10,12 @@ export interface HourlyBudget {
   headers: Record<string, string>;
 }
 
-export async function hourlyBudget(deps: IngressDeps, keyOf: (hour: number) => string, limit: number, take: boolean): Promise<HourlyBudget> {
+export async function hourlyBudget(
+  deps: IngressDeps,
+  keyOf: (hour: number) => string,
+  limit: number,
+  take: boolean,
+): Promise<HourlyBudget> {
   const hour = Math.floor(deps.clock.nowSeconds() / 3600);
   const key = keyOf(hour);
   let used: number;

@@ -8,7 +8,8 @@ import type { HttpReply, HttpRequest } from "../types.js";
  * no script at all, and the one style block is allowed by its hash, not 'unsafe-inline'.
  */
 
-const STYLE = "body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1f2328}a{color:#0969da}li{margin:.4rem 0}";
+const STYLE =
+  "body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1f2328}a{color:#0969da}li{margin:.4rem 0}";
 const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
 
 export const LANDING_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;

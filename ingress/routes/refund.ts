@@ -27,7 +27,16 @@ export async function refundCharge(deps: IngressDeps, charge: Charge, reason: Re
       deps.redis,
       script,
       [deps.keys.usageStreamOf(charge.orgId), deps.keys.cycleUsed(charge.orgId, charge.cycleStartMs)],
-      [deps.clock.now(), new Date(charge.nowMs).toISOString().slice(0, 10), 200_000, charge.orgId, charge.keyId, charge.endpoint, charge.cycleStartMs, reason],
+      [
+        deps.clock.now(),
+        new Date(charge.nowMs).toISOString().slice(0, 10),
+        200_000,
+        charge.orgId,
+        charge.keyId,
+        charge.endpoint,
+        charge.cycleStartMs,
+        reason,
+      ],
     );
   } catch (error) {
     deps.logger.error({ err: error, requestId, orgId: charge.orgId, keyId: charge.keyId }, "could not refund a faulted call");

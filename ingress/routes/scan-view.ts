@@ -19,7 +19,12 @@ export function findingView(finding: StoredFinding, ack: AckRow | undefined, now
   if (ack) {
     const expired = ack.expires_at !== null && ack.expires_at.getTime() <= nowMs;
     view.acknowledged = !expired;
-    view.acknowledgement = { note: ack.note, acked_at: iso(ack.acked_at), expires_at: ack.expires_at ? iso(ack.expires_at) : null, expired };
+    view.acknowledgement = {
+      note: ack.note,
+      acked_at: iso(ack.acked_at),
+      expires_at: ack.expires_at ? iso(ack.expires_at) : null,
+      expired,
+    };
   }
   return view;
 }

@@ -47,7 +47,11 @@ export async function scanHeaders(deps: IngressDeps, orgId: number): Promise<Rec
  */
 export function unknownBudgetHeaders(nowS: number): Record<string, string> {
   const hour = Math.floor(nowS / 3600);
-  return { "x-ratelimit-limit": String(SCANS_PER_HOUR), "x-ratelimit-remaining": String(SCANS_PER_HOUR), "x-ratelimit-reset": String((hour + 1) * 3600) };
+  return {
+    "x-ratelimit-limit": String(SCANS_PER_HOUR),
+    "x-ratelimit-remaining": String(SCANS_PER_HOUR),
+    "x-ratelimit-reset": String((hour + 1) * 3600),
+  };
 }
 
 async function headersOf(deps: IngressDeps, orgId: number | null): Promise<Record<string, string>> {
@@ -56,14 +60,22 @@ async function headersOf(deps: IngressDeps, orgId: number | null): Promise<Recor
 }
 
 async function storedAnswer(
-  deps: IngressDeps, orgId: number, domain: string, fresh: boolean, headers: Record<string, string>,
+  deps: IngressDeps,
+  orgId: number,
+  domain: string,
+  fresh: boolean,
+  headers: Record<string, string>,
   ids?: { web: number; dns: number },
 ): Promise<HttpReply> {
   const latest: { web: ScanRow | null; dns: ScanRow | null } = ids
     ? { web: await scanById(deps.db, ids.web), dns: await scanById(deps.db, ids.dns) }
     : await latestScans(deps.db, orgId, domain);
   if (!latest.web || !latest.dns) return refuse("no_scan", {}, headers);
-  const [web, dns, acks] = await Promise.all([findingsOf(deps.db, latest.web.id), findingsOf(deps.db, latest.dns.id), acknowledgementsOf(deps.db, orgId, domain)]);
+  const [web, dns, acks] = await Promise.all([
+    findingsOf(deps.db, latest.web.id),
+    findingsOf(deps.db, latest.dns.id),
+    acknowledgementsOf(deps.db, orgId, domain),
+  ]);
   const now = deps.clock.now();
   return ok(
     {
@@ -112,7 +124,13 @@ export async function answerScan(
   const spent = await budget(deps, orgId, true);
   if (!spent.allowed) return refuse("scan_rate_limited", {}, spent.headers);
   const job: ScanJob = { job_id: randomUUID(), org_id: orgId, domain, trigger: "api" };
-  const answer = await ask(deps, { stream: SCAN_STREAM, message: job, replySchema: scanReplySchema, timeoutMs, refusal: { headers: spent.headers } });
+  const answer = await ask(deps, {
+    stream: SCAN_STREAM,
+    message: job,
+    replySchema: scanReplySchema,
+    timeoutMs,
+    refusal: { headers: spent.headers },
+  });
   if (!answer.ok) return answer.refusal;
   const reply = answer.reply;
   if (!reply.ok) return refuse("scan_failed", {}, spent.headers);

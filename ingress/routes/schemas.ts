@@ -13,7 +13,9 @@ const scalar = (maxLength: number) => ({ type: ["string", "number", "boolean"], 
 const KEY = { key: scalar(256) };
 
 /** A parameter check that keeps its JSON schema, so the OpenAPI document (ingress/openapi/) describes what is checked. */
-export type ParamsCheck = ((params: Params) => boolean) & { readonly schema: { type: "object"; properties: Record<string, object>; additionalProperties: true } };
+export type ParamsCheck = ((params: Params) => boolean) & {
+  readonly schema: { type: "object"; properties: Record<string, object>; additionalProperties: true };
+};
 
 function compile(properties: Record<string, object>): ParamsCheck {
   const schema = { type: "object", properties, additionalProperties: true } as const;
@@ -27,27 +29,53 @@ function compile(properties: Record<string, object>): ParamsCheck {
  */
 export const PUBLIC_PARAMETERS = {
   verify: {
-    ...KEY, domain: scalar(2048), nonce: scalar(256), scope: scalar(512), ip: scalar(64), install: scalar(128),
-    endpoint: scalar(64), client: scalar(64), sdk_version: scalar(32),
+    ...KEY,
+    domain: scalar(2048),
+    nonce: scalar(256),
+    scope: scalar(512),
+    ip: scalar(64),
+    install: scalar(128),
+    endpoint: scalar(64),
+    client: scalar(64),
+    sdk_version: scalar(32),
   },
   // content_key, name and nonce are judged by their routes (not_found, missing_name, invalid_challenge).
   content: { ...KEY, domain: scalar(2048), content_key: {} },
   secret: { ...KEY, domain: scalar(2048), nonce: scalar(256), name: {} },
   botcheck: {
-    ...KEY, action: scalar(16), nonce: {}, held_ms: scalar(16), token: scalar(1024),
+    ...KEY,
+    action: scalar(16),
+    nonce: {},
+    held_ms: scalar(16),
+    token: scalar(1024),
     signals: { anyOf: [{ type: "object" }, { type: "string", maxLength: 16_384 }] },
     // proof and interaction are judged by the grant (an unreadable one is no proof, no evidence).
-    proof: {}, interaction: {},
+    proof: {},
+    interaction: {},
   },
   scan: { ...KEY, domain: scalar(2048), list: scalar(8), history: scalar(8) },
   // Values are judged by their routes (unknown_status, bad_due, bad_finding_key, ...); only lengths here.
   assignments: {
-    ...KEY, domain: scalar(2048), for_domain: scalar(2048), finding_key: scalar(128), status: scalar(32), owner: scalar(320),
-    due: scalar(32), overdue: scalar(8), history: scalar(8), recheck: scalar(8),
+    ...KEY,
+    domain: scalar(2048),
+    for_domain: scalar(2048),
+    finding_key: scalar(128),
+    status: scalar(32),
+    owner: scalar(320),
+    due: scalar(32),
+    overdue: scalar(8),
+    history: scalar(8),
+    recheck: scalar(8),
   },
   activity: {
-    ...KEY, domain: scalar(2048), for_domain: scalar(2048), from: scalar(32), to: scalar(32), group: scalar(32),
-    limit: scalar(16), page: scalar(16),
+    ...KEY,
+    domain: scalar(2048),
+    for_domain: scalar(2048),
+    from: scalar(32),
+    to: scalar(32),
+    group: scalar(32),
+    limit: scalar(16),
+    page: scalar(16),
   },
   // since, limit, type and format are judged by the route (bad_since, bad_limit, unknown_type, bad_format).
   events: { ...KEY, domain: scalar(2048), since: scalar(32), limit: scalar(16), type: scalar(64), format: scalar(16) },

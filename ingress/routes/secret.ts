@@ -17,7 +17,10 @@ import { secretParams } from "./schemas.js";
  */
 
 const HEADERS: Readonly<Record<string, string>> = Object.freeze({ "cache-control": "no-store" });
-const SUCCESS_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "cache-control": "no-store", "content-type": "application/json" });
+const SUCCESS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "cache-control": "no-store",
+  "content-type": "application/json",
+});
 /** The admin API's secret names: anything else cannot exist. */
 const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 

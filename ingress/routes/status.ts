@@ -1,11 +1,4 @@
-import {
-  type StatusSnapshot,
-  renderAtom,
-  badgeLanguage,
-  renderBadge,
-  renderPage,
-  renderSummary,
-} from "../../shared/status/index.js";
+import { type StatusSnapshot, renderAtom, badgeLanguage, renderBadge, renderPage, renderSummary } from "../../shared/status/index.js";
 import type { Handler } from "../router.js";
 import type { IngressDeps } from "../deps.js";
 import type { HttpRequest } from "../types.js";
@@ -29,7 +22,9 @@ const statusPage = (request: HttpRequest, deps: IngressDeps) =>
 
 const statusSummary = (request: HttpRequest, deps: IngressDeps) =>
   fromSnapshot(request, deps, {
-    suffix: "summary", contentType: "application/json; charset=utf-8", render: render((s) => JSON.stringify(renderSummary(s))),
+    suffix: "summary",
+    contentType: "application/json; charset=utf-8",
+    render: render((s) => JSON.stringify(renderSummary(s))),
   });
 
 const statusFeed = (request: HttpRequest, deps: IngressDeps) =>
@@ -38,7 +33,8 @@ const statusFeed = (request: HttpRequest, deps: IngressDeps) =>
 const statusBadge = (request: HttpRequest, deps: IngressDeps) => {
   const lang = badgeLanguage(new URLSearchParams(request.query).get("lang"));
   return fromSnapshot(request, deps, {
-    suffix: `badge-${lang}`, contentType: "image/svg+xml; charset=utf-8",
+    suffix: `badge-${lang}`,
+    contentType: "image/svg+xml; charset=utf-8",
     render: render((s) => renderBadge(s.document.status.indicator, lang)),
   });
 };

@@ -1,12 +1,4 @@
-import {
-  UNNAMED_INSTALL,
-  checkKeySent,
-  hostOf,
-  scopesText,
-  type Ask,
-  type Prepared,
-  type Resolved,
-} from "../../shared/verify/index.js";
+import { UNNAMED_INSTALL, checkKeySent, hostOf, scopesText, type Ask, type Prepared, type Resolved } from "../../shared/verify/index.js";
 import { isStorableText } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { fault } from "../reply.js";
@@ -72,7 +64,7 @@ function success(request: HttpRequest, deps: IngressDeps, prepared: Prepared, sn
       iss: deps.baseUrl(),
       keyId: key.id,
       orgId: key.org_id,
-      domain: p.ask.domain === undefined ? "" : hostOf(p.ask.domain) ?? "",
+      domain: p.ask.domain === undefined ? "" : (hostOf(p.ask.domain) ?? ""),
       scopes: scopesText(key.scopes),
       environment: key.environment,
       trial: key.is_trial,

@@ -40,7 +40,11 @@ function startHttp(body: string): void {
   const server = createServer((req, res) => {
     req.on("data", () => {});
     req.on("end", () => {
-      res.writeHead(200, { "content-type": "application/json", "access-control-allow-origin": "*", "content-length": Buffer.byteLength(body) });
+      res.writeHead(200, {
+        "content-type": "application/json",
+        "access-control-allow-origin": "*",
+        "content-length": Buffer.byteLength(body),
+      });
       res.end(body);
     });
   });

@@ -50,14 +50,16 @@ function measure(label: string, solve: Solve, bits: number, tokens: number): voi
   const perToken = hashes / tokens;
   process.stdout.write(
     `${label.padEnd(12)} ${String(bits).padStart(2)} bits  ${tokens} tokens  ` +
-    `${Math.round(perToken).toLocaleString("en").padStart(10)} hashes/token (expected ${(2 ** bits).toLocaleString("en")})  ` +
-    `${(ms / tokens).toFixed(0).padStart(5)} ms/token  ${(hashes / ms / 1000).toFixed(2)} M hashes/s\n`,
+      `${Math.round(perToken).toLocaleString("en").padStart(10)} hashes/token (expected ${(2 ** bits).toLocaleString("en")})  ` +
+      `${(ms / tokens).toFixed(0).padStart(5)} ms/token  ${(hashes / ms / 1000).toFixed(2)} M hashes/s\n`,
   );
 }
 
 function main(): void {
   const tokens = option("tokens", 24);
-  process.stdout.write(`node ${process.version}, ${cpus()[0]?.model ?? "?"} (${cpus().length} cores, load ${loadavg()[0].toFixed(1)}), one core\n`);
+  process.stdout.write(
+    `node ${process.version}, ${cpus()[0]?.model ?? "?"} (${cpus().length} cores, load ${loadavg()[0].toFixed(1)}), one core\n`,
+  );
   for (const bits of [DEFAULT_DIFFICULTY, DEFAULT_DIFFICULTY + NO_EVIDENCE_EXTRA_BITS]) {
     measure("node:crypto", withNodeCrypto, bits, tokens);
     measure("widget", withWidgetCode, bits, tokens);

@@ -45,7 +45,11 @@ const SIGNALS = {
 };
 
 async function post(url: string, headers: Record<string, string>, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`botcheck answered ${response.status}: ${text}`);
   return JSON.parse(text) as Record<string, unknown>;

@@ -8,9 +8,18 @@ export interface ServerChild {
   stop(): Promise<void>;
 }
 
-export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 20_000, nodeFlags: string[] = []): Promise<ServerChild> {
+export function startChild(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 20_000,
+  nodeFlags: string[] = [],
+): Promise<ServerChild> {
   // Every server under test gets the ingress's V8 flags, so the comparison stays like for like.
-  const child: ChildProcess = spawn(process.execPath, [...INGRESS_NODE_FLAGS, ...nodeFlags, script, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, [...INGRESS_NODE_FLAGS, ...nodeFlags, script, ...args], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
@@ -49,7 +58,10 @@ export function startChild(script: string, args: string[], env: NodeJS.ProcessEn
 
 /** An actor (e.g. the usage actor, which applies what verify counts) running beside the gateway, as in production. */
 export function startActor(script: string, name: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ServerChild {
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, script, "actor", name], { env, stdio: ["ignore", "ignore", "inherit"] });
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, script, "actor", name], {
+    env,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   return {
     url: "",
     pid: child.pid ?? 0,

@@ -7,7 +7,17 @@ import { Redis } from "ioredis";
 import { loadConfig } from "../../shared/platform/config.js";
 import { backendPids, createPool, resolveDatabaseUrl } from "../../shared/platform/db/pool.js";
 import { startActor, startChild, type ServerChild } from "./children.js";
-import { chooseDriver, commandStats, counterValue, driveAll, scrape, statsDelta, type Companion, type LoadResult, type LoadSettings } from "./load.js";
+import {
+  chooseDriver,
+  commandStats,
+  counterValue,
+  driveAll,
+  scrape,
+  statsDelta,
+  type Companion,
+  type LoadResult,
+  type LoadSettings,
+} from "./load.js";
 import { botcheckTargets } from "./botcheck.js";
 import { BENCH_DOMAIN, benchDatabaseUrl, seedBench } from "./seed.js";
 import { freePort } from "../../shared/platform/net/free-port.js";
@@ -51,7 +61,10 @@ function textOption(name: string): string | undefined {
 async function waitHealthy(url: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     if (Date.now() > deadline) throw new Error("the gateway did not become healthy");
     await new Promise((r) => setTimeout(r, 100));
@@ -71,7 +84,10 @@ async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
 async function inProcess(calls: number): Promise<{ line: string; us: number } | null> {
   const script = fileURLToPath(new URL("./inproc.js", import.meta.url));
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [script, "--calls", String(calls)], { env: process.env, maxBuffer: 1 << 20 });
+    const { stdout } = await promisify(execFile)(process.execPath, [script, "--calls", String(calls)], {
+      env: process.env,
+      maxBuffer: 1 << 20,
+    });
     const line = stdout.split("\n").find((l) => l.startsWith("verify in-process")) ?? "";
     const us = Number(/: ([\d.]+) µs CPU per call/.exec(line)?.[1] ?? NaN);
     return Number.isFinite(us) ? { line, us } : null;
@@ -84,10 +100,16 @@ async function inProcess(calls: number): Promise<{ line: string; us: number } | 
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 function printTable(rows: LoadResult[]): void {
-  const line = (cells: string[]) => `  ${cells[0].padEnd(16)}${cells.slice(1).map((c) => c.padStart(12)).join("")}`;
+  const line = (cells: string[]) =>
+    `  ${cells[0].padEnd(16)}${cells
+      .slice(1)
+      .map((c) => c.padStart(12))
+      .join("")}`;
   process.stdout.write(`${line(["server", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors", "CPU µs/req"])}\n`);
   for (const r of rows) {
-    process.stdout.write(`${line([r.name, fmt(r.rps), fmt(r.p50, 2), fmt(r.p99, 2), String(r.non2xx), String(r.errors), fmt(r.cpuUs, 1)])}\n`);
+    process.stdout.write(
+      `${line([r.name, fmt(r.rps), fmt(r.p50, 2), fmt(r.p99, 2), String(r.non2xx), String(r.errors), fmt(r.cpuUs, 1)])}\n`,
+    );
   }
   const withCompanions = rows.filter((r) => Object.keys(r.companionsUs).length > 0);
   if (withCompanions.length === 0) return;
@@ -96,14 +118,27 @@ function printTable(rows: LoadResult[]): void {
   process.stdout.write(`${line(["server", "itself", ...names, "total"])}\n`);
   for (const r of withCompanions) {
     const others = names.map((n) => r.companionsUs[n] ?? NaN);
-    process.stdout.write(`${line([r.name, fmt(r.cpuUs, 1), ...others.map((v) => fmt(v, 1)), fmt(others.reduce((a, b) => a + b, r.cpuUs), 1)])}\n`);
+    process.stdout.write(
+      `${line([
+        r.name,
+        fmt(r.cpuUs, 1),
+        ...others.map((v) => fmt(v, 1)),
+        fmt(
+          others.reduce((a, b) => a + b, r.cpuUs),
+          1,
+        ),
+      ])}\n`,
+    );
   }
 }
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const settings: LoadSettings = {
-    connections: option("connections", 64), roundS: option("round", 5), warmupS: option("warmup", 2), rounds: option("rounds", 3),
+    connections: option("connections", 64),
+    roundS: option("round", 5),
+    warmupS: option("warmup", 2),
+    rounds: option("rounds", 3),
   };
   const databaseUrl = benchDatabaseUrl(resolveDatabaseUrl(config.databaseUrl, process.env.PGUSER));
   const prefix = `bench:${randomBytes(4).toString("hex")}:`;
@@ -118,8 +153,16 @@ async function main(): Promise<void> {
   try {
     const seeded = await seedBench(databaseUrl, Date.now());
     const env = {
-      ...process.env, PORT: "0", HOST: "127.0.0.1", REDIS_PREFIX: prefix, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn",
-      GATEWAY_SECRET: randomBytes(32).toString("hex"), GATEWAY_TEST_CLOCK: "", ADMIN_TOKEN: "", SITE_URL: "",
+      ...process.env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      REDIS_PREFIX: prefix,
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: "warn",
+      GATEWAY_SECRET: randomBytes(32).toString("hex"),
+      GATEWAY_TEST_CLOCK: "",
+      ADMIN_TOKEN: "",
+      SITE_URL: "",
     };
     const start = fileURLToPath(new URL("../start.js", import.meta.url));
     // --profile DIR: the gateway writes a V8 CPU profile there when it stops (node --cpu-prof).
@@ -188,7 +231,8 @@ async function main(): Promise<void> {
     const ceiling = await driver.once({ name: "ceiling", url: uws.url }, request, settings.connections, settings.roundS);
     process.stdout.write(`  load generator ceiling (bare uWS, same settings, one more run): ${fmt(ceiling.rps)} req/s\n`);
     // Warm-up calls are included on both sides of the ratio below (runs and calls).
-    const grew = (name: string) => metricsAfter.reduce((sum, text, i) => sum + counterValue(text, name) - counterValue(metricsBefore[i], name), 0);
+    const grew = (name: string) =>
+      metricsAfter.reduce((sum, text, i) => sum + counterValue(text, name) - counterValue(metricsBefore[i], name), 0);
     const runs = grew("gateway_verify_script_runs_total");
     const judged = grew("gateway_verify_counted_calls_total");
     const delta = statsDelta(statsBefore, statsAfter);
@@ -197,8 +241,12 @@ async function main(): Promise<void> {
     process.stdout.write(`  verify / uWS        ${fmt(verify.rps / bareUws.rps, 2)}x   (goal >= 0.5)\n`);
     process.stdout.write(`  verify p99          ${fmt(verify.p99, 2)} ms (target <= 2.5)\n`);
     process.stdout.write(`  verify in-process   ${inproc ? `${fmt(inproc.us, 2)} µs CPU per call` : "not measured"} (target <= 4)\n`);
-    process.stdout.write(`  Redis round trips per verify: ${fmt(runs / Math.max(judged, 1), 3)} (${fmt(runs)} script runs for ${fmt(judged)} calls, ${fmt(judged / Math.max(runs, 1), 1)} calls per run)\n`);
-    process.stdout.write(`  INFO commandstats over the runs: ${fmt(evalsha)} EVALSHA = ${fmt(evalsha / Math.max(judged, 1), 3)} per verify; ${fmt([...delta.values()].reduce((a, b) => a + b, 0))} commands in all (server-wide, script internals included)\n`);
+    process.stdout.write(
+      `  Redis round trips per verify: ${fmt(runs / Math.max(judged, 1), 3)} (${fmt(runs)} script runs for ${fmt(judged)} calls, ${fmt(judged / Math.max(runs, 1), 1)} calls per run)\n`,
+    );
+    process.stdout.write(
+      `  INFO commandstats over the runs: ${fmt(evalsha)} EVALSHA = ${fmt(evalsha / Math.max(judged, 1), 3)} per verify; ${fmt([...delta.values()].reduce((a, b) => a + b, 0))} commands in all (server-wide, script internals included)\n`,
+    );
 
     // Does one usage process keep up? Entries not yet read (lag) or read and not yet applied (pending), right after the runs.
     const usageKeys = createKeys(prefix);
@@ -211,12 +259,19 @@ async function main(): Promise<void> {
         pending += group.pending;
       }
     }
-    process.stdout.write(`  usage actor right after the runs: ${fmt(lag)} entries not yet read, ${fmt(pending)} in hand (${fmt(runs)} written during the runs)\n`);
+    process.stdout.write(
+      `  usage actor right after the runs: ${fmt(lag)} entries not yet read, ${fmt(pending)} in hand (${fmt(runs)} written during the runs)\n`,
+    );
 
     if (textOption("only") === "verify") return;
     const botcheck = await botcheckTargets(gateway.url, seeded.botcheckKey, BENCH_DOMAIN);
     process.stdout.write(`\nbotcheck.php assess, key with bot protection on, desktop Chrome headers and signals; same settings\n`);
-    const assessed = await driveAll(driver, botcheck.map((t) => ({ ...t, pids: gatewayPids, companions })), request, settings);
+    const assessed = await driveAll(
+      driver,
+      botcheck.map((t) => ({ ...t, pids: gatewayPids, companions })),
+      request,
+      settings,
+    );
     printTable(assessed);
     for (const r of assessed) process.stdout.write(`  ${r.name} / verify  ${fmt(r.rps / verify.rps, 2)}x   (target >= 0.5, p99 <= 8 ms)\n`);
   } finally {
@@ -228,7 +283,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });
-

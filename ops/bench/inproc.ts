@@ -29,16 +29,31 @@ async function main(): Promise<void> {
   const base = loadConfig(process.env);
   const databaseUrl = benchDatabaseUrl(resolveDatabaseUrl(base.databaseUrl, process.env.PGUSER));
   const seeded = await seedBench(databaseUrl, Date.now());
-  const config = loadConfig({ ...process.env, PORT: "0", HOST: "127.0.0.1", REDIS_PREFIX: `inproc:${randomBytes(4).toString("hex")}:`, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", GATEWAY_SECRET: randomBytes(32).toString("hex") });
+  const config = loadConfig({
+    ...process.env,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    REDIS_PREFIX: `inproc:${randomBytes(4).toString("hex")}:`,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: "warn",
+    GATEWAY_SECRET: randomBytes(32).toString("hex"),
+  });
   const ctx = await openContext(config, "ingress");
   const ingress = await startIngress(ctx);
   const dispatch = buildApp(ingress.deps);
   const body = Buffer.from(JSON.stringify({ key: seeded.key, domain: BENCH_DOMAIN, nonce: randomBytes(16).toString("hex") }));
   let sequence = 0;
   const request = (): HttpRequest => ({
-    method: "POST", path: "/api/v1/verify.php", query: "", headers: { "content-type": "application/json", host: "127.0.0.1" },
-    headerOrder: ["host", "content-type"], body, remoteAddress: "127.0.0.1", requestId: `r${++sequence}`,
-    receivedAt: ctx.clock.now(), startedMs: performance.now(),
+    method: "POST",
+    path: "/api/v1/verify.php",
+    query: "",
+    headers: { "content-type": "application/json", host: "127.0.0.1" },
+    headerOrder: ["host", "content-type"],
+    body,
+    remoteAddress: "127.0.0.1",
+    requestId: `r${++sequence}`,
+    receivedAt: ctx.clock.now(),
+    startedMs: performance.now(),
   });
   // The first start rebuilds the snapshots from PostgreSQL: wait for them.
   let probe = await dispatch(request());
@@ -73,6 +88,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`inproc failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(`inproc failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -72,13 +72,31 @@ export async function chooseDriver(): Promise<Driver> {
   if (await wrkAvailable()) {
     return { name: "wrk (1 thread)", once: (t, body, c, d) => wrkOnce(t.url, t.body ?? body, t.headers ?? {}, c, d, 1) };
   }
-  return { name: "autocannon with 2 workers (wrk not installed: `apt-get install wrk`; autocannon may cap the bare servers)", once: autocannonOnce };
+  return {
+    name: "autocannon with 2 workers (wrk not installed: `apt-get install wrk`; autocannon may cap the bare servers)",
+    once: autocannonOnce,
+  };
 }
 
 async function autocannonOnce(target: Target, body: string, connections: number, durationS: number): Promise<WrkRun> {
   const headers = { ...(target.headers ?? {}), "content-type": "application/json" };
-  const r = await autocannon({ url: target.url, connections, duration: durationS, method: "POST", headers, body: target.body ?? body, workers: 2 });
-  return { requests: r["2xx"] + r.non2xx, rps: r["2xx"] / durationS, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+  const r = await autocannon({
+    url: target.url,
+    connections,
+    duration: durationS,
+    method: "POST",
+    headers,
+    body: target.body ?? body,
+    workers: 2,
+  });
+  return {
+    requests: r["2xx"] + r.non2xx,
+    rps: r["2xx"] / durationS,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+  };
 }
 
 /** CPU seconds per process of `pids` now. */

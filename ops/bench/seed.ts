@@ -37,17 +37,42 @@ export async function seedBench(databaseUrl: string, nowMs: number): Promise<Ben
       const org = await insertOrg(tx, { name: "Bench", plan: "enterprise", fixTargetDays: 30, subscription: "active", nowMs });
       await insertDomain(tx, { orgId: org.id, name: BENCH_DOMAIN, token: randomToken(32), verified: true, nowMs });
       const settings = (name: string, botcheck: boolean, holdMs: number) => ({
-        name, domain: BENCH_DOMAIN, environment: "production", industry: "", scopes: [], ip_allow: [], ip_deny: [],
-        ip_binding: false, countries_allow: [], countries_block: [], rate_per_minute: 10_000_000, rate_per_source_per_minute: null, is_trial: false, expires_at: null,
+        name,
+        domain: BENCH_DOMAIN,
+        environment: "production",
+        industry: "",
+        scopes: [],
+        ip_allow: [],
+        ip_deny: [],
+        ip_binding: false,
+        countries_allow: [],
+        countries_block: [],
+        rate_per_minute: 10_000_000,
+        rate_per_source_per_minute: null,
+        is_trial: false,
+        expires_at: null,
         botcheck: { enabled: botcheck, hold_ms: holdMs, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
-        firewall: null, content_origin: null,
+        firewall: null,
+        content_origin: null,
       });
       const { key, prefix } = issueKey("client", true);
-      await insertKey(tx, { orgId: org.id, hash: sha256(key), prefix, kind: "client", nowMs, settings: settings("Bench site", false, 1500) });
+      await insertKey(tx, {
+        orgId: org.id,
+        hash: sha256(key),
+        prefix,
+        kind: "client",
+        nowMs,
+        settings: settings("Bench site", false, 1500),
+      });
       const botcheck = issueKey("client", true);
       const botcheckKey = botcheck.key;
       await insertKey(tx, {
-        orgId: org.id, hash: sha256(botcheckKey), prefix: botcheck.prefix, kind: "client", nowMs, settings: settings("Bench bot check", true, 0),
+        orgId: org.id,
+        hash: sha256(botcheckKey),
+        prefix: botcheck.prefix,
+        kind: "client",
+        nowMs,
+        settings: settings("Bench bot check", true, 0),
       });
       return { orgId: org.id, key, botcheckKey };
     });

@@ -65,10 +65,11 @@ async function collector(kind: "http" | "bulk"): Promise<Collector> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   c.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  c.close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  c.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return c;
 }
 
@@ -82,15 +83,26 @@ async function main(): Promise<void> {
   const adminToken = randomBytes(16).toString("hex");
   const prefix = `bench-siem:${randomBytes(4).toString("hex")}:`;
   const config = loadConfig({
-    ...process.env, PORT: "0", HOST: "127.0.0.1", REDIS_PREFIX: prefix, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn",
-    ADMIN_TOKEN: adminToken, OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8", GATEWAY_TEST_CLOCK: "",
+    ...process.env,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    REDIS_PREFIX: prefix,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: "warn",
+    ADMIN_TOKEN: adminToken,
+    OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8",
+    GATEWAY_TEST_CLOCK: "",
   });
   const ctx = await openContext(config, "bench-siem");
   await migrate(ctx.db);
   const ingress = await startIngress(ctx);
   const url = `http://127.0.0.1:${ingress.port}`;
   const admin = async (path: string, body: unknown) => {
-    const response = await fetch(`${url}/admin/v1${path}`, { method: "POST", headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const response = await fetch(`${url}/admin/v1${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     return (await response.json()) as Record<string, Record<string, unknown>>;
   };
   const [receiver, bulk] = await Promise.all([collector("http"), collector("bulk")]);
@@ -110,7 +122,10 @@ async function main(): Promise<void> {
         await transaction(ctx.db, async (tx) => {
           for (let j = 0; j < size; j++) {
             await insertEvent(tx, {
-              orgId, type: "scan.completed", timeMs: ctx.clock.now(), domain: "bench.example",
+              orgId,
+              type: "scan.completed",
+              timeMs: ctx.clock.now(),
+              domain: "bench.example",
               payload: { kind: "web", grade: "A", score: 90, fail_count: (i + j) % 7 },
             });
           }
@@ -135,16 +150,23 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     const httpTail = receiver.lastAt - started - burstMs;
     const bulkTail = bulk.lastAt - started - burstMs;
-    const statsOf = async (id: number) => (await streamStats(ctx.redis, ctx.keys.stream(destinationStreamName(id)), ctx.keys)).groups.find((g) => g.group === SIEM_GROUP);
+    const statsOf = async (id: number) =>
+      (await streamStats(ctx.redis, ctx.keys.stream(destinationStreamName(id)), ctx.keys)).groups.find((g) => g.group === SIEM_GROUP);
     // The collectors have everything; the acks follow the answers by a moment.
     let [hs, bs] = await Promise.all([statsOf(httpId), statsOf(bulkId)]);
     while ((hs?.pending ?? 0) + (bs?.pending ?? 0) + (hs?.lag ?? 0) + (bs?.lag ?? 0) > 0) {
       await new Promise((r) => setTimeout(r, 20));
       [hs, bs] = await Promise.all([statsOf(httpId), statsOf(bulkId)]);
     }
-    process.stdout.write(`SIEM pusher during a burst of ${fmt(total)} events (written in ${(burstMs / 1000).toFixed(1)} s = ${fmt(total / (burstMs / 1000))} events/s through insertEvent):\n`);
-    process.stdout.write(`  largest lag (written, not yet at the collector), sampled every 250 ms: http ${fmt(maxLag.http)}, _bulk ${fmt(maxLag.bulk)} events\n`);
-    process.stdout.write(`  last event at the collector after the burst's last commit: http ${(httpTail / 1000).toFixed(2)} s, _bulk ${(bulkTail / 1000).toFixed(2)} s; every entry acked ${((performance.now() - started - burstMs) / 1000).toFixed(2)} s after it\n`);
+    process.stdout.write(
+      `SIEM pusher during a burst of ${fmt(total)} events (written in ${(burstMs / 1000).toFixed(1)} s = ${fmt(total / (burstMs / 1000))} events/s through insertEvent):\n`,
+    );
+    process.stdout.write(
+      `  largest lag (written, not yet at the collector), sampled every 250 ms: http ${fmt(maxLag.http)}, _bulk ${fmt(maxLag.bulk)} events\n`,
+    );
+    process.stdout.write(
+      `  last event at the collector after the burst's last commit: http ${(httpTail / 1000).toFixed(2)} s, _bulk ${(bulkTail / 1000).toFixed(2)} s; every entry acked ${((performance.now() - started - burstMs) / 1000).toFixed(2)} s after it\n`,
+    );
 
     // 2. Delivery throughput: a backlog of `total` events on the stream, then the pusher starts.
     await pusher.stop();
@@ -180,7 +202,9 @@ async function main(): Promise<void> {
         if (response.headers.get("x-has-more") !== "1") break;
       }
       const feedMs = performance.now() - feedStarted;
-      process.stdout.write(`  feed ${format.padEnd(6)}: ${fmt(lines)} lines in ${(feedMs / 1000).toFixed(2)} s = ${fmt(lines / (feedMs / 1000))} lines/s (limit 1000, one client)\n`);
+      process.stdout.write(
+        `  feed ${format.padEnd(6)}: ${fmt(lines)} lines in ${(feedMs / 1000).toFixed(2)} s = ${fmt(lines / (feedMs / 1000))} lines/s (limit 1000, one client)\n`,
+      );
     }
   } finally {
     if (!stopped) await pusher.stop();

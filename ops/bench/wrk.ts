@@ -61,7 +61,12 @@ export function parseWrk(output: string): WrkRun {
 
 /** One wrk run: POST of `body` with `headers`, one thread, `connections` connections. */
 export async function wrkOnce(
-  url: string, body: string, headers: Record<string, string>, connections: number, durationS: number, threads = 1,
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  connections: number,
+  durationS: number,
+  threads = 1,
 ): Promise<WrkRun> {
   const dir = await mkdtemp(join(tmpdir(), "bench-wrk-"));
   try {

@@ -1,7 +1,18 @@
 import { segment } from "./admin-client.js";
 import type { AnswerBase } from "./admin-client.js";
 import { type AdminContext, type Body, json } from "./admin-commands.js";
-import type { DomainView, InstallationView, KeyRow, MemberView, OrgView, Paged, Principal, RiskView, ScanAnswer, TokenView } from "./answers.js";
+import type {
+  DomainView,
+  InstallationView,
+  KeyRow,
+  MemberView,
+  OrgView,
+  Paged,
+  Principal,
+  RiskView,
+  ScanAnswer,
+  TokenView,
+} from "./answers.js";
 import { idArgument, listOption, requiredOption, stringOption } from "./args.js";
 import { adminCommand, type Command } from "./command.js";
 import { lines, table, text } from "./format.js";
@@ -46,7 +57,11 @@ function printPage(c: AdminContext, answer: Paged, rows: string[][], headers: st
   return EXIT.ok;
 }
 
-async function listCall<T extends object>(c: AdminContext, path: string, extra: Record<string, string | undefined> = {}): Promise<AnswerBase & Paged & T> {
+async function listCall<T extends object>(
+  c: AdminContext,
+  path: string,
+  extra: Record<string, string | undefined> = {},
+): Promise<AnswerBase & Paged & T> {
   const { body } = await c.client.call<Paged & T>("GET", `${path}${pagingQuery(c, extra)}`);
   return body;
 }
@@ -57,26 +72,54 @@ async function me(c: AdminContext): Promise<number> {
   const p = answer.principal;
   const org = p.org;
   if (p.kind === "operator") print(c.io, "The operator (ADMIN_TOKEN): every organization, every route.");
-  else if (p.kind === "token") print(c.io, `Token "${text(p.token?.name)}" of organization ${text(org?.id)} "${text(org?.name)}", scopes ${text(p.scopes)}.`);
-  else print(c.io, `${text(p.member?.name)} <${text(p.member?.email)}>, ${text(p.role)} of organization ${text(org?.id)} "${text(org?.name)}".`);
+  else if (p.kind === "token")
+    print(c.io, `Token "${text(p.token?.name)}" of organization ${text(org?.id)} "${text(org?.name)}", scopes ${text(p.scopes)}.`);
+  else
+    print(
+      c.io,
+      `${text(p.member?.name)} <${text(p.member?.email)}>, ${text(p.role)} of organization ${text(org?.id)} "${text(org?.name)}".`,
+    );
   return EXIT.ok;
 }
 
 async function orgList(c: AdminContext): Promise<number> {
   const answer = await listCall<{ orgs: OrgView[] }>(c, "/orgs");
   if (c.json) return json(c, answer);
-  const rows = answer.orgs.map((o) => [text(o.id), text(o.plan), text(o.subscription), text(o.used), text(o.allowance ?? "unlimited"), text(o.name)]);
+  const rows = answer.orgs.map((o) => [
+    text(o.id),
+    text(o.plan),
+    text(o.subscription),
+    text(o.used),
+    text(o.allowance ?? "unlimited"),
+    text(o.name),
+  ]);
   return printPage(c, answer, rows, ["ID", "PLAN", "SUBSCRIPTION", "USED", "ALLOWANCE", "NAME"], "No organizations.");
 }
 
 async function keyList(c: AdminContext): Promise<number> {
   const org = await orgOf(c);
-  const answer = await listCall<{ keys: KeyRow[] }>(c, `/orgs/${org}/keys`, { status: stringOption(c.parsed, "status"), kind: stringOption(c.parsed, "kind") });
+  const answer = await listCall<{ keys: KeyRow[] }>(c, `/orgs/${org}/keys`, {
+    status: stringOption(c.parsed, "status"),
+    kind: stringOption(c.parsed, "kind"),
+  });
   if (c.json) return json(c, answer);
   const rows = answer.keys.map((k) => [
-    text(k.id), text(k.prefix), text(k.kind), text(k.status), text(k.domain), text(k.last_used_at), text(k.expires_at), text(k.name),
+    text(k.id),
+    text(k.prefix),
+    text(k.kind),
+    text(k.status),
+    text(k.domain),
+    text(k.last_used_at),
+    text(k.expires_at),
+    text(k.name),
   ]);
-  return printPage(c, answer, rows, ["ID", "PREFIX", "KIND", "STATUS", "DOMAIN", "LAST USED", "EXPIRES", "NAME"], `Organization ${org} has no such keys.`);
+  return printPage(
+    c,
+    answer,
+    rows,
+    ["ID", "PREFIX", "KIND", "STATUS", "DOMAIN", "LAST USED", "EXPIRES", "NAME"],
+    `Organization ${org} has no such keys.`,
+  );
 }
 
 async function domainList(c: AdminContext): Promise<number> {
@@ -111,8 +154,14 @@ async function tokenCreate(c: AdminContext): Promise<number> {
   print(c.io);
   print(c.io, `  ${text(answer.token)}`);
   print(c.io);
-  print(c.io, lines([["scopes", d.scopes], ["expires", d.expires_at ?? "never"]]));
-  print(c.io, "Use it as GATEWAY_TOKEN or --token; revoke it with: gateway token revoke " + text(d.id));
+  print(
+    c.io,
+    lines([
+      ["scopes", d.scopes],
+      ["expires", d.expires_at ?? "never"],
+    ]),
+  );
+  print(c.io, `Use it as GATEWAY_TOKEN or --token; revoke it with: gateway token revoke ${text(d.id)}`);
   return EXIT.ok;
 }
 
@@ -120,7 +169,14 @@ async function tokenList(c: AdminContext): Promise<number> {
   const org = await orgOf(c);
   const answer = await listCall<{ tokens: TokenView[] }>(c, `/orgs/${org}/tokens`);
   if (c.json) return json(c, answer);
-  const rows = answer.tokens.map((t) => [text(t.id), text(t.prefix), text(t.scopes), text(t.last_used_at), text(t.expires_at ?? "never"), text(t.name)]);
+  const rows = answer.tokens.map((t) => [
+    text(t.id),
+    text(t.prefix),
+    text(t.scopes),
+    text(t.last_used_at),
+    text(t.expires_at ?? "never"),
+    text(t.name),
+  ]);
   return printPage(c, answer, rows, ["ID", "PREFIX", "SCOPES", "LAST USED", "EXPIRES", "NAME"], `Organization ${org} has no live tokens.`);
 }
 
@@ -148,7 +204,10 @@ async function riskAccept(c: AdminContext): Promise<number> {
   const { body: answer } = await c.client.call<{ acknowledgement: RiskView }>("POST", `/orgs/${org}/risks`, body);
   if (c.json) return json(c, answer);
   const a = answer.acknowledgement;
-  print(c.io, `Risk of ${text(a.finding_key)} on ${text(a.domain)} accepted${a.expires_at ? ` until ${text(a.expires_at)}` : ", with no end date"}.`);
+  print(
+    c.io,
+    `Risk of ${text(a.finding_key)} on ${text(a.domain)} accepted${a.expires_at ? ` until ${text(a.expires_at)}` : ", with no end date"}.`,
+  );
   return EXIT.ok;
 }
 
@@ -166,7 +225,11 @@ async function riskList(c: AdminContext): Promise<number> {
   const answer = await listCall<{ risks: RiskView[] }>(c, `/orgs/${org}/risks`);
   if (c.json) return json(c, answer);
   const rows = answer.risks.map((r) => [
-    text(r.domain), text(r.finding_key), text(r.acked_at), r.expired ? `${text(r.expires_at)} (expired)` : text(r.expires_at ?? "never"), text(r.note),
+    text(r.domain),
+    text(r.finding_key),
+    text(r.acked_at),
+    r.expired ? `${text(r.expires_at)} (expired)` : text(r.expires_at ?? "never"),
+    text(r.note),
   ]);
   return printPage(c, answer, rows, ["DOMAIN", "FINDING", "ACCEPTED", "UNTIL", "NOTE"], `Organization ${org} has accepted no risks.`);
 }
@@ -187,12 +250,15 @@ function scanLines(answer: ScanAnswer): string {
     return `${text(s.grade)} (score ${text(s.score)}, ${text(s.fail_count)} failing, ${text(s.warn_count)} warnings)`;
   };
   const failing = (["web", "dns"] as const).flatMap((name) =>
-    answer[name].findings.filter((f) => f.status === "fail" || f.status === "warn").map((f) => [
-      `${text(f.status)}${f.acknowledged ? " (accepted)" : ""}`, text(f.id), text(f.summary),
-    ]),
+    answer[name].findings
+      .filter((f) => f.status === "fail" || f.status === "warn")
+      .map((f) => [`${text(f.status)}${f.acknowledged ? " (accepted)" : ""}`, text(f.id), text(f.summary)]),
   );
   return [
-    lines([["web", section("web")], ["dns", section("dns")]]),
+    lines([
+      ["web", section("web")],
+      ["dns", section("dns")],
+    ]),
     ...(failing.length > 0 ? ["", table(["STATUS", "FINDING", "SUMMARY"], failing)] : []),
   ].join("\n");
 }
@@ -222,32 +288,116 @@ const FINDING = { org: "string", domain: "string", finding: "string" } as const;
 
 export const ACCOUNT_COMMANDS: Command[] = [
   {
-    noun: "me", verb: null, uses: "admin", synopsis: "me",
+    noun: "me",
+    verb: null,
+    uses: "admin",
+    synopsis: "me",
     summary: "Who the token in use is: the operator, or an organization token (its organization and scopes).",
-    options: {}, run: (_rt, d) => me(d.admin()),
+    options: {},
+    run: (_rt, d) => me(d.admin()),
   },
-  adminCommand("org", "list", "org list [--limit N] [--page P]", "Every organization, newest first (the admin token only).", PAGING, orgList),
   adminCommand(
-    "key", "list", "key list [--org ORG_ID] [--status active|suspended|revoked|expired] [--kind client|server] [--limit N] [--page P]",
+    "org",
+    "list",
+    "org list [--limit N] [--page P]",
+    "Every organization, newest first (the admin token only).",
+    PAGING,
+    orgList,
+  ),
+  adminCommand(
+    "key",
+    "list",
+    "key list [--org ORG_ID] [--status active|suspended|revoked|expired] [--kind client|server] [--limit N] [--page P]",
     "An organization's keys, newest first, with when each was last used (never the key itself).",
-    { ...ORG, ...PAGING, status: "string", kind: "string" }, keyList,
+    { ...ORG, ...PAGING, status: "string", kind: "string" },
+    keyList,
   ),
-  adminCommand("domain", "list", "domain list [--org ORG_ID] [--limit N] [--page P]", "An organization's domains and the TXT record each still needs.", { ...ORG, ...PAGING }, domainList),
-  adminCommand("member", "list", "member list [--org ORG_ID] [--limit N] [--page P]", "An organization's members and their roles.", { ...ORG, ...PAGING }, memberList),
   adminCommand(
-    "token", "create", "token create [--org ORG_ID] --name NAME [--scopes read|read,write] [--expires-at TIME]",
+    "domain",
+    "list",
+    "domain list [--org ORG_ID] [--limit N] [--page P]",
+    "An organization's domains and the TXT record each still needs.",
+    { ...ORG, ...PAGING },
+    domainList,
+  ),
+  adminCommand(
+    "member",
+    "list",
+    "member list [--org ORG_ID] [--limit N] [--page P]",
+    "An organization's members and their roles.",
+    { ...ORG, ...PAGING },
+    memberList,
+  ),
+  adminCommand(
+    "token",
+    "create",
+    "token create [--org ORG_ID] --name NAME [--scopes read|read,write] [--expires-at TIME]",
     "Create an organization token (default scopes: read); the token is printed once. Tokens cannot create tokens.",
-    { ...ORG, name: "string", scopes: "string", "expires-at": "string" }, tokenCreate,
+    { ...ORG, name: "string", scopes: "string", "expires-at": "string" },
+    tokenCreate,
   ),
-  adminCommand("token", "list", "token list [--org ORG_ID] [--limit N] [--page P]", "An organization's live tokens (prefix, scopes, last use).", { ...ORG, ...PAGING }, tokenList),
-  adminCommand("token", "revoke", "token revoke [--org ORG_ID] TOKEN_ID", "Revoke a token: refused from its next call on.", ORG, tokenRevoke),
   adminCommand(
-    "risk", "accept", "risk accept [--org ORG_ID] --domain DOMAIN --finding KEY [--note TEXT] [--expires-at TIME]",
-    "Accept the risk of a finding (until --expires-at, else until released).", { ...FINDING, note: "string", "expires-at": "string" }, riskAccept,
+    "token",
+    "list",
+    "token list [--org ORG_ID] [--limit N] [--page P]",
+    "An organization's live tokens (prefix, scopes, last use).",
+    { ...ORG, ...PAGING },
+    tokenList,
   ),
-  adminCommand("risk", "release", "risk release [--org ORG_ID] --domain DOMAIN --finding KEY", "Release a risk acceptance.", FINDING, riskRelease),
-  adminCommand("risk", "list", "risk list [--org ORG_ID] [--limit N] [--page P]", "The accepted risks, with those past their date marked expired.", { ...ORG, ...PAGING }, riskList),
-  adminCommand("install", "list", "install list KEY_ID", "A key's installations and their status (approve or block the pending ones).", {}, installList),
-  adminCommand("scan", "run", "scan run [--org ORG_ID] --domain DOMAIN", "Scan a verified domain now (10 fresh scans per hour per organization).", { ...ORG, domain: "string" }, scanRun),
-  adminCommand("scan", "show", "scan show [--org ORG_ID] --domain DOMAIN", "The latest stored scan of a verified domain.", { ...ORG, domain: "string" }, scanShow),
+  adminCommand(
+    "token",
+    "revoke",
+    "token revoke [--org ORG_ID] TOKEN_ID",
+    "Revoke a token: refused from its next call on.",
+    ORG,
+    tokenRevoke,
+  ),
+  adminCommand(
+    "risk",
+    "accept",
+    "risk accept [--org ORG_ID] --domain DOMAIN --finding KEY [--note TEXT] [--expires-at TIME]",
+    "Accept the risk of a finding (until --expires-at, else until released).",
+    { ...FINDING, note: "string", "expires-at": "string" },
+    riskAccept,
+  ),
+  adminCommand(
+    "risk",
+    "release",
+    "risk release [--org ORG_ID] --domain DOMAIN --finding KEY",
+    "Release a risk acceptance.",
+    FINDING,
+    riskRelease,
+  ),
+  adminCommand(
+    "risk",
+    "list",
+    "risk list [--org ORG_ID] [--limit N] [--page P]",
+    "The accepted risks, with those past their date marked expired.",
+    { ...ORG, ...PAGING },
+    riskList,
+  ),
+  adminCommand(
+    "install",
+    "list",
+    "install list KEY_ID",
+    "A key's installations and their status (approve or block the pending ones).",
+    {},
+    installList,
+  ),
+  adminCommand(
+    "scan",
+    "run",
+    "scan run [--org ORG_ID] --domain DOMAIN",
+    "Scan a verified domain now (10 fresh scans per hour per organization).",
+    { ...ORG, domain: "string" },
+    scanRun,
+  ),
+  adminCommand(
+    "scan",
+    "show",
+    "scan show [--org ORG_ID] --domain DOMAIN",
+    "The latest stored scan of a verified domain.",
+    { ...ORG, domain: "string" },
+    scanShow,
+  ),
 ];

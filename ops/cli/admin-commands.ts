@@ -25,7 +25,12 @@ export function orgLines(org: OrgView): string {
     ["subscription", org.subscription],
     ["cycle", `${text(org.cycle_started_at)} → ${text(org.cycle_resets_at)}`],
     ["fix target", `${text(org.fix_target_days)} days`],
-    ["default owner", org.default_owner ? `${text(org.default_owner.name)} <${text(org.default_owner.email)}> (new failing findings)` : "none (nothing assigned automatically)"],
+    [
+      "default owner",
+      org.default_owner
+        ? `${text(org.default_owner.name)} <${text(org.default_owner.email)}> (new failing findings)`
+        : "none (nothing assigned automatically)",
+    ],
   ]);
 }
 
@@ -90,13 +95,20 @@ export async function keyCreate(c: AdminContext): Promise<number> {
   const domain = stringOption(c.parsed, "domain");
   if (domain !== undefined) body.domain = domain;
   if (kind === "client" && domain === undefined) throw new UsageError("a client key needs --domain (the domain it is locked to)");
-  for (const [option, field] of [["environment", "environment"], ["industry", "industry"], ["expires-at", "expires_at"]] as const) {
+  for (const [option, field] of [
+    ["environment", "environment"],
+    ["industry", "industry"],
+    ["expires-at", "expires_at"],
+  ] as const) {
     const value = stringOption(c.parsed, option);
     if (value !== undefined) body[field] = value;
   }
   for (const [option, field] of [
-    ["scopes", "scopes"], ["ip-allow", "ip_allow"], ["ip-deny", "ip_deny"],
-    ["countries-allow", "countries_allow"], ["countries-block", "countries_block"],
+    ["scopes", "scopes"],
+    ["ip-allow", "ip_allow"],
+    ["ip-deny", "ip_deny"],
+    ["countries-allow", "countries_allow"],
+    ["countries-block", "countries_block"],
   ] as const) {
     const value = listOption(c.parsed, option);
     if (value !== undefined) body[field] = value;
@@ -185,7 +197,8 @@ export async function domainAdd(c: AdminContext): Promise<number> {
 export async function domainVerify(c: AdminContext): Promise<number> {
   const { org, domain } = domainArgs(c);
   const { body: answer } = await c.client.call<{ domain: DomainView; checked?: { found?: string[]; error?: string | null } }>(
-    "POST", `/orgs/${org}/domains/${segment(domain)}/verify`,
+    "POST",
+    `/orgs/${org}/domains/${segment(domain)}/verify`,
   );
   const d = answer.domain;
   if (c.json) return json(c, answer, d.verified ? EXIT.ok : EXIT.failed);
@@ -195,7 +208,10 @@ export async function domainVerify(c: AdminContext): Promise<number> {
   }
   const txt = d.txt_record;
   const checked = answer.checked ?? {};
-  const found = Array.isArray(checked.found) && checked.found.length > 0 ? ` Found instead: ${checked.found.map((f) => JSON.stringify(f)).join(", ")}.` : "";
+  const found =
+    Array.isArray(checked.found) && checked.found.length > 0
+      ? ` Found instead: ${checked.found.map((f) => JSON.stringify(f)).join(", ")}.`
+      : "";
   const failed = checked.error ? ` The DNS lookup failed (${text(checked.error)}).` : "";
   printError(c.io, `Domain ${text(d.name)} is not verified yet: no TXT record ${text(txt.name)} = "${text(txt.value)}".${found}${failed}`);
   return EXIT.failed;
@@ -207,7 +223,8 @@ export function installDecision(decision: "approve" | "block") {
     const install = c.args[1];
     if (install === undefined || install === "") throw new UsageError("the installation is required");
     const { body: answer } = await c.client.call<{ installation: { install: string; status: string } }>(
-      "POST", `/keys/${id}/installations/${segment(install)}/${decision}`,
+      "POST",
+      `/keys/${id}/installations/${segment(install)}/${decision}`,
     );
     if (c.json) return json(c, answer);
     const i = answer.installation;

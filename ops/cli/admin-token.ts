@@ -4,8 +4,14 @@ import { DEMO_ADMIN_TOKEN, readSetting } from "../../shared/platform/db/settings
 import { type CliIo, CliFailure, EXIT, print, printJson } from "./io.js";
 
 /** `gateway admin-token`: demo mode's admin token, kept in PostgreSQL by `npm start`. */
-export async function adminTokenCommand(options: { config: Config; pgUser: string | undefined; io: CliIo; json: boolean }): Promise<number> {
-  if (options.config.adminToken) throw new CliFailure("ADMIN_TOKEN is set in this environment: that is the admin token (demo mode keeps one only when it is unset)");
+export async function adminTokenCommand(options: {
+  config: Config;
+  pgUser: string | undefined;
+  io: CliIo;
+  json: boolean;
+}): Promise<number> {
+  if (options.config.adminToken)
+    throw new CliFailure("ADMIN_TOKEN is set in this environment: that is the admin token (demo mode keeps one only when it is unset)");
   const pool = createPool(resolveDatabaseUrl(options.config.databaseUrl, options.pgUser), 1);
   try {
     const stored = await readSetting(pool, DEMO_ADMIN_TOKEN);

@@ -85,5 +85,10 @@ export function idArgument(value: string | undefined, what: string): number {
 /** A comma-separated list (`--ip-allow 10.0.0.0/8,192.0.2.1`); empty items are dropped. */
 export function listOption(parsed: Parsed, name: string): string[] | undefined {
   const value = stringOption(parsed, name);
-  return value === undefined ? undefined : value.split(",").map((s) => s.trim()).filter(Boolean);
+  return value === undefined
+    ? undefined
+    : value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
 }

@@ -36,9 +36,10 @@ const clip = (value: string, max: number) => (value.length > max ? `${value.slic
 
 export async function listCommand(options: Options & { stream?: string; count: number }): Promise<number> {
   const { redis, keys, io, json } = options;
-  const sources = options.stream !== undefined
-    ? [await resolveStream(redis, keys, options.stream)]
-    : (await knownStreams(redis, keys)).filter((n) => isDeadLetterStream(keys, n)).map(sourceOf);
+  const sources =
+    options.stream !== undefined
+      ? [await resolveStream(redis, keys, options.stream)]
+      : (await knownStreams(redis, keys)).filter((n) => isDeadLetterStream(keys, n)).map(sourceOf);
   const letters: DeadLetter[] = [];
   for (const source of sources) letters.push(...(await listDeadLetters(redis, keys, source, { count: options.count })));
   if (json) {
@@ -46,32 +47,49 @@ export async function listCommand(options: Options & { stream?: string; count: n
     return EXIT.ok;
   }
   if (letters.length === 0) {
-    print(io, options.stream === undefined ? `No dead letters under prefix ${JSON.stringify(keys.prefix)}.` : `No dead letters in ${options.stream}.`);
+    print(
+      io,
+      options.stream === undefined
+        ? `No dead letters under prefix ${JSON.stringify(keys.prefix)}.`
+        : `No dead letters in ${options.stream}.`,
+    );
     return EXIT.ok;
   }
-  print(io, table(
-    ["STREAM", "DEAD ID", "GROUP", "REASON", "ATTEMPTS", "AT", "ERROR", "DATA"],
-    letters.map((l) => [
-      text(shortName(keys, l.stream)), text(l.deadId), text(l.group), text(l.reason), String(l.attempts),
-      l.at > 0 ? new Date(l.at).toISOString() : "-", clip(text(l.error), 60), clip(text(l.data), 80),
-    ]),
-  ));
+  print(
+    io,
+    table(
+      ["STREAM", "DEAD ID", "GROUP", "REASON", "ATTEMPTS", "AT", "ERROR", "DATA"],
+      letters.map((l) => [
+        text(shortName(keys, l.stream)),
+        text(l.deadId),
+        text(l.group),
+        text(l.reason),
+        String(l.attempts),
+        l.at > 0 ? new Date(l.at).toISOString() : "-",
+        clip(text(l.error), 60),
+        clip(text(l.data), 80),
+      ]),
+    ),
+  );
   return EXIT.ok;
 }
 
 export async function retryCommand(options: Options & { stream: string | undefined; ids: string[]; all: boolean }): Promise<number> {
   const { redis, keys, io, json } = options;
   if (options.stream === undefined) throw new UsageError("dead-letters retry needs the stream");
-  if (options.all === (options.ids.length > 0)) throw new UsageError("name the dead letter ids to retry, or pass --all (not both)");
+  if (options.all === options.ids.length > 0) throw new UsageError("name the dead letter ids to retry, or pass --all (not both)");
   for (const id of options.ids) if (!/^\d+-\d+$/.test(id)) throw new UsageError(`not a stream entry id: ${JSON.stringify(id)}`);
   const stream = await resolveStream(redis, keys, options.stream);
-  const retried = options.all
-    ? await retryAllDeadLetters(redis, keys, stream)
-    : await retryDeadLetters(redis, keys, stream, options.ids);
+  const retried = options.all ? await retryAllDeadLetters(redis, keys, stream) : await retryDeadLetters(redis, keys, stream, options.ids);
   const done = new Set(retried.map((r) => r.deadId));
   const missing = options.ids.filter((id) => !done.has(id));
   if (json) {
-    printJson(io, { ok: missing.length === 0, stream, retried: retried.map((r) => ({ dead_id: r.deadId, new_id: r.newId })), not_found: missing });
+    printJson(io, {
+      ok: missing.length === 0,
+      stream,
+      retried: retried.map((r) => ({ dead_id: r.deadId, new_id: r.newId })),
+      not_found: missing,
+    });
   } else {
     print(io, `Retried ${retried.length} dead letter${retried.length === 1 ? "" : "s"} of ${shortName(keys, stream)}.`);
     for (const r of retried) print(io, `  ${r.deadId} → ${r.newId}`);

@@ -11,7 +11,6 @@ import { EXIT, print, UsageError } from "./io.js";
  * settings (default owner), members, webhooks and assignment notes.
  */
 
-
 /** `--default-owner ""` or `none` turns automatic assignment off. */
 function defaultOwnerOption(c: AdminContext): string | null | undefined {
   const value = stringOption(c.parsed, "default-owner");
@@ -22,7 +21,11 @@ function defaultOwnerOption(c: AdminContext): string | null | undefined {
 async function orgUpdate(c: AdminContext): Promise<number> {
   const id = idArgument(c.args[0], "the organization id");
   const body: Body = {};
-  for (const [option, field] of [["name", "name"], ["plan", "plan"], ["subscription", "subscription"]] as const) {
+  for (const [option, field] of [
+    ["name", "name"],
+    ["plan", "plan"],
+    ["subscription", "subscription"],
+  ] as const) {
     const value = stringOption(c.parsed, option);
     if (value !== undefined) body[field] = value;
   }
@@ -30,7 +33,8 @@ async function orgUpdate(c: AdminContext): Promise<number> {
   if (days !== undefined) body.fix_target_days = idArgument(days, "--fix-target-days");
   const owner = defaultOwnerOption(c);
   if (owner !== undefined) body.default_owner = owner;
-  if (Object.keys(body).length === 0) throw new UsageError("nothing to change: pass --name, --plan, --fix-target-days, --subscription or --default-owner");
+  if (Object.keys(body).length === 0)
+    throw new UsageError("nothing to change: pass --name, --plan, --fix-target-days, --subscription or --default-owner");
   const { body: answer } = await c.client.call<{ org: OrgView }>("PATCH", `/orgs/${id}`, body);
   if (c.json) return json(c, answer);
   const org = answer.org;
@@ -60,7 +64,7 @@ async function webhookCreate(c: AdminContext): Promise<number> {
   if (c.json) return json(c, answer);
   const w = answer.webhook;
   print(c.io, `Webhook ${text(w.id)} added to organization ${org}: ${text(w.url)}`);
-  print(c.io, "Receivers verify X-Signature with the secret (docs/findings.md, \"Webhook requests\").");
+  print(c.io, 'Receivers verify X-Signature with the secret (docs/findings.md, "Webhook requests").');
   return EXIT.ok;
 }
 
@@ -73,10 +77,21 @@ async function webhookList(c: AdminContext): Promise<number> {
     print(c.io, `Organization ${org} has no webhooks.`);
     return EXIT.ok;
   }
-  print(c.io, table(
-    ["ID", "DELIVERED", "PENDING", "FAILED", "LAST DELIVERED", "LAST ERROR", "URL"],
-    rows.map((w) => [text(w.id), text(w.delivered), text(w.pending), text(w.failed), text(w.last_delivered_at), text(w.last_error), text(w.url)]),
-  ));
+  print(
+    c.io,
+    table(
+      ["ID", "DELIVERED", "PENDING", "FAILED", "LAST DELIVERED", "LAST ERROR", "URL"],
+      rows.map((w) => [
+        text(w.id),
+        text(w.delivered),
+        text(w.pending),
+        text(w.failed),
+        text(w.last_delivered_at),
+        text(w.last_error),
+        text(w.url),
+      ]),
+    ),
+  );
   return EXIT.ok;
 }
 
@@ -99,10 +114,22 @@ async function webhookDeliveries(c: AdminContext): Promise<number> {
     print(c.io, `Webhook ${id} has no deliveries yet.`);
     return EXIT.ok;
   }
-  print(c.io, table(
-    ["DELIVERY", "EVENT", "TYPE", "STATUS", "ATTEMPTS", "LAST", "NEXT ATTEMPT", "ERROR"],
-    rows.map((d) => [text(d.id), text(d.event_id), text(d.event_type), text(d.status), text(d.attempts), text(d.last_status), text(d.next_attempt_at), text(d.last_error)]),
-  ));
+  print(
+    c.io,
+    table(
+      ["DELIVERY", "EVENT", "TYPE", "STATUS", "ATTEMPTS", "LAST", "NEXT ATTEMPT", "ERROR"],
+      rows.map((d) => [
+        text(d.id),
+        text(d.event_id),
+        text(d.event_type),
+        text(d.status),
+        text(d.attempts),
+        text(d.last_status),
+        text(d.next_attempt_at),
+        text(d.last_error),
+      ]),
+    ),
+  );
   return EXIT.ok;
 }
 
@@ -113,7 +140,10 @@ function notePath(c: AdminContext): string {
 
 async function noteAdd(c: AdminContext): Promise<number> {
   const path = notePath(c);
-  const { body: answer } = await c.client.call<{ note: NoteView }>("POST", path, { who: requiredOption(c.parsed, "who"), body: requiredOption(c.parsed, "body") });
+  const { body: answer } = await c.client.call<{ note: NoteView }>("POST", path, {
+    who: requiredOption(c.parsed, "who"),
+    body: requiredOption(c.parsed, "body"),
+  });
   if (c.json) return json(c, answer);
   const n = answer.note;
   print(c.io, `Note ${text(n.id)} added to ${text(n.finding_key)} on ${text(n.domain)}.`);
@@ -133,28 +163,67 @@ const FINDING = { org: "string", domain: "string", finding: "string" } as const;
 
 export const FINDINGS_COMMANDS: Command[] = [
   adminCommand(
-    "org", "update",
+    "org",
+    "update",
     "org update ORG_ID [--name N] [--plan P] [--fix-target-days N] [--subscription active|lapsed] [--default-owner EMAIL|none]",
     "Change an organization's settings; --default-owner names the member new failing findings are assigned to.",
-    { name: "string", plan: "string", "fix-target-days": "string", subscription: "string", "default-owner": "string" }, orgUpdate,
+    { name: "string", plan: "string", "fix-target-days": "string", subscription: "string", "default-owner": "string" },
+    orgUpdate,
   ),
   adminCommand(
-    "member", "add", "member add --org ORG_ID --name NAME --email EMAIL [--role owner|admin|member]",
-    "Add a member (an owner of findings).", { org: "string", name: "string", email: "string", role: "string" }, memberAdd,
-  ),
-  adminCommand("webhook", "list", "webhook list --org ORG_ID", "Webhooks with their delivery counts and last error.", { org: "string" }, webhookList),
-  adminCommand(
-    "webhook", "create", "webhook create --org ORG_ID URL --secret SECRET",
-    "Add a signed webhook (secret: 16-256 characters, never shown again).", { org: "string", secret: "string" }, webhookCreate,
-  ),
-  adminCommand("webhook", "delete", "webhook delete --org ORG_ID WEBHOOK_ID", "Delete a webhook and its pending deliveries.", { org: "string" }, webhookDelete),
-  adminCommand(
-    "webhook", "deliveries", "webhook deliveries --org ORG_ID WEBHOOK_ID", "The delivery log of a webhook, newest first (at most 200).",
-    { org: "string" }, webhookDeliveries,
+    "member",
+    "add",
+    "member add --org ORG_ID --name NAME --email EMAIL [--role owner|admin|member]",
+    "Add a member (an owner of findings).",
+    { org: "string", name: "string", email: "string", role: "string" },
+    memberAdd,
   ),
   adminCommand(
-    "note", "add", "note add --org ORG_ID --domain DOMAIN --finding KEY --who NAME --body TEXT",
-    "Add a note to an assigned finding.", { ...FINDING, who: "string", body: "string" }, noteAdd,
+    "webhook",
+    "list",
+    "webhook list --org ORG_ID",
+    "Webhooks with their delivery counts and last error.",
+    { org: "string" },
+    webhookList,
   ),
-  adminCommand("note", "list", "note list --org ORG_ID --domain DOMAIN --finding KEY", "The notes of an assigned finding, oldest first.", FINDING, noteList),
+  adminCommand(
+    "webhook",
+    "create",
+    "webhook create --org ORG_ID URL --secret SECRET",
+    "Add a signed webhook (secret: 16-256 characters, never shown again).",
+    { org: "string", secret: "string" },
+    webhookCreate,
+  ),
+  adminCommand(
+    "webhook",
+    "delete",
+    "webhook delete --org ORG_ID WEBHOOK_ID",
+    "Delete a webhook and its pending deliveries.",
+    { org: "string" },
+    webhookDelete,
+  ),
+  adminCommand(
+    "webhook",
+    "deliveries",
+    "webhook deliveries --org ORG_ID WEBHOOK_ID",
+    "The delivery log of a webhook, newest first (at most 200).",
+    { org: "string" },
+    webhookDeliveries,
+  ),
+  adminCommand(
+    "note",
+    "add",
+    "note add --org ORG_ID --domain DOMAIN --finding KEY --who NAME --body TEXT",
+    "Add a note to an assigned finding.",
+    { ...FINDING, who: "string", body: "string" },
+    noteAdd,
+  ),
+  adminCommand(
+    "note",
+    "list",
+    "note list --org ORG_ID --domain DOMAIN --finding KEY",
+    "The notes of an assigned finding, oldest first.",
+    FINDING,
+    noteList,
+  ),
 ];

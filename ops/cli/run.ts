@@ -4,7 +4,15 @@ import { createKeys } from "../../shared/platform/redis/keys.js";
 import type { Redis } from "../../shared/platform/redis/client.js";
 import { adminClient } from "./admin-client.js";
 import {
-  domainAdd, domainVerify, installDecision, keyCreate, keyGet, keyRotate, keyTransition, orgCreate, orgGet,
+  domainAdd,
+  domainVerify,
+  installDecision,
+  keyCreate,
+  keyGet,
+  keyRotate,
+  keyTransition,
+  orgCreate,
+  orgGet,
 } from "./admin-commands.js";
 import { checkOptions, flag, type OptionKind, parseArgs, requiredOption, stringOption } from "./args.js";
 import { listCommand, retryCommand } from "./dead-letters.js";
@@ -29,60 +37,149 @@ import { adminTokenCommand } from "./admin-token.js";
  */
 
 const KEY_OPTIONS: Record<string, OptionKind> = {
-  org: "string", name: "string", kind: "string", domain: "string", environment: "string", industry: "string",
-  scopes: "string", "ip-allow": "string", "ip-deny": "string", "countries-allow": "string", "countries-block": "string",
-  "rate-per-minute": "string", "expires-at": "string", trial: "boolean", "ip-binding": "boolean",
+  org: "string",
+  name: "string",
+  kind: "string",
+  domain: "string",
+  environment: "string",
+  industry: "string",
+  scopes: "string",
+  "ip-allow": "string",
+  "ip-deny": "string",
+  "countries-allow": "string",
+  "countries-block": "string",
+  "rate-per-minute": "string",
+  "expires-at": "string",
+  trial: "boolean",
+  "ip-binding": "boolean",
 };
 
 const COMMANDS: Command[] = [
   {
-    noun: "org", verb: "create", uses: "admin",
+    noun: "org",
+    verb: "create",
+    uses: "admin",
     synopsis: "org create --name NAME [--plan free|starter|professional|enterprise] [--fix-target-days N] [--subscription active|lapsed]",
     summary: "Create an organization (the account).",
     options: { name: "string", plan: "string", "fix-target-days": "string", subscription: "string" },
     run: (_rt, d) => orgCreate(d.admin()),
   },
   {
-    noun: "org", verb: "get", uses: "admin", synopsis: "org get ORG_ID", summary: "Show an organization and its usage.",
-    options: {}, run: (_rt, d) => orgGet(d.admin()),
+    noun: "org",
+    verb: "get",
+    uses: "admin",
+    synopsis: "org get ORG_ID",
+    summary: "Show an organization and its usage.",
+    options: {},
+    run: (_rt, d) => orgGet(d.admin()),
   },
   {
-    noun: "key", verb: "create", uses: "admin",
-    synopsis: "key create --org ORG_ID --name NAME --kind client|server [--domain DOMAIN] [--environment E] [--scopes a,b]\n" +
+    noun: "key",
+    verb: "create",
+    uses: "admin",
+    synopsis:
+      "key create --org ORG_ID --name NAME --kind client|server [--domain DOMAIN] [--environment E] [--scopes a,b]\n" +
       "             [--ip-allow CIDR,...] [--ip-deny CIDR,...] [--countries-allow CC,...] [--countries-block CC,...]\n" +
       "             [--rate-per-minute N] [--expires-at TIME] [--trial] [--ip-binding]",
     summary: "Create a key; the full key is printed once. Client keys need --domain.",
-    options: KEY_OPTIONS, run: (_rt, d) => keyCreate(d.admin()),
+    options: KEY_OPTIONS,
+    run: (_rt, d) => keyCreate(d.admin()),
   },
-  { noun: "key", verb: "get", uses: "admin", synopsis: "key get KEY_ID", summary: "Show a key's details.", options: {}, run: (_rt, d) => keyGet(d.admin()) },
-  { noun: "key", verb: "suspend", uses: "admin", synopsis: "key suspend KEY_ID", summary: "Pause a key (refused with key_suspended).", options: {}, run: (_rt, d) => keyTransition("suspend")(d.admin()) },
-  { noun: "key", verb: "resume", uses: "admin", synopsis: "key resume KEY_ID", summary: "Resume a suspended key.", options: {}, run: (_rt, d) => keyTransition("resume")(d.admin()) },
-  { noun: "key", verb: "revoke", uses: "admin", synopsis: "key revoke KEY_ID", summary: "Revoke a key for ever.", options: {}, run: (_rt, d) => keyTransition("revoke")(d.admin()) },
   {
-    noun: "key", verb: "rotate", uses: "admin", synopsis: "key rotate KEY_ID [--grace-s SECONDS]",
+    noun: "key",
+    verb: "get",
+    uses: "admin",
+    synopsis: "key get KEY_ID",
+    summary: "Show a key's details.",
+    options: {},
+    run: (_rt, d) => keyGet(d.admin()),
+  },
+  {
+    noun: "key",
+    verb: "suspend",
+    uses: "admin",
+    synopsis: "key suspend KEY_ID",
+    summary: "Pause a key (refused with key_suspended).",
+    options: {},
+    run: (_rt, d) => keyTransition("suspend")(d.admin()),
+  },
+  {
+    noun: "key",
+    verb: "resume",
+    uses: "admin",
+    synopsis: "key resume KEY_ID",
+    summary: "Resume a suspended key.",
+    options: {},
+    run: (_rt, d) => keyTransition("resume")(d.admin()),
+  },
+  {
+    noun: "key",
+    verb: "revoke",
+    uses: "admin",
+    synopsis: "key revoke KEY_ID",
+    summary: "Revoke a key for ever.",
+    options: {},
+    run: (_rt, d) => keyTransition("revoke")(d.admin()),
+  },
+  {
+    noun: "key",
+    verb: "rotate",
+    uses: "admin",
+    synopsis: "key rotate KEY_ID [--grace-s SECONDS]",
     summary: "Replace a key by a new one (printed once); the old one is revoked, or works SECONDS more (up to 604800).",
-    options: { "grace-s": "string" }, run: (_rt, d) => keyRotate(d.admin()),
+    options: { "grace-s": "string" },
+    run: (_rt, d) => keyRotate(d.admin()),
   },
   {
-    noun: "domain", verb: "add", uses: "admin", synopsis: "domain add --org ORG_ID --domain DOMAIN [--verified]",
+    noun: "domain",
+    verb: "add",
+    uses: "admin",
+    synopsis: "domain add --org ORG_ID --domain DOMAIN [--verified]",
     summary: "Add a domain; prints the DNS TXT record that proves ownership (--verified: verified by hand).",
-    options: { org: "string", domain: "string", verified: "boolean" }, run: (_rt, d) => domainAdd(d.admin()),
+    options: { org: "string", domain: "string", verified: "boolean" },
+    run: (_rt, d) => domainAdd(d.admin()),
   },
   {
-    noun: "domain", verb: "verify", uses: "admin", synopsis: "domain verify --org ORG_ID --domain DOMAIN",
+    noun: "domain",
+    verb: "verify",
+    uses: "admin",
+    synopsis: "domain verify --org ORG_ID --domain DOMAIN",
     summary: "Look the TXT record up now; exit code 1 while it is not found.",
-    options: { org: "string", domain: "string" }, run: (_rt, d) => domainVerify(d.admin()),
+    options: { org: "string", domain: "string" },
+    run: (_rt, d) => domainVerify(d.admin()),
   },
-  { noun: "install", verb: "approve", uses: "admin", synopsis: "install approve KEY_ID INSTALL", summary: "Approve an installation of a key.", options: {}, run: (_rt, d) => installDecision("approve")(d.admin()) },
-  { noun: "install", verb: "block", uses: "admin", synopsis: "install block KEY_ID INSTALL", summary: "Block an installation of a key.", options: {}, run: (_rt, d) => installDecision("block")(d.admin()) },
   {
-    noun: "streams", verb: null, uses: "redis", synopsis: "streams [--watch]",
+    noun: "install",
+    verb: "approve",
+    uses: "admin",
+    synopsis: "install approve KEY_ID INSTALL",
+    summary: "Approve an installation of a key.",
+    options: {},
+    run: (_rt, d) => installDecision("approve")(d.admin()),
+  },
+  {
+    noun: "install",
+    verb: "block",
+    uses: "admin",
+    synopsis: "install block KEY_ID INSTALL",
+    summary: "Block an installation of a key.",
+    options: {},
+    run: (_rt, d) => installDecision("block")(d.admin()),
+  },
+  {
+    noun: "streams",
+    verb: null,
+    uses: "redis",
+    synopsis: "streams [--watch]",
     summary: "Every stream and consumer group: length, dead letters, pending, lag, oldest pending age (--watch: every 2 s).",
     options: { watch: "boolean" },
     run: (rt, d) => streamsCommand({ ...d.redis(), io: rt.io, json: rt.json, watch: flag(rt.parsed, "watch") }),
   },
   {
-    noun: "dead-letters", verb: "list", uses: "redis", synopsis: "dead-letters list [STREAM] [--count N]",
+    noun: "dead-letters",
+    verb: "list",
+    uses: "redis",
+    synopsis: "dead-letters list [STREAM] [--count N]",
     summary: "Dead letters of one stream, or of every stream (at most N per stream, default 100).",
     options: { count: "string" },
     run: (rt, d) => {
@@ -92,13 +189,20 @@ const COMMANDS: Command[] = [
     },
   },
   {
-    noun: "dead-letters", verb: "retry", uses: "redis", synopsis: "dead-letters retry STREAM (DEAD_ID... | --all)",
+    noun: "dead-letters",
+    verb: "retry",
+    uses: "redis",
+    synopsis: "dead-letters retry STREAM (DEAD_ID... | --all)",
     summary: "Put dead letters back on their stream, for the group that failed them.",
     options: { all: "boolean" },
-    run: (rt, d) => retryCommand({ ...d.redis(), io: rt.io, json: rt.json, stream: rt.args[0], ids: rt.args.slice(1), all: flag(rt.parsed, "all") }),
+    run: (rt, d) =>
+      retryCommand({ ...d.redis(), io: rt.io, json: rt.json, stream: rt.args[0], ids: rt.args.slice(1), all: flag(rt.parsed, "all") }),
   },
   {
-    noun: "snapshots", verb: "rebuild", uses: "config", synopsis: "snapshots rebuild [--now]",
+    noun: "snapshots",
+    verb: "rebuild",
+    uses: "config",
+    synopsis: "snapshots rebuild [--now]",
     summary: "Make running gateways rebuild the Redis snapshots from PostgreSQL (--now: rebuild from here).",
     options: { now: "boolean" },
     run: async (rt, d) => {
@@ -107,16 +211,28 @@ const COMMANDS: Command[] = [
     },
   },
   {
-    noun: "secrets", verb: "reseal", uses: "config", synopsis: "secrets reseal --old SECRET --new SECRET",
+    noun: "secrets",
+    verb: "reseal",
+    uses: "config",
+    synopsis: "secrets reseal --old SECRET --new SECRET",
     summary: "Rotate GATEWAY_SECRET: re-encrypt every sealed value (hex or base64 secrets) in one transaction, then make gateways rebuild.",
     options: { old: "string", new: "string" },
-    run: (rt, d) => resealCommand({
-      config: rt.config(), pgUser: rt.env.PGUSER, ...d.redis(), io: rt.io, json: rt.json,
-      oldSecret: requiredOption(rt.parsed, "old"), newSecret: requiredOption(rt.parsed, "new"),
-    }),
+    run: (rt, d) =>
+      resealCommand({
+        config: rt.config(),
+        pgUser: rt.env.PGUSER,
+        ...d.redis(),
+        io: rt.io,
+        json: rt.json,
+        oldSecret: requiredOption(rt.parsed, "old"),
+        newSecret: requiredOption(rt.parsed, "new"),
+      }),
   },
   {
-    noun: "admin-token", verb: null, uses: "config", synopsis: "admin-token",
+    noun: "admin-token",
+    verb: null,
+    uses: "config",
+    synopsis: "admin-token",
     summary: "Print the admin token `npm start` keeps in demo mode (ADMIN_TOKEN unset).",
     options: {},
     run: (rt) => adminTokenCommand({ config: rt.config(), pgUser: rt.env.PGUSER, io: rt.io, json: rt.json }),
@@ -127,7 +243,15 @@ const COMMANDS: Command[] = [
   ...STATUS_COMMANDS,
 ];
 
-const SWITCHES = new Set(["json", "help", ...COMMANDS.flatMap((c) => Object.entries(c.options).filter(([, k]) => k === "boolean").map(([n]) => n))]);
+const SWITCHES = new Set([
+  "json",
+  "help",
+  ...COMMANDS.flatMap((c) =>
+    Object.entries(c.options)
+      .filter(([, k]) => k === "boolean")
+      .map(([n]) => n),
+  ),
+]);
 
 export function usage(commands: readonly Command[] = COMMANDS): string {
   const rows = commands.map((c) => `  gateway ${c.synopsis}\n      ${c.summary}`);
@@ -205,7 +329,9 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
       return forNoun.length > 0 ? EXIT.ok : EXIT.usage;
     }
     if (command === undefined) {
-      io.stderr.write(`error: unknown command "${[noun, verb].filter(Boolean).join(" ")}"\n\n${usage(forNoun.length > 0 ? forNoun : COMMANDS)}`);
+      io.stderr.write(
+        `error: unknown command "${[noun, verb].filter(Boolean).join(" ")}"\n\n${usage(forNoun.length > 0 ? forNoun : COMMANDS)}`,
+      );
       return EXIT.usage;
     }
     const name = [command.noun, command.verb].filter(Boolean).join(" ");
@@ -217,7 +343,11 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
     const token = stringOption(parsed, "token");
     let config: Config | null = null;
     const getConfig = () => {
-      config ??= loadConfig({ ...env, ...(url !== undefined ? { SITE_URL: url } : {}), ...(token !== undefined ? { ADMIN_TOKEN: token } : {}) });
+      config ??= loadConfig({
+        ...env,
+        ...(url !== undefined ? { SITE_URL: url } : {}),
+        ...(token !== undefined ? { ADMIN_TOKEN: token } : {}),
+      });
       return config;
     };
     const rt: Runtime = { parsed, args, json, io, env, config: getConfig };

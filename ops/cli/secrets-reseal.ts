@@ -57,7 +57,9 @@ async function resealColumn(tx: PoolClient, spec: SealedColumn, oldKey: Buffer, 
         count.unchanged++;
         continue;
       }
-      throw new CliFailure(`${spec.table} row ${JSON.stringify(row.id)} of organization ${row.org_id} opens with neither --old nor --new: nothing was changed`);
+      throw new CliFailure(
+        `${spec.table} row ${JSON.stringify(row.id)} of organization ${row.org_id} opens with neither --old nor --new: nothing was changed`,
+      );
     }
     await writeSealed(tx, spec, row, seal(newKey, plaintext, aad));
     count.resealed++;
@@ -99,7 +101,8 @@ export async function resealCommand(options: {
   if (options.json) {
     printJson(options.io, { ok: true, tables: counts, sentinel_deleted: sentinelDeleted });
   } else {
-    for (const c of counts) print(options.io, `${c.table}: ${c.resealed} resealed${c.unchanged ? `, ${c.unchanged} already under the new secret` : ""}`);
+    for (const c of counts)
+      print(options.io, `${c.table}: ${c.resealed} resealed${c.unchanged ? `, ${c.unchanged} already under the new secret` : ""}`);
     print(options.io, "Committed. Snapshot sentinel deleted: gateways rebuild their snapshots from PostgreSQL.");
     print(options.io, "Now restart every gateway process with GATEWAY_SECRET set to the new secret.");
   }

@@ -38,10 +38,22 @@ async function siemList(c: AdminContext): Promise<number> {
     print(c.io, "No SIEM destinations.");
     return EXIT.ok;
   }
-  print(c.io, table(
-    ["ID", "KIND", "DELIVERED", "PENDING", "FAILED", "DEAD", "LAST DELIVERED", "URL"],
-    rows.map((d) => [text(d.id), text(d.kind), text(d.delivered), text(d.pending), text(d.failed), text(d.dead_letters), text(d.last_delivered_at), text(d.url)]),
-  ));
+  print(
+    c.io,
+    table(
+      ["ID", "KIND", "DELIVERED", "PENDING", "FAILED", "DEAD", "LAST DELIVERED", "URL"],
+      rows.map((d) => [
+        text(d.id),
+        text(d.kind),
+        text(d.delivered),
+        text(d.pending),
+        text(d.failed),
+        text(d.dead_letters),
+        text(d.last_delivered_at),
+        text(d.url),
+      ]),
+    ),
+  );
   return EXIT.ok;
 }
 
@@ -50,7 +62,10 @@ async function siemCreate(c: AdminContext): Promise<number> {
   if (url === undefined || url === "") throw new UsageError("the collector URL is required");
   const body: Body = { kind: requiredOption(c.parsed, "kind"), url };
   // --token is the admin token of every command: the collector's is --collector-token.
-  for (const [option, field] of [["collector-token", "token"], ["index", "index"]] as const) {
+  for (const [option, field] of [
+    ["collector-token", "token"],
+    ["index", "index"],
+  ] as const) {
     const value = stringOption(c.parsed, option);
     if (value !== undefined) body[field] = value;
   }
@@ -93,11 +108,35 @@ const ORG = { org: "string" } as const;
 export const SIEM_COMMANDS: Command[] = [
   adminCommand("siem", "list", "siem list --org ORG_ID", "SIEM destinations with their delivery state.", ORG, siemList),
   adminCommand(
-    "siem", "create", "siem create --org ORG_ID --kind splunk_hec|elastic_bulk|syslog_tcp|http URL [--collector-token T] [--index I]",
+    "siem",
+    "create",
+    "siem create --org ORG_ID --kind splunk_hec|elastic_bulk|syslog_tcp|http URL [--collector-token T] [--index I]",
     "Add a SIEM destination: the organization's events are pushed to it as they happen.",
-    { ...ORG, kind: "string", "collector-token": "string", index: "string" }, siemCreate,
+    { ...ORG, kind: "string", "collector-token": "string", index: "string" },
+    siemCreate,
   ),
-  adminCommand("siem", "state", "siem state --org ORG_ID DESTINATION_ID", "Delivered, pending, failed, dead letters, last error.", ORG, siemState),
-  adminCommand("siem", "test", "siem test --org ORG_ID DESTINATION_ID", "Send a test event now (exit 1 when the collector refuses it).", ORG, siemTest),
-  adminCommand("siem", "delete", "siem delete --org ORG_ID DESTINATION_ID", "Stop pushing to a destination and remove it.", ORG, siemDelete),
+  adminCommand(
+    "siem",
+    "state",
+    "siem state --org ORG_ID DESTINATION_ID",
+    "Delivered, pending, failed, dead letters, last error.",
+    ORG,
+    siemState,
+  ),
+  adminCommand(
+    "siem",
+    "test",
+    "siem test --org ORG_ID DESTINATION_ID",
+    "Send a test event now (exit 1 when the collector refuses it).",
+    ORG,
+    siemTest,
+  ),
+  adminCommand(
+    "siem",
+    "delete",
+    "siem delete --org ORG_ID DESTINATION_ID",
+    "Stop pushing to a destination and remove it.",
+    ORG,
+    siemDelete,
+  ),
 ];

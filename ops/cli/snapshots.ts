@@ -16,9 +16,12 @@ export async function rebuildBySentinel(options: { redis: Redis; keys: Keys; io:
   if (options.json) {
     printJson(options.io, { ok: true, sentinel_deleted: deleted });
   } else {
-    print(options.io, deleted
-      ? "Snapshot sentinel deleted: running gateways rebuild from PostgreSQL within a few seconds (/healthz is 503 meanwhile)."
-      : "The snapshot sentinel was already missing: running gateways are rebuilding. With no gateway running, use --now.");
+    print(
+      options.io,
+      deleted
+        ? "Snapshot sentinel deleted: running gateways rebuild from PostgreSQL within a few seconds (/healthz is 503 meanwhile)."
+        : "The snapshot sentinel was already missing: running gateways are rebuilding. With no gateway running, use --now.",
+    );
   }
   return EXIT.ok;
 }

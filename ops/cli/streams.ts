@@ -53,8 +53,14 @@ function asTable(stats: StreamStats[], keys: Keys): string {
     if (s.groups.length === 0) rows.push([name, count(s.length), dead, "-", "-", "-", "-", "-"]);
     for (const g of s.groups) {
       rows.push([
-        name, count(s.length), dead, g.group, count(g.consumers), count(g.pending),
-        `${count(g.lag)}${g.lagExact ? "" : "+"}`, duration(g.oldestPendingAgeMs),
+        name,
+        count(s.length),
+        dead,
+        g.group,
+        count(g.consumers),
+        count(g.pending),
+        `${count(g.lag)}${g.lagExact ? "" : "+"}`,
+        duration(g.oldestPendingAgeMs),
       ]);
     }
   }
@@ -83,9 +89,7 @@ function pause(ms: number, signal?: AbortSignal): Promise<boolean> {
   });
 }
 
-export async function streamsCommand(
-  options: { redis: Redis; keys: Keys; io: CliIo; json: boolean; watch: boolean },
-): Promise<number> {
+export async function streamsCommand(options: { redis: Redis; keys: Keys; io: CliIo; json: boolean; watch: boolean }): Promise<number> {
   const { redis, keys, io, json, watch } = options;
   for (;;) {
     const [stats, actors] = await Promise.all([collectStreams(redis, keys), liveActors(redis, keys)]);
@@ -94,7 +98,11 @@ export async function streamsCommand(
       printJson(io, asJson(stats, actors, keys, now));
     } else {
       if (watch && io.stdout.isTTY) io.stdout.write("\x1b[H\x1b[2J");
-      if (watch) print(io, `Every ${WATCH_INTERVAL_MS / 1000}s, ${new Date(now).toISOString()}, prefix ${JSON.stringify(keys.prefix)} (Ctrl-C stops)\n`);
+      if (watch)
+        print(
+          io,
+          `Every ${WATCH_INTERVAL_MS / 1000}s, ${new Date(now).toISOString()}, prefix ${JSON.stringify(keys.prefix)} (Ctrl-C stops)\n`,
+        );
       print(io, asTable(stats, keys));
       print(io, `\n${actorsTable(actors, now)}`);
     }

@@ -72,7 +72,10 @@ export async function buildSigninScript(outDir: string = EMBED_DIR): Promise<{ v
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   Promise.all([buildEmbed(), buildSigninScript()]).then(
-    ([m, s]) => process.stdout.write(`botcheck.js ${m.version}: ${m.bytes} bytes minified, ${m.gzip_bytes} gzipped; signin.js ${s.version}: ${s.bytes} bytes\n`),
+    ([m, s]) =>
+      process.stdout.write(
+        `botcheck.js ${m.version}: ${m.bytes} bytes minified, ${m.gzip_bytes} gzipped; signin.js ${s.version}: ${s.bytes} bytes\n`,
+      ),
     (error: unknown) => {
       process.stderr.write(`embed build failed: ${String(error)}\n`);
       process.exit(1);

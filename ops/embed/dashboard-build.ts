@@ -55,7 +55,10 @@ export async function buildDashboard(outDir: string = DASHBOARD_DIR): Promise<Da
   mkdirSync(outDir, { recursive: true });
   const manifest: DashboardManifest = { js: js.file, css: css.file };
   const keep = new Set(["manifest.json"]);
-  for (const [built, code] of [[js, jsCode], [css, cssCode]] as const) {
+  for (const [built, code] of [
+    [js, jsCode],
+    [css, cssCode],
+  ] as const) {
     writeAtomic(join(outDir, built.file.name), code);
     writeAtomic(join(outDir, `${built.file.name}.gz`), built.gzip);
     keep.add(built.file.name).add(`${built.file.name}.gz`);

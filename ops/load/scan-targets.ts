@@ -34,16 +34,26 @@ function records(domain: string): Map<string, Resource[]> {
   const base = (name: string) => ({ name, class: Packet.CLASS.IN, ttl: 300 });
   const a = (name: string) => new Packet.Resource({ ...base(name), type: Packet.TYPE.A, address: "127.0.0.1" });
   return new Map([
-    [domain, [
-      a(domain),
-      new Packet.Resource({ ...base(domain), type: Packet.TYPE.NS, ns: `ns1.${domain}` }),
-      new Packet.Resource({ ...base(domain), type: Packet.TYPE.MX, priority: 10, exchange: `mx.${domain}` }),
-      new Packet.Resource({ ...base(domain), type: Packet.TYPE.TXT, data: "v=spf1 +all" }),
-      new Packet.Resource({
-        ...base(domain), type: Packet.TYPE.SOA, primary: `ns1.${domain}`, admin: `hostmaster.${domain}`,
-        serial: 2026112401, refresh: 3600, retry: 600, expiration: 604800, minimum: 300,
-      }),
-    ]],
+    [
+      domain,
+      [
+        a(domain),
+        new Packet.Resource({ ...base(domain), type: Packet.TYPE.NS, ns: `ns1.${domain}` }),
+        new Packet.Resource({ ...base(domain), type: Packet.TYPE.MX, priority: 10, exchange: `mx.${domain}` }),
+        new Packet.Resource({ ...base(domain), type: Packet.TYPE.TXT, data: "v=spf1 +all" }),
+        new Packet.Resource({
+          ...base(domain),
+          type: Packet.TYPE.SOA,
+          primary: `ns1.${domain}`,
+          admin: `hostmaster.${domain}`,
+          serial: 2026112401,
+          refresh: 3600,
+          retry: 600,
+          expiration: 604800,
+          minimum: 300,
+        }),
+      ],
+    ],
     [`www.${domain}`, [a(`www.${domain}`)]],
     [`ns1.${domain}`, [a(`ns1.${domain}`)]],
     [`mx.${domain}`, [a(`mx.${domain}`)]],
@@ -75,9 +85,16 @@ export async function startScanTargets(domains: readonly string[], nowMs: number
   const leaf = await ca.issue(domains.flatMap((d) => [d, `www.${d}`]));
   const httpServer = http.createServer(page);
   const httpsServer = https.createServer(leaf, page);
-  const [dns, httpPort, httpsPort] = await Promise.all([startLoopbackDns(dnsHandler(domains)), listenLoopback(httpServer), listenLoopback(httpsServer)]);
+  const [dns, httpPort, httpsPort] = await Promise.all([
+    startLoopbackDns(dnsHandler(domains)),
+    listenLoopback(httpServer),
+    listenLoopback(httpsServer),
+  ]);
   return {
-    resolver: `127.0.0.1:${dns.port}`, httpPort, httpsPort, caPem: ca.pem,
+    resolver: `127.0.0.1:${dns.port}`,
+    httpPort,
+    httpsPort,
+    caPem: ca.pem,
     stop: async () => {
       await Promise.all([dns.close(), closeServer(httpServer), closeServer(httpsServer)]);
     },

@@ -27,16 +27,31 @@ export interface ScanTarget extends ScanOrg {
 /** A server key's settings: no rate limit that could stop the run, locked to `domain`, bound to loopback. */
 export function serverKeySettings(name: string, domain: string) {
   return {
-    name, domain, environment: "production", industry: "", scopes: [], ip_allow: ["127.0.0.1"], ip_deny: [],
-    ip_binding: true, countries_allow: [], countries_block: [], rate_per_minute: 10_000_000, rate_per_source_per_minute: null, is_trial: false,
-    expires_at: null, botcheck: { enabled: false, hold_ms: 0, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
-    firewall: null, content_origin: null,
+    name,
+    domain,
+    environment: "production",
+    industry: "",
+    scopes: [],
+    ip_allow: ["127.0.0.1"],
+    ip_deny: [],
+    ip_binding: true,
+    countries_allow: [],
+    countries_block: [],
+    rate_per_minute: 10_000_000,
+    rate_per_source_per_minute: null,
+    is_trial: false,
+    expires_at: null,
+    botcheck: { enabled: false, hold_ms: 0, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
+    firewall: null,
+    content_origin: null,
   };
 }
 
 export async function insertServerKey(pool: Pool, orgId: number, name: string, domain: string, nowMs: number): Promise<string> {
   const { key, prefix } = issueKey("server", true);
-  await transaction(pool, (tx) => insertKey(tx, { orgId, hash: sha256(key), prefix, kind: "server", nowMs, settings: serverKeySettings(name, domain) }));
+  await transaction(pool, (tx) =>
+    insertKey(tx, { orgId, hash: sha256(key), prefix, kind: "server", nowMs, settings: serverKeySettings(name, domain) }),
+  );
   return key;
 }
 
@@ -67,13 +82,24 @@ interface ScanAnswer {
 export async function firstScans(url: string, orgs: readonly ScanOrg[], parallel = 4): Promise<ScanTarget[]> {
   const targets: ScanTarget[] = [];
   for (let i = 0; i < orgs.length; i += parallel) {
-    targets.push(...await Promise.all(orgs.slice(i, i + parallel).map(async (org) => {
-      const res = await fetch(`${url}/api/v1/scan.php`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key: org.key, domain: org.domain }) });
-      const body = (await res.json()) as ScanAnswer;
-      const findings = [...(body.web?.findings ?? []), ...(body.dns?.findings ?? [])].filter((f) => f.status === "fail" || f.status === "warn").map((f) => f.id);
-      if (res.status !== 200 || findings.length === 0) throw new Error(`first scan of ${org.domain}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-      return { ...org, findings };
-    })));
+    targets.push(
+      ...(await Promise.all(
+        orgs.slice(i, i + parallel).map(async (org) => {
+          const res = await fetch(`${url}/api/v1/scan.php`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ key: org.key, domain: org.domain }),
+          });
+          const body = (await res.json()) as ScanAnswer;
+          const findings = [...(body.web?.findings ?? []), ...(body.dns?.findings ?? [])]
+            .filter((f) => f.status === "fail" || f.status === "warn")
+            .map((f) => f.id);
+          if (res.status !== 200 || findings.length === 0)
+            throw new Error(`first scan of ${org.domain}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+          return { ...org, findings };
+        }),
+      )),
+    );
   }
   return targets;
 }
@@ -88,10 +114,17 @@ export function changeBodies(targets: readonly ScanTarget[], nowMs: number): str
   for (let round = 0; round < 6; round++) {
     const due = new Date(nowMs + (7 + round) * 86_400_000).toISOString().slice(0, 10);
     for (const t of targets) {
-      bodies.push(JSON.stringify({
-        key: t.key, domain: t.domain, for_domain: t.domain, finding_key: t.findings[round % t.findings.length],
-        owner: t.owners[round % t.owners.length], status: statuses[round % statuses.length], due,
-      }));
+      bodies.push(
+        JSON.stringify({
+          key: t.key,
+          domain: t.domain,
+          for_domain: t.domain,
+          finding_key: t.findings[round % t.findings.length],
+          owner: t.owners[round % t.owners.length],
+          status: statuses[round % statuses.length],
+          due,
+        }),
+      );
     }
   }
   return bodies;

@@ -1,10 +1,17 @@
-
 /**
  * The team activity record (interface.md 2.8). Groups are the activity.php filter values.
  * There is no address column and this function takes none: IP addresses never enter it.
  */
 export const ACTIVITY_GROUPS = [
-  "risks", "ownership", "monitoring", "settings", "trust", "siem", "evidence", "members", "team_security",
+  "risks",
+  "ownership",
+  "monitoring",
+  "settings",
+  "trust",
+  "siem",
+  "evidence",
+  "members",
+  "team_security",
 ] as const;
 
 export type ActivityGroup = (typeof ACTIVITY_GROUPS)[number];

@@ -10,10 +10,7 @@ import { LIFETIMES } from "./policy.js";
  * TTL only cleans up), so the test clock expires it too.
  */
 
-export type ChallengeBinding =
-  | { purpose: "signin" }
-  | { purpose: "invitation"; linkId: number }
-  | { purpose: "add"; sessionId: number };
+export type ChallengeBinding = { purpose: "signin" } | { purpose: "invitation"; linkId: number } | { purpose: "add"; sessionId: number };
 
 interface Stored {
   binding: ChallengeBinding;

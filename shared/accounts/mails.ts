@@ -16,9 +16,7 @@ export function signinLinkUrl(siteUrl: string, token: string): string {
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
-export function invitationMail(input: {
-  to: string; name: string; orgName: string; role: string; url: string; expiresAtMs: number;
-}): Mail {
+export function invitationMail(input: { to: string; name: string; orgName: string; role: string; url: string; expiresAtMs: number }): Mail {
   return {
     to: input.to,
     subject: `You are invited to ${input.orgName} on the access gateway`,
@@ -35,12 +33,11 @@ export function invitationMail(input: {
   };
 }
 
-export function signinLinkMail(input: {
-  to: string; links: { orgName: string; url: string }[]; expiresAtMs: number;
-}): Mail {
-  const lines = input.links.length === 1
-    ? [`Open this link to sign in to ${input.links[0].orgName}:`, "", input.links[0].url]
-    : ["Open the link of the organization to sign in to:", ...input.links.flatMap((l) => ["", `${l.orgName}:`, l.url])];
+export function signinLinkMail(input: { to: string; links: { orgName: string; url: string }[]; expiresAtMs: number }): Mail {
+  const lines =
+    input.links.length === 1
+      ? [`Open this link to sign in to ${input.links[0].orgName}:`, "", input.links[0].url]
+      : ["Open the link of the organization to sign in to:", ...input.links.flatMap((l) => ["", `${l.orgName}:`, l.url])];
   return {
     to: input.to,
     subject: "Your sign-in link for the access gateway",

@@ -1,7 +1,12 @@
 import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON, type RegistrationResponseJSON,
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { LIFETIMES, RP_NAME } from "./policy.js";
 
@@ -61,11 +66,17 @@ export interface NewCredential {
 }
 
 export async function verifyRegistration(
-  rp: RelyingParty, response: RegistrationResponseJSON, challenge: string,
+  rp: RelyingParty,
+  response: RegistrationResponseJSON,
+  challenge: string,
 ): Promise<{ ok: true; credential: NewCredential } | { ok: false; detail: string }> {
   try {
     const result = await verifyRegistrationResponse({
-      response, expectedChallenge: challenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false,
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserVerification: false,
     });
     if (!result.verified) return { ok: false, detail: "registration not verified" };
     const info = result.registrationInfo;
@@ -109,7 +120,9 @@ export async function verifyAuthentication(
         transports: stored.transports,
       },
     });
-    return result.verified ? { ok: true, newCounter: result.authenticationInfo.newCounter } : { ok: false, detail: "assertion not verified" };
+    return result.verified
+      ? { ok: true, newCounter: result.authenticationInfo.newCounter }
+      : { ok: false, detail: "assertion not verified" };
   } catch (error) {
     return { ok: false, detail: (error as Error).message };
   }

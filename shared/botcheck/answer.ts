@@ -25,11 +25,25 @@ export function grantedAnswer(token: string): GrantedAnswer {
 }
 
 /** `work`: the difficulties stored with the nonce (proof.ts `difficulties`). */
-export function challengeAnswer(nonce: string, config: BotcheckConfig, work: { difficulty: number; withoutEvidence: number }): ChallengeAnswer {
+export function challengeAnswer(
+  nonce: string,
+  config: BotcheckConfig,
+  work: { difficulty: number; withoutEvidence: number },
+): ChallengeAnswer {
   const { hold_ms, allow_desktop, allow_tablet, allow_mobile } = config;
   return {
-    enforced: true, allow: false, challenge: true, nonce,
-    config: { hold_ms, allow_desktop, allow_tablet, allow_mobile, difficulty: work.difficulty, difficulty_without_evidence: work.withoutEvidence },
+    enforced: true,
+    allow: false,
+    challenge: true,
+    nonce,
+    config: {
+      hold_ms,
+      allow_desktop,
+      allow_tablet,
+      allow_mobile,
+      difficulty: work.difficulty,
+      difficulty_without_evidence: work.withoutEvidence,
+    },
   };
 }
 

@@ -31,7 +31,14 @@ export {
 } from "./nonce.js";
 export { type AssessReason, BOTCHECK_REASONS, type BotcheckReason, type GrantReason } from "./reasons.js";
 export { ALLOW_BELOW, DECISIVE, REFUSE_AT, RULES, type Rule } from "./rules.js";
-export { createInteractionParser, createSignalsParser, interactionSchema, type Signals, type SignalsParse, signalsSchema } from "./signals.js";
+export {
+  createInteractionParser,
+  createSignalsParser,
+  interactionSchema,
+  type Signals,
+  type SignalsParse,
+  signalsSchema,
+} from "./signals.js";
 export { type Interaction, type InteractionVerdict, judgeInteraction } from "./interaction.js";
 export { DEFAULT_DIFFICULTY, difficulties, MAX_DIFFICULTY, NO_EVIDENCE_EXTRA_BITS, parseProof, proofBits } from "./proof.js";
 export { solveWork, WORK_MAX_COUNTER, workSearcher } from "./work.js";

@@ -21,7 +21,9 @@ export function visitorNetwork(address: string): string {
 }
 
 /** Remembered per address (a returning visitor's repeats): the answer is shared, never modify it. */
-export const networkHashBytes: (address: string) => Buffer = memoize((address) => hash("sha256", visitorNetwork(address), "buffer").subarray(0, NETWORK_HASH_BYTES));
+export const networkHashBytes: (address: string) => Buffer = memoize((address) =>
+  hash("sha256", visitorNetwork(address), "buffer").subarray(0, NETWORK_HASH_BYTES),
+);
 
 /** `networkHashBytes` as 16 lower-case hex characters, the form stored with a challenge. */
 export function networkHash(address: string): string {

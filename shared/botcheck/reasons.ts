@@ -15,7 +15,8 @@ export const BOTCHECK_REASONS = {
   },
   automation: {
     stage: "assess, grant",
-    meaning: "The page reported a driven browser: navigator.webdriver, automation globals, inhumanly fast input; or a grant's interaction evidence contradicts itself.",
+    meaning:
+      "The page reported a driven browser: navigator.webdriver, automation globals, inhumanly fast input; or a grant's interaction evidence contradicts itself.",
   },
   missing_headers: {
     stage: "assess",
@@ -35,7 +36,8 @@ export const BOTCHECK_REASONS = {
   },
   hold_too_short: {
     stage: "grant",
-    meaning: "held_ms, or the time since the challenge was issued, is below the key's hold time; or the proof-of-work is missing or short of the difficulty.",
+    meaning:
+      "held_ms, or the time since the challenge was issued, is below the key's hold time; or the proof-of-work is missing or short of the difficulty.",
   },
   invalid_challenge: {
     stage: "grant",

@@ -8,7 +8,9 @@ export const UA_HASH_BYTES = 16;
  * Truncated SHA-256 of the exact User-Agent header value (binding, not secrecy).
  * Remembered per user agent (they repeat): the answer is shared, never modify it.
  */
-export const uaHashBytes: (userAgent: string) => Buffer = memoize((userAgent) => hash("sha256", userAgent, "buffer").subarray(0, UA_HASH_BYTES));
+export const uaHashBytes: (userAgent: string) => Buffer = memoize((userAgent) =>
+  hash("sha256", userAgent, "buffer").subarray(0, UA_HASH_BYTES),
+);
 
 /** `uaHashBytes` as 32 lower-case hex characters, the form stored with a challenge. */
 export function uaHash(userAgent: string): string {

@@ -46,7 +46,10 @@ export function workSearcher(nonce: string): (counter: number) => number {
   const K = roundConstants();
   const w = new Int32Array(64);
   return (counter) => {
-    w[0] = n[0]; w[1] = n[1]; w[2] = n[2]; w[3] = n[3];
+    w[0] = n[0];
+    w[1] = n[1];
+    w[2] = n[2];
+    w[3] = n[3];
     w[4] = counter | 0;
     w[5] = 0x80000000 | 0; // the padding bit right after the 20 message bytes
     for (let i = 6; i < 15; i++) w[i] = 0;
@@ -58,15 +61,27 @@ export function workSearcher(nonce: string): (counter: number) => number {
       const s1 = ((b >>> 17) | (b << 15)) ^ ((b >>> 19) | (b << 13)) ^ (b >>> 10);
       w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
     }
-    let a = 0x6a09e667 | 0, b = 0xbb67ae85 | 0, c = 0x3c6ef372 | 0, d = 0xa54ff53a | 0;
-    let e = 0x510e527f | 0, f = 0x9b05688c | 0, g = 0x1f83d9ab | 0, h = 0x5be0cd19 | 0;
+    let a = 0x6a09e667 | 0,
+      b = 0xbb67ae85 | 0,
+      c = 0x3c6ef372 | 0,
+      d = 0xa54ff53a | 0;
+    let e = 0x510e527f | 0,
+      f = 0x9b05688c | 0,
+      g = 0x1f83d9ab | 0,
+      h = 0x5be0cd19 | 0;
     for (let i = 0; i < 64; i++) {
       const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
       const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i] + w[i]) | 0;
       const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
       const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0;
-      d = c; c = b; b = a; a = (t1 + t2) | 0;
+      h = g;
+      g = f;
+      f = e;
+      e = (d + t1) | 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (t1 + t2) | 0;
     }
     return Math.clz32((a + 0x6a09e667) | 0);
   };

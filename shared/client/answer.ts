@@ -4,7 +4,17 @@ import type { EntitlementClaims } from "./tokens.js";
 export interface VerifyAnswer {
   authorized: true;
   reason: "ok";
-  key: { id: number; name: string; prefix: string; environment: string; industry: string; scopes: string; domain: string; is_trial: boolean; expires_at: string };
+  key: {
+    id: number;
+    name: string;
+    prefix: string;
+    environment: string;
+    industry: string;
+    scopes: string;
+    domain: string;
+    is_trial: boolean;
+    expires_at: string;
+  };
   domain: string;
   ts: number;
   expires_in: number;

@@ -57,7 +57,10 @@ const KEYS_FRESH_S = 300;
 export function hostOfDomain(domain: string | undefined): string {
   if (!domain) return "";
   let host = domain.trim().toLowerCase();
-  host = host.replace(/^[a-z][a-z0-9+.-]*:\/\//, "").replace(/[/?#].*$/, "").replace(/^[^@]*@/, "");
+  host = host
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, "")
+    .replace(/[/?#].*$/, "")
+    .replace(/^[^@]*@/, "");
   host = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.replace(/:\d*$/, "");
   return host.replace(/\.+$/, "");
 }
@@ -132,7 +135,13 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
   const slot = async (key: string, host: string) => `entitlement:${(await sha256Hex(`${key}|${host}|${install}`)).slice(0, 32)}`;
 
   const offline = async (key: string, host: string, fault: string): Promise<VerifyResult> => {
-    const unreachable: VerifyResult = { authorized: false, source: "client", reason: "unreachable", message: "The service did not answer and no valid entitlement is cached.", fault };
+    const unreachable: VerifyResult = {
+      authorized: false,
+      source: "client",
+      reason: "unreachable",
+      message: "The service did not answer and no valid entitlement is cached.",
+      fault,
+    };
     const raw = await store.get(await slot(key, host));
     if (!raw) return unreachable;
     let cached: Cached;
@@ -144,7 +153,11 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
     const set = await readKeys();
     if (set === null) return unreachable;
     const checked = await checkPair(cached.entitlement, cached.lifeline, set, {
-      iss: base, keyId: cached.keyId, dom: host, ins: install ? await sha256Hex(install) : "", nowS: nowS(),
+      iss: base,
+      keyId: cached.keyId,
+      dom: host,
+      ins: install ? await sha256Hex(install) : "",
+      nowS: nowS(),
     });
     if (!checked.ok) return { ...unreachable, fault: `${fault}; cached entitlement: ${checked.why}` };
     return { authorized: true, source: "entitlement", reason: "ok", entitlement: checked.claims, fault };
@@ -155,15 +168,28 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
    * HMAC proves nothing about who answered when the key is a client key (it is public), so
    * this Ed25519 check is what makes a success believable: when it fails, the answer is not.
    */
-  const keep = async (key: string, host: string, answer: VerifyAnswer): Promise<{ ok: true; claims: EntitlementClaims } | { ok: false; why: string }> => {
+  const keep = async (
+    key: string,
+    host: string,
+    answer: VerifyAnswer,
+  ): Promise<{ ok: true; claims: EntitlementClaims } | { ok: false; why: string }> => {
     const kid = decode(answer.entitlement)?.kid;
     const set = await keys({ kid });
     if (set === null) return { ok: false, why: "keys.json unavailable" };
     const checked = await checkPair(answer.entitlement, answer.lifeline, set, {
-      iss: base, keyId: answer.key.id, dom: host, ins: install ? await sha256Hex(install) : "", nowS: nowS(),
+      iss: base,
+      keyId: answer.key.id,
+      dom: host,
+      ins: install ? await sha256Hex(install) : "",
+      nowS: nowS(),
     });
     if (!checked.ok) return checked;
-    const cached: Cached = { entitlement: answer.entitlement, lifeline: answer.lifeline, keyId: answer.key.id, expires: checked.claims.exp };
+    const cached: Cached = {
+      entitlement: answer.entitlement,
+      lifeline: answer.lifeline,
+      keyId: answer.key.id,
+      expires: checked.claims.exp,
+    };
     await store.set(await slot(key, host), JSON.stringify(cached));
     return checked;
   };
@@ -184,7 +210,11 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
     let status: number;
     let answer: Record<string, unknown>;
     try {
-      const response = await request("/verify.php", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const response = await request("/verify.php", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       status = response.status;
       if (status >= 500) return offline(key, host, `HTTP ${status}`);
       const parsed: unknown = await response.json();
@@ -208,10 +238,20 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
     // The signature covers what we asked (domain, nonce), so an answer for another call cannot pass.
     const forThisCall = success.domain === domain;
     if (!forThisCall || !(await signatureOk(key, verifyMessage(success.ts, keyId, domain, nonce || undefined), success.signature))) {
-      return { authorized: false, source: "client", reason: "bad_signature", message: "The answer's signature does not match: it was not sent by the service for this call." };
+      return {
+        authorized: false,
+        source: "client",
+        reason: "bad_signature",
+        message: "The answer's signature does not match: it was not sent by the service for this call.",
+      };
     }
     if (freshness(success.ts, success.expires_in, nowS()) === "stale") {
-      return { authorized: false, source: "client", reason: "stale_answer", message: "The answer's ts is outside its freshness window (check this machine's clock)." };
+      return {
+        authorized: false,
+        source: "client",
+        reason: "stale_answer",
+        message: "The answer's ts is outside its freshness window (check this machine's clock).",
+      };
     }
     if (typeof success.notice === "string" && !noticed.has(success.notice)) {
       noticed.add(success.notice);
@@ -220,7 +260,9 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
     const entitlement = await keep(key, host, success);
     if (!entitlement.ok) {
       return {
-        authorized: false, source: "client", reason: "bad_entitlement",
+        authorized: false,
+        source: "client",
+        reason: "bad_entitlement",
         message: `The answer's entitlement does not check against keys.json (${entitlement.why}): it cannot be told from a forgery.`,
       };
     }

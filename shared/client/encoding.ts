@@ -5,7 +5,7 @@
 
 export const subtle = (): typeof globalThis.crypto.subtle => {
   const c = globalThis.crypto;
-  if (!c || !c.subtle) throw new Error("WebCrypto (crypto.subtle) is required: Node 20+ or a browser in a secure context");
+  if (!c?.subtle) throw new Error("WebCrypto (crypto.subtle) is required: Node 20+ or a browser in a secure context");
   return c.subtle;
 };
 

@@ -80,7 +80,9 @@ export function hasKid(keys: KeySet | null, kid: string | undefined): boolean {
 
 /** The Ed25519 signature against the key named by `kid` (any key when the token names none). */
 export async function signatureValid(decoded: Decoded, keys: KeySet): Promise<boolean> {
-  const candidates = keys.keys.filter((k) => k.kty === "OKP" && k.crv === "Ed25519" && (decoded.kid === undefined || k.kid === decoded.kid));
+  const candidates = keys.keys.filter(
+    (k) => k.kty === "OKP" && k.crv === "Ed25519" && (decoded.kid === undefined || k.kid === decoded.kid),
+  );
   for (const jwk of candidates) {
     try {
       const key = await subtle().importKey("jwk", { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, { name: "Ed25519" }, false, ["verify"]);
@@ -116,7 +118,10 @@ function isLifeline(c: Record<string, unknown>): c is Record<string, unknown> & 
  * Returns the entitlement's claims, or the first thing that failed.
  */
 export async function checkPair(
-  entitlement: unknown, lifeline: unknown, keys: KeySet, expected: Expected,
+  entitlement: unknown,
+  lifeline: unknown,
+  keys: KeySet,
+  expected: Expected,
 ): Promise<{ ok: true; claims: EntitlementClaims } | { ok: false; why: string }> {
   const ent = decode(entitlement);
   const life = decode(lifeline);

@@ -32,7 +32,10 @@ export function readDashboardAsset(dir: string = DASHBOARD_DIR): DashboardAsset 
   try {
     const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as DashboardManifest;
     const files = new Map<string, { code: Buffer; gzip: Buffer; type: string }>();
-    for (const [file, type] of [[manifest.js, "text/javascript; charset=utf-8"], [manifest.css, "text/css; charset=utf-8"]] as const) {
+    for (const [file, type] of [
+      [manifest.js, "text/javascript; charset=utf-8"],
+      [manifest.css, "text/css; charset=utf-8"],
+    ] as const) {
       files.set(file.name, { code: readFileSync(join(dir, file.name)), gzip: readFileSync(join(dir, `${file.name}.gz`)), type });
     }
     return { manifest, files };

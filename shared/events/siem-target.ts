@@ -25,7 +25,11 @@ export type TargetResult = { ok: true; target: SiemTarget } | { ok: false; detai
 
 const HTTP_PROTOCOLS: Readonly<Record<string, "http" | "https">> = { "http:": "http", "https:": "https" };
 const SYSLOG_PROTOCOLS: Readonly<Record<string, "tcp" | "tls">> = {
-  "syslog:": "tcp", "syslog+tcp:": "tcp", "tcp:": "tcp", "syslog+tls:": "tls", "tls:": "tls",
+  "syslog:": "tcp",
+  "syslog+tcp:": "tcp",
+  "tcp:": "tcp",
+  "syslog+tls:": "tls",
+  "tls:": "tls",
 };
 
 export const MAX_URL_LENGTH = 2048;

@@ -40,4 +40,7 @@ export const eventMessageSchema = {
 
 // The schema checks an event's envelope (id, type, time, domain); the fields of its type are
 // held by EventPayloads where the event is written. What the schema describes is what it checks:
-true satisfies SameType<FromSchema<typeof eventMessageSchema>, { org_id: number; event: Pick<EventView, "id" | "type" | "time" | "domain"> }>;
+true satisfies SameType<
+  FromSchema<typeof eventMessageSchema>,
+  { org_id: number; event: Pick<EventView, "id" | "type" | "time" | "domain"> }
+>;

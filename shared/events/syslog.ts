@@ -80,7 +80,10 @@ function timestamp(time: string): string {
 export function syslogLine(event: SyslogEvent, hostname: string): string {
   const pri = SYSLOG_FACILITY * 8 + severityOf(event.type);
   const msgid = event.type.replace(/[^\x21-\x7e]/g, "").slice(0, 32) || "-";
-  const params: [string, string][] = [["event_id", String(event.id)], ["domain", event.domain]];
+  const params: [string, string][] = [
+    ["event_id", String(event.id)],
+    ["domain", event.domain],
+  ];
   if ("finding_key" in event && typeof event.finding_key === "string") params.push(["finding_key", event.finding_key]);
   // Domains and finding keys are ASCII already; anything else is replaced, never sent raw.
   const sd = `[${SYSLOG_SD_ID} ${params.map(([k, v]) => `${k}="${escapeParamValue(v.replace(/[^\x20-\x7e]/g, "?"))}"`).join(" ")}]`;

@@ -22,6 +22,7 @@ export const SYSTEM_ACTOR = "system";
 export function automaticDue(episodeStartMs: number, fixTargetDays: number, nowMs: number): string {
   const target = dateOf(episodeStartMs + fixTargetDays * DAY_MS);
   const today = dateOf(nowMs);
+  // biome-ignore lint/complexity/useMathMinMax: ISO dates (strings), compared as text
   return target < today ? today : target;
 }
 
@@ -44,7 +45,13 @@ async function reread(tx: Queryable, id: number): Promise<AssignmentRow> {
  */
 export async function assignAutomatically(
   tx: Queryable,
-  scan: { orgId: number; domain: string; failing: readonly { id: string; label: string }[]; reopened: readonly AssignmentRow[]; nowMs: number },
+  scan: {
+    orgId: number;
+    domain: string;
+    failing: readonly { id: string; label: string }[];
+    reopened: readonly AssignmentRow[];
+    nowMs: number;
+  },
 ): Promise<AutomaticAssignment[]> {
   if (scan.failing.length === 0) return [];
   const owner = await defaultOwnerOf(tx, scan.orgId);
@@ -59,16 +66,29 @@ export async function assignAutomatically(
   for (const before of scan.reopened) {
     if (before.owner_id !== null || accepted.has(before.finding_key)) continue;
     const keepDue = before.due_at !== null && before.due_at >= today;
-    await updateAssignment(tx, before.id, { ownerId: owner.member.id, ...(keepDue ? {} : { dueAt: automaticDue(scan.nowMs, owner.fixTargetDays, scan.nowMs) }) }, scan.nowMs);
+    await updateAssignment(
+      tx,
+      before.id,
+      { ownerId: owner.member.id, ...(keepDue ? {} : { dueAt: automaticDue(scan.nowMs, owner.fixTargetDays, scan.nowMs) }) },
+      scan.nowMs,
+    );
     out.push({ before, after: await reread(tx, before.id) });
   }
 
   // Never tracked: created owned, open, due at the fix-time target counted from the first
   // scan that found it failing (this one when none did before).
   const fresh = scan.failing.filter((f) => !accepted.has(f.id));
-  const firstSeen = await firstFailingTimes(tx, scan.orgId, scan.domain, fresh.map((f) => f.id));
+  const firstSeen = await firstFailingTimes(
+    tx,
+    scan.orgId,
+    scan.domain,
+    fresh.map((f) => f.id),
+  );
   const created = await insertOwnedAssignments(tx, {
-    orgId: scan.orgId, domain: scan.domain, ownerId: owner.member.id, nowMs: scan.nowMs,
+    orgId: scan.orgId,
+    domain: scan.domain,
+    ownerId: owner.member.id,
+    nowMs: scan.nowMs,
     findings: fresh.map((f) => {
       const foundMs = Math.min(firstSeen.get(f.id)?.getTime() ?? scan.nowMs, scan.nowMs);
       return { findingKey: f.id, finding: f.label, foundMs, dueAt: automaticDue(foundMs, owner.fixTargetDays, scan.nowMs) };
@@ -85,14 +105,18 @@ export async function recordAutomaticAssignment(tx: Queryable, move: AutomaticAs
   const name = `${after.finding_key} on ${after.domain}`;
   const base = { row: after, atMs: nowMs, who: SYSTEM_ACTOR, via: "system" as const };
   await recordMove(tx, {
-    ...base, what: `assigned to ${owner} (automatic: the organization's default owner)`, code: "finding.assigned",
+    ...base,
+    what: `assigned to ${owner} (automatic: the organization's default owner)`,
+    code: "finding.assigned",
     event: { type: "finding.assigned", extra: { by: SYSTEM_ACTOR, automatic: true, previous_owner: null } },
     activity: { group: "ownership", action: `Assigned ${name} to ${owner} automatically (default owner)` },
     detail: { owner: after.owner_email, previous_owner: null, reopened: before !== null },
   });
   if (after.due_at !== (before?.due_at ?? null)) {
     await recordMove(tx, {
-      ...base, what: `due date set to ${after.due_at} (automatic: the fix-time target)`, code: "finding.due_set",
+      ...base,
+      what: `due date set to ${after.due_at} (automatic: the fix-time target)`,
+      code: "finding.due_set",
       activity: { group: "ownership", action: `Due date of ${name} set to ${after.due_at} automatically (fix-time target)` },
       detail: { due_at: after.due_at, previous_due_at: before?.due_at ?? null },
     });

@@ -14,14 +14,22 @@ export function failingFindings<F extends { id: string; status: string }>(findin
  * overdue and escalation marks are cleared), locked. The moves are recorded afterwards by
  * recordReopen, once every row the scan touches is locked.
  */
-export function reopenRows(tx: Queryable, scan: { orgId: number; domain: string; failingKeys: readonly string[]; nowMs: number }): Promise<AssignmentRow[]> {
+export function reopenRows(
+  tx: Queryable,
+  scan: { orgId: number; domain: string; failingKeys: readonly string[]; nowMs: number },
+): Promise<AssignmentRow[]> {
   return reopenDone(tx, scan.orgId, scan.domain, scan.failingKeys, scan.nowMs);
 }
 
 /** The history entry, `finding.reopened` (which the notifier reads) and the activity entry of one reopen. */
 export function recordReopen(tx: Queryable, row: AssignmentRow, nowMs: number): Promise<void> {
   return recordMove(tx, {
-    row, atMs: nowMs, who: "system", via: "system", what: "reopened: a later scan found it failing again", code: "finding.reopened",
+    row,
+    atMs: nowMs,
+    who: "system",
+    via: "system",
+    what: "reopened: a later scan found it failing again",
+    code: "finding.reopened",
     event: { type: "finding.reopened" },
     activity: { group: "monitoring", action: `Reopened ${row.finding_key} on ${row.domain}: a scan found it failing again` },
   });

@@ -6,7 +6,12 @@ import { findingFields, type FindingFields } from "./workflow.js";
  * The finding fields of a risk event. An assignment gives them all; a finding nobody
  * tracks yet has its label from the latest scans, no owner, no due date, status `open`.
  */
-export async function riskFindingFields(db: Queryable, orgId: number, domain: string, findingKey: string): Promise<{ fields: FindingFields; assignmentId: number | null }> {
+export async function riskFindingFields(
+  db: Queryable,
+  orgId: number,
+  domain: string,
+  findingKey: string,
+): Promise<{ fields: FindingFields; assignmentId: number | null }> {
   const row = await findAssignment(db, orgId, domain, findingKey);
   if (row) return { fields: findingFields(row), assignmentId: row.id };
   const latest = await latestFinding(db, orgId, domain, findingKey);

@@ -15,7 +15,12 @@ export async function applyScanToFindings(
   scan: { orgId: number; domain: string; findings: readonly { id: string; status: string; label: string }[]; nowMs: number },
 ): Promise<{ reopened: number; assigned: number }> {
   const failing = failingFindings(scan.findings);
-  const reopened = await reopenRows(tx, { orgId: scan.orgId, domain: scan.domain, failingKeys: failing.map((f) => f.id), nowMs: scan.nowMs });
+  const reopened = await reopenRows(tx, {
+    orgId: scan.orgId,
+    domain: scan.domain,
+    failingKeys: failing.map((f) => f.id),
+    nowMs: scan.nowMs,
+  });
   const assigned = await assignAutomatically(tx, { orgId: scan.orgId, domain: scan.domain, failing, reopened, nowMs: scan.nowMs });
   for (const row of reopened) await recordReopen(tx, row, scan.nowMs);
   for (const move of assigned) await recordAutomaticAssignment(tx, move, scan.nowMs);

@@ -48,6 +48,7 @@ export function daysOverdue(dueAt: string, nowMs: number): number {
 
 /** A finding event of a move: `extra` holds what the type adds to the finding fields (none for some). */
 export type MoveEvent = {
+  // biome-ignore lint/complexity/noBannedTypes: `{} extends X` asks whether every field of X is optional
   [K in FindingEventType]: {} extends FindingExtra<K> ? { type: K; extra?: FindingExtra<K> } : { type: K; extra: FindingExtra<K> };
 }[FindingEventType];
 
@@ -70,18 +71,30 @@ export interface Move {
 export async function recordMove(tx: Queryable, move: Move): Promise<void> {
   const automatic = move.via === "system";
   await insertHistory(tx, {
-    assignmentId: move.row.id, atMs: move.atMs, who: move.who, what: move.what,
+    assignmentId: move.row.id,
+    atMs: move.atMs,
+    who: move.who,
+    what: move.what,
     detail: { code: move.code, automatic, ...(move.detail ?? {}) },
   });
   if (move.event) {
     await insertEvent(tx, {
-      orgId: move.row.org_id, type: move.event.type, timeMs: move.atMs, domain: move.row.domain,
+      orgId: move.row.org_id,
+      type: move.event.type,
+      timeMs: move.atMs,
+      domain: move.row.domain,
       payload: { ...findingFields(move.row), ...(move.event.extra ?? {}) },
     });
   }
   await recordActivity(tx, {
-    orgId: move.row.org_id, atMs: move.atMs, who: move.who, via: move.via, group: move.activity.group,
-    action: move.activity.action, actionCode: move.code, domain: move.row.domain,
+    orgId: move.row.org_id,
+    atMs: move.atMs,
+    who: move.who,
+    via: move.via,
+    group: move.activity.group,
+    action: move.activity.action,
+    actionCode: move.code,
+    domain: move.row.domain,
     detail: { finding_key: move.row.finding_key, ...(move.detail ?? {}) },
   });
 }

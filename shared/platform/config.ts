@@ -79,40 +79,112 @@ export interface Config {
 export const ENVIRONMENT = [
   { name: "PORT", default: "8080", secret: false, meaning: "Ingress port; 0 picks a free one." },
   { name: "HOST", default: "127.0.0.1", secret: false, meaning: "Ingress bind address." },
-  { name: "REDIS_URL", default: "redis://127.0.0.1:6379", secret: true, meaning: "Redis 6.2+; redis+cluster://[user:password@]host:port,host:port for a Redis Cluster." },
-  { name: "REDIS_CLUSTER", default: "", secret: false, meaning: "host:port,host:port,...: seed nodes of a Redis Cluster (docs/operations.md); not together with REDIS_URL." },
+  {
+    name: "REDIS_URL",
+    default: "redis://127.0.0.1:6379",
+    secret: true,
+    meaning: "Redis 6.2+; redis+cluster://[user:password@]host:port,host:port for a Redis Cluster.",
+  },
+  {
+    name: "REDIS_CLUSTER",
+    default: "",
+    secret: false,
+    meaning: "host:port,host:port,...: seed nodes of a Redis Cluster (docs/operations.md); not together with REDIS_URL.",
+  },
   { name: "REDIS_PREFIX", default: "gw:", secret: false, meaning: "Prefix of every Redis key and stream." },
   { name: "DATABASE_URL", default: "postgres://127.0.0.1:5432/gateway", secret: true, meaning: "PostgreSQL 14+." },
   { name: "ADMIN_TOKEN", default: "", secret: true, meaning: "Bearer token of the admin API." },
   { name: "SITE_URL", default: "http://HOST:PORT", secret: false, meaning: "Public site root." },
-  { name: "GATEWAY_SECRET", default: "", secret: true, meaning: "Master secret, 32+ random bytes hex or base64 (low-entropy values refused)." },
+  {
+    name: "GATEWAY_SECRET",
+    default: "",
+    secret: true,
+    meaning: "Master secret, 32+ random bytes hex or base64 (low-entropy values refused).",
+  },
   { name: "GATEWAY_TEST_CLOCK", default: "", secret: false, meaning: "1 enables the test clock." },
   { name: "DNS_RESOLVER", default: "", secret: false, meaning: "host:port of the DNS server to ask." },
-  { name: "SCAN_ALLOW_PRIVATE", default: "", secret: false, meaning: "1 lets scans (and probes) reach private addresses: tests only, refused with GATEWAY_ENV=production unless GATEWAY_TEST_CLOCK=1." },
-  { name: "PROBE_ALLOW_PRIVATE", default: "", secret: false, meaning: "1 lets the status prober reach private addresses (the operator's own services)." },
-  { name: "OUTBOUND_ALLOW_CIDRS", default: "", secret: false, meaning: "Private addresses or CIDR blocks SIEM collectors and webhooks may reach (none); metadata addresses never." },
+  {
+    name: "SCAN_ALLOW_PRIVATE",
+    default: "",
+    secret: false,
+    meaning:
+      "1 lets scans (and probes) reach private addresses: tests only, refused with GATEWAY_ENV=production unless GATEWAY_TEST_CLOCK=1.",
+  },
+  {
+    name: "PROBE_ALLOW_PRIVATE",
+    default: "",
+    secret: false,
+    meaning: "1 lets the status prober reach private addresses (the operator's own services).",
+  },
+  {
+    name: "OUTBOUND_ALLOW_CIDRS",
+    default: "",
+    secret: false,
+    meaning: "Private addresses or CIDR blocks SIEM collectors and webhooks may reach (none); metadata addresses never.",
+  },
   { name: "SCAN_HTTP_PORT", default: "80", secret: false, meaning: "Port of the web scan over HTTP." },
   { name: "SCAN_HTTPS_PORT", default: "443", secret: false, meaning: "Port of the web scan over HTTPS." },
   { name: "SCAN_CA_FILE", default: "", secret: false, meaning: "Extra PEM CA bundle for scans and probes." },
   { name: "SMTP_URL", default: "", secret: true, meaning: "smtp://host:port for e-mail." },
   { name: "GEOIP_DB", default: "", secret: false, meaning: "Path of an MMDB country database." },
-  { name: "GATEWAY_ENV", default: "production", secret: false, meaning: "production, test or development (key prefixes; production needs GATEWAY_SECRET)." },
+  {
+    name: "GATEWAY_ENV",
+    default: "production",
+    secret: false,
+    meaning: "production, test or development (key prefixes; production needs GATEWAY_SECRET).",
+  },
   { name: "LOG_LEVEL", default: "info", secret: false, meaning: "pino log level." },
-  { name: "INGRESS_PROCESSES", default: "1 below 4 cores, else cores (at most 8)", secret: false, meaning: "Ingress processes npm start runs." },
+  {
+    name: "INGRESS_PROCESSES",
+    default: "1 below 4 cores, else cores (at most 8)",
+    secret: false,
+    meaning: "Ingress processes npm start runs.",
+  },
   { name: "STATUS_PROBE_INTERVAL_S", default: "60", secret: false, meaning: "Seconds between two checks of a status service." },
   { name: "STATUS_PROBE_TIMEOUT_MS", default: "10000", secret: false, meaning: "A check without an answer by then failed." },
   { name: "STATUS_SLOW_MS", default: "2000", secret: false, meaning: "Typical latency above this makes a service degraded." },
   { name: "STATUS_PAGE_NAME", default: "Gateway status", secret: false, meaning: "Name of the public status page." },
   { name: "TRUSTED_PROXIES", default: "", secret: false, meaning: "CIDRs of proxies whose forwarding header names the client (none)." },
   { name: "METRICS_PORT", default: "9464", secret: false, meaning: "Port of the internal listener serving /metrics; 0 picks a free one." },
-  { name: "METRICS_HOST", default: "127.0.0.1", secret: false, meaning: "Bind address of the metrics listener (loopback: scrape from the host or a sidecar)." },
-  { name: "TRUSTED_PROXY_HEADER", default: "x-forwarded-for", secret: false, meaning: "x-forwarded-for or forwarded: the header those proxies write." },
-  { name: "RATE_SOURCE_IPV6_PREFIX", default: "64", secret: false, meaning: "Prefix length (32-128) of the IPv6 network the per-source limit counts as one source." },
+  {
+    name: "METRICS_HOST",
+    default: "127.0.0.1",
+    secret: false,
+    meaning: "Bind address of the metrics listener (loopback: scrape from the host or a sidecar).",
+  },
+  {
+    name: "TRUSTED_PROXY_HEADER",
+    default: "x-forwarded-for",
+    secret: false,
+    meaning: "x-forwarded-for or forwarded: the header those proxies write.",
+  },
+  {
+    name: "RATE_SOURCE_IPV6_PREFIX",
+    default: "64",
+    secret: false,
+    meaning: "Prefix length (32-128) of the IPv6 network the per-source limit counts as one source.",
+  },
   { name: "DEMO_CLIENT_KEY", default: "", secret: true, meaning: "Client key of the demo page (set by npm start in demo mode)." },
   { name: "DEMO_SERVER_KEY", default: "", secret: true, meaning: "Server key of the demo page (set by npm start in demo mode)." },
-  { name: "MONITOR_INTERVAL_HOURS", default: "24", secret: false, meaning: "The monitor re-scans each verified domain once per this many hours (1-720)." },
-  { name: "DATABASE_READ_URL", default: "", secret: true, meaning: "PostgreSQL read replica for the read-only endpoints (events, activity, assignments and scan reads); unset reads from DATABASE_URL." },
-  { name: "ACTOR_CLAIM_IDLE_MS", default: "", secret: false, meaning: "Overrides every actor's claim idle time in ms (default per actor, 30 s or 60 s); tests and fast failover." },
+  {
+    name: "MONITOR_INTERVAL_HOURS",
+    default: "24",
+    secret: false,
+    meaning: "The monitor re-scans each verified domain once per this many hours (1-720).",
+  },
+  {
+    name: "DATABASE_READ_URL",
+    default: "",
+    secret: true,
+    meaning:
+      "PostgreSQL read replica for the read-only endpoints (events, activity, assignments and scan reads); unset reads from DATABASE_URL.",
+  },
+  {
+    name: "ACTOR_CLAIM_IDLE_MS",
+    default: "",
+    secret: false,
+    meaning: "Overrides every actor's claim idle time in ms (default per actor, 30 s or 60 s); tests and fast failover.",
+  },
 ] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -189,9 +261,13 @@ function redisUrl(env: Env): string {
   const single = optional(env, "REDIS_URL");
   if (cluster !== null) {
     if (single !== null && single !== DEFAULT_REDIS_URL) {
-      throw new ConfigError("REDIS_CLUSTER", "set REDIS_CLUSTER or REDIS_URL, not both (REDIS_URL may name the cluster itself: redis+cluster://host:port,...)");
+      throw new ConfigError(
+        "REDIS_CLUSTER",
+        "set REDIS_CLUSTER or REDIS_URL, not both (REDIS_URL may name the cluster itself: redis+cluster://host:port,...)",
+      );
     }
-    if (cluster.includes("@")) throw new ConfigError("REDIS_CLUSTER", "no credentials here: use REDIS_URL=redis+cluster://user:password@host:port,...");
+    if (cluster.includes("@"))
+      throw new ConfigError("REDIS_CLUSTER", "no credentials here: use REDIS_URL=redis+cluster://user:password@host:port,...");
     const url = `${CLUSTER_SCHEME}//${cluster}`;
     try {
       parseClusterUrl(url);
@@ -200,7 +276,7 @@ function redisUrl(env: Env): string {
     }
     return url;
   }
-  if (single !== null && single.startsWith(CLUSTER_SCHEME)) {
+  if (single?.startsWith(CLUSTER_SCHEME)) {
     try {
       if (parseClusterUrl(single) !== null) return single;
     } catch {
@@ -221,11 +297,12 @@ const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
  */
 export function decodeSecret(name: string, raw: string): Buffer {
   const trimmed = raw.trim();
-  const bytes = HEX.test(trimmed) && trimmed.length % 2 === 0
-    ? Buffer.from(trimmed, "hex")
-    : BASE64.test(trimmed)
-      ? Buffer.from(trimmed, "base64")
-      : null;
+  const bytes =
+    HEX.test(trimmed) && trimmed.length % 2 === 0
+      ? Buffer.from(trimmed, "hex")
+      : BASE64.test(trimmed)
+        ? Buffer.from(trimmed, "base64")
+        : null;
   if (bytes === null || bytes.length < 32) {
     throw new ConfigError(name, "expected at least 32 bytes, hex or base64 encoded");
   }
@@ -321,7 +398,8 @@ function demoKeys(env: Env): Config["demoKeys"] {
   const client = optional(env, "DEMO_CLIENT_KEY");
   const server = optional(env, "DEMO_SERVER_KEY");
   if (client === null && server === null) return null;
-  if (client === null || server === null) throw new ConfigError(client === null ? "DEMO_CLIENT_KEY" : "DEMO_SERVER_KEY", "set both demo keys or neither");
+  if (client === null || server === null)
+    throw new ConfigError(client === null ? "DEMO_CLIENT_KEY" : "DEMO_SERVER_KEY", "set both demo keys or neither");
   return Object.freeze({ client, server });
 }
 

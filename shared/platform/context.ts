@@ -38,7 +38,15 @@ export async function openContext(config: Config, role: string, options: { logge
   const clock = testClock ?? systemClock();
   const masterSecret = await resolveMasterSecret(db, config.gatewaySecret, logger, clock.now());
   return {
-    config, logger, redis, keys, db, readDb, clock, testClock, masterSecret,
+    config,
+    logger,
+    redis,
+    keys,
+    db,
+    readDb,
+    clock,
+    testClock,
+    masterSecret,
     async close() {
       await testClock?.stop();
       redis.disconnect();

@@ -21,7 +21,11 @@ export const REASONS = {
   installation_pending: { status: 403, counts: true, message: "This installation awaits the account owner's approval." },
   installation_blocked: { status: 403, counts: true, message: "This installation is blocked." },
   // Additions (docs/security.md, item 4): caps per key per UTC day.
-  installation_limit_reached: { status: 403, counts: true, message: "Too many new installations of this key today; the owner can approve this one by its name." },
+  installation_limit_reached: {
+    status: 403,
+    counts: true,
+    message: "Too many new installations of this key today; the owner can approve this one by its name.",
+  },
   // No longer produced: a label cap folds labels into "(other)" and never refuses a call. Kept: a reason is never reused.
   endpoint_limit_reached: { status: 400, counts: false, message: "Too many distinct endpoint labels for this key today." },
   server_key_required: { status: 403, counts: false, message: "This endpoint needs a server key." },
@@ -47,7 +51,11 @@ export const REASONS = {
   missing_for_domain: { status: 400, counts: true, message: "for_domain is required." },
   assignment_rate_limited: { status: 429, counts: true, message: "More than 120 assignment changes this hour." },
   recheck_rate_limited: { status: 429, counts: true, message: "More than 30 re-checks this hour." },
-  bad_limit: { status: 400, counts: true, message: "limit must be a whole number in the endpoint's range (activity.php 1-500, events.php 1-1000)." },
+  bad_limit: {
+    status: 400,
+    counts: true,
+    message: "limit must be a whole number in the endpoint's range (activity.php 1-500, events.php 1-1000).",
+  },
   bad_page: { status: 400, counts: true, message: "page must be a whole number from 1." },
   expired_challenge: { status: 403, counts: true, message: "The challenge expired or was already used." },
   hold_too_short: { status: 403, counts: true, message: "The hold was shorter than required." },
@@ -74,7 +82,11 @@ export const REASONS = {
   conflict: { status: 409, counts: false, message: "Conflict." },
   key_limit_reached: { status: 409, counts: false, message: "The plan's number of keys is reached." },
   // Accounts (operator-api.md section 5). A read-only token's write is `insufficient_scope` above.
-  forbidden: { status: 403, counts: false, message: "The caller may not make this call (role too low, operator only, or a token minting tokens or members)." },
+  forbidden: {
+    status: 403,
+    counts: false,
+    message: "The caller may not make this call (role too low, operator only, or a token minting tokens or members).",
+  },
   internal_error: { status: 500, counts: false, message: "The service failed; treat it as unreachable." },
   unavailable: { status: 503, counts: false, message: "The service is starting or a dependency is down." },
   scan_failed: { status: 502, counts: false, message: "The scan could not run; try again." },
@@ -83,10 +95,18 @@ export const REASONS = {
   timeout: { status: 504, counts: false, message: "The work did not finish in time; treat it as unreachable." },
   // Member sign-in (additions: docs/accounts-members.md).
   session_expired: { status: 401, counts: false, message: "The session expired or was revoked; sign in again." },
-  csrf_rejected: { status: 403, counts: false, message: "A change made with a session needs the site's Origin and the session's X-CSRF-Token." },
+  csrf_rejected: {
+    status: 403,
+    counts: false,
+    message: "A change made with a session needs the site's Origin and the session's X-CSRF-Token.",
+  },
   invalid_link: { status: 400, counts: false, message: "The link is unknown, expired or already used; ask for a new one." },
   invalid_passkey: { status: 401, counts: false, message: "The passkey's answer could not be verified." },
-  reauthentication_required: { status: 403, counts: false, message: "Adding a passkey needs a sign-in at most 15 minutes old; sign in again." },
+  reauthentication_required: {
+    status: 403,
+    counts: false,
+    message: "Adding a passkey needs a sign-in at most 15 minutes old; sign in again.",
+  },
   signin_rate_limited: { status: 429, counts: false, message: "Too many sign-in attempts or link requests; try again later." },
 } as const satisfies Record<string, { status: number; counts: boolean; message: string }>;
 

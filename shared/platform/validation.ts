@@ -21,8 +21,12 @@ const NOT_COUNTRIES = new Set(["AC", "CP", "CQ", "DG", "EA", "EU", "EZ", "IC", "
  * answers them, so a rule naming one would silently never match.
  */
 export function isCountryCode(value: string): boolean {
-  return /^[A-Z]{2}$/.test(value) && regionNames.of(value) !== value && !NOT_COUNTRIES.has(value) &&
-    new Intl.Locale(`und-${value}`).region === value;
+  return (
+    /^[A-Z]{2}$/.test(value) &&
+    regionNames.of(value) !== value &&
+    !NOT_COUNTRIES.has(value) &&
+    new Intl.Locale(`und-${value}`).region === value
+  );
 }
 
 /** `::a.b.c.d`, IPv4-compatible IPv6 (deprecated by RFC 4291): ipaddr.js reads it as `::ffff:a.b.c.d`. */

@@ -6,11 +6,7 @@ import DNS from "dns2";
  * record's character-strings are joined, as RFC 7208 says for SPF and as every TXT
  * verification scheme expects.
  */
-export async function lookupTxt(
-  resolver: { host: string; port: number } | null,
-  name: string,
-  timeoutMs = 3000,
-): Promise<string[]> {
+export async function lookupTxt(resolver: { host: string; port: number } | null, name: string, timeoutMs = 3000): Promise<string[]> {
   const server = resolver ?? systemResolver();
   const resolve = DNS.UDPClient({ dns: server.host, port: server.port, timeout: timeoutMs } as never) as unknown as (
     name: string,

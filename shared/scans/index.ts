@@ -34,4 +34,12 @@ export {
   type StoredFinding,
 } from "./db/scans.js";
 export { lookupTxt } from "./dns-txt.js";
-export { type RecheckReply, recheckReplySchema, SCAN_STREAM, type ScanJob, scanJobSchema, type ScanReply, scanReplySchema } from "./stream.js";
+export {
+  type RecheckReply,
+  recheckReplySchema,
+  SCAN_STREAM,
+  type ScanJob,
+  scanJobSchema,
+  type ScanReply,
+  scanReplySchema,
+} from "./stream.js";

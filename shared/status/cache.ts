@@ -64,7 +64,9 @@ export function createStatusCache(deps: StatusCacheDeps): StatusCache {
   const fromFields = (builtAt: string, etag: string, json: string, snapshotText: string): CachedStatus => {
     let parsed: StatusSnapshot | null = null;
     return {
-      builtAtMs: Number(builtAt), etag, json,
+      builtAtMs: Number(builtAt),
+      etag,
+      json,
       snapshot: () => (parsed ??= JSON.parse(snapshotText) as StatusSnapshot),
     };
   };
@@ -86,7 +88,8 @@ export function createStatusCache(deps: StatusCacheDeps): StatusCache {
     const json = JSON.stringify(snapshot.document);
     const snapshotText = JSON.stringify(snapshot);
     const etag = etagOf(json);
-    await redis.multi()
+    await redis
+      .multi()
       .hset(keys.statusDocument(), { built_at: String(nowMs), etag, json, snapshot: snapshotText })
       .expire(keys.statusDocument(), KEEP_S)
       .exec();

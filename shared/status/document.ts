@@ -1,7 +1,21 @@
-import { activeMaintenance, currentIncidents, latestIncidents, latestMaintenance, type Incident, type MaintenanceRow } from "./db/incidents.js";
+import {
+  activeMaintenance,
+  currentIncidents,
+  latestIncidents,
+  latestMaintenance,
+  type Incident,
+  type MaintenanceRow,
+} from "./db/incidents.js";
 import type { Queryable } from "../platform/db/pool.js";
 import {
-  DEFAULT_SERVICE_NAMES, SERVICE_KEYS, dailyRollups, listServices, recentChecks, uptimeBetween, type CheckRow, type ServiceKey,
+  DEFAULT_SERVICE_NAMES,
+  SERVICE_KEYS,
+  dailyRollups,
+  listServices,
+  recentChecks,
+  uptimeBetween,
+  type CheckRow,
+  type ServiceKey,
 } from "./db/status.js";
 import { RULES, componentStatus, indicatorDescription, indicatorOf, uptimePct, type ComponentStatus, type Indicator } from "./rules.js";
 
@@ -58,8 +72,14 @@ export interface StatusDocument {
   incidents: { open: IncidentView[]; recent: IncidentView[] };
   maintenance: { in_progress: MaintenanceView[]; upcoming: MaintenanceView[] };
   page: {
-    name: string; url: string; generated_at: string;
-    feed_url: string; report_url: string; badge_url: string; summary_url: string; document_url: string;
+    name: string;
+    url: string;
+    generated_at: string;
+    feed_url: string;
+    report_url: string;
+    badge_url: string;
+    summary_url: string;
+    document_url: string;
   };
 }
 
@@ -102,7 +122,14 @@ export function incidentView(incident: Incident): IncidentView {
 }
 
 export function maintenanceView(row: MaintenanceRow): MaintenanceView {
-  return { id: row.id, title: row.title, body: row.body, affects: row.affects, starts_at: iso(row.starts_at) as string, ends_at: iso(row.ends_at) as string };
+  return {
+    id: row.id,
+    title: row.title,
+    body: row.body,
+    affects: row.affects,
+    starts_at: iso(row.starts_at) as string,
+    ends_at: iso(row.ends_at) as string,
+  };
 }
 
 export function maintenanceRecord(row: MaintenanceRow): MaintenanceRecord {
@@ -164,7 +191,11 @@ export async function buildSnapshot(db: Queryable, options: BuildOptions): Promi
     return {
       key,
       name: name(key),
-      status: componentStatus(configured, recent.map((c) => ({ ok: c.ok, latencyMs: c.latency_ms })), options.slowMs),
+      status: componentStatus(
+        configured,
+        recent.map((c) => ({ ok: c.ok, latencyMs: c.latency_ms })),
+        options.slowMs,
+      ),
       checked_at: configured ? iso(recent[0]?.at) : null,
     };
   });
@@ -173,23 +204,38 @@ export async function buildSnapshot(db: Queryable, options: BuildOptions): Promi
   let bars: StatusSnapshot["bars"] = null;
   if (checks !== null) {
     const rows = new Map(checks.uptime.map((r) => [r.service, r]));
-    const perService = Object.fromEntries(SERVICE_KEYS.map((key) => {
-      const row = rows.get(key);
-      const checksCount = row?.checks ?? 0;
-      const median = row?.median_ms ?? null;
-      return [key, { name: name(key), uptime_pct: uptimePct(row?.up ?? 0, checksCount), checks: checksCount, typical_ms: median === null ? null : Math.round(Number(median)) }];
-    })) as Record<ServiceKey, ServiceUptime>;
+    const perService = Object.fromEntries(
+      SERVICE_KEYS.map((key) => {
+        const row = rows.get(key);
+        const checksCount = row?.checks ?? 0;
+        const median = row?.median_ms ?? null;
+        return [
+          key,
+          {
+            name: name(key),
+            uptime_pct: uptimePct(row?.up ?? 0, checksCount),
+            checks: checksCount,
+            typical_ms: median === null ? null : Math.round(Number(median)),
+          },
+        ];
+      }),
+    ) as Record<ServiceKey, ServiceUptime>;
     const total = checks.uptime.reduce((sum, r) => sum + r.checks, 0);
     const up = checks.uptime.reduce((sum, r) => sum + r.up, 0);
     uptime = { overall_pct: uptimePct(up, total), checks: total, services: perService };
-    bars = Object.fromEntries(SERVICE_KEYS.map((key) => {
-      const days = new Map(checks.daily.filter((d) => d.service === key).map((d) => [d.day, d]));
-      return [key, Array.from({ length: RULES.BAR_DAYS }, (_, i) => {
-        const date = dayOf(checks.barsFrom + i * DAY_MS);
-        const day = days.get(date);
-        return { date, checks: day?.checks ?? 0, uptime_pct: uptimePct(day?.up ?? 0, day?.checks ?? 0) };
-      })];
-    })) as Record<ServiceKey, DayBar[]>;
+    bars = Object.fromEntries(
+      SERVICE_KEYS.map((key) => {
+        const days = new Map(checks.daily.filter((d) => d.service === key).map((d) => [d.day, d]));
+        return [
+          key,
+          Array.from({ length: RULES.BAR_DAYS }, (_, i) => {
+            const date = dayOf(checks.barsFrom + i * DAY_MS);
+            const day = days.get(date);
+            return { date, checks: day?.checks ?? 0, uptime_pct: uptimePct(day?.up ?? 0, day?.checks ?? 0) };
+          }),
+        ];
+      }),
+    ) as Record<ServiceKey, DayBar[]>;
   }
 
   const open = incidents.filter((i) => i.resolved_at === null);
@@ -200,7 +246,13 @@ export async function buildSnapshot(db: Queryable, options: BuildOptions): Promi
     maintenanceRunning: inProgress.length > 0,
   });
   const document: StatusDocument = {
-    status: { indicator, description: indicatorDescription(indicator, components.map((c) => c.status)) },
+    status: {
+      indicator,
+      description: indicatorDescription(
+        indicator,
+        components.map((c) => c.status),
+      ),
+    },
     components,
     uptime_30d: uptime,
     incidents: { open: open.map(incidentView), recent: incidents.filter((i) => i.resolved_at !== null).map(incidentView) },

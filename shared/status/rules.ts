@@ -46,7 +46,10 @@ export function componentStatus(configured: boolean, recent: readonly Check[], s
   while (consecutive < checks.length && !checks[consecutive].ok) consecutive++;
   if (consecutive >= RULES.OUTAGE_CONSECUTIVE) return "outage";
   if (checks.filter((c) => !c.ok).length >= RULES.DEGRADED_FAILURES) return "degraded";
-  const latencies = checks.filter((c) => c.ok && c.latencyMs !== null).slice(0, RULES.SLOW_SAMPLE).map((c) => c.latencyMs as number);
+  const latencies = checks
+    .filter((c) => c.ok && c.latencyMs !== null)
+    .slice(0, RULES.SLOW_SAMPLE)
+    .map((c) => c.latencyMs as number);
   const typical = median(latencies);
   if (typical !== null && typical > slowMs) return "degraded";
   return "operational";

@@ -49,7 +49,13 @@ export function countingCall(
    * `caller`: whose address names the source, read only when the key has a per-source limit;
    * `sourceOf` names it (sourceId with the deployment's IPv6 prefix).
    */
-  call: { install: string; endpoint: string; nowMs: number; caller?: { readonly remoteAddress: string }; sourceOf?: (remoteAddress: string) => string },
+  call: {
+    install: string;
+    endpoint: string;
+    nowMs: number;
+    caller?: { readonly remoteAddress: string };
+    sourceOf?: (remoteAddress: string) => string;
+  },
 ): CountingCall {
   const { key, org } = snapshot;
   // A snapshot projected before the setting existed has no field: no per-source limit.
@@ -120,9 +126,17 @@ function groupKey(c: CountingCall): string {
  * follow a call of their own group, so the string is built only when the group changes.
  */
 function sameGroup(a: CountingCall, b: CountingCall): boolean {
-  return a.keyId === b.keyId && a.keyVersion === b.keyVersion && a.orgVersion === b.orgVersion && a.endpoint === b.endpoint &&
-    Math.floor(a.nowMs / 60_000) === Math.floor(b.nowMs / 60_000) && a.cycleStartMs === b.cycleStartMs &&
-    a.ratePerMinute === b.ratePerMinute && (a.ratePerSource ?? -1) === (b.ratePerSource ?? -1) && a.allowance === b.allowance;
+  return (
+    a.keyId === b.keyId &&
+    a.keyVersion === b.keyVersion &&
+    a.orgVersion === b.orgVersion &&
+    a.endpoint === b.endpoint &&
+    Math.floor(a.nowMs / 60_000) === Math.floor(b.nowMs / 60_000) &&
+    a.cycleStartMs === b.cycleStartMs &&
+    a.ratePerMinute === b.ratePerMinute &&
+    (a.ratePerSource ?? -1) === (b.ratePerSource ?? -1) &&
+    a.allowance === b.allowance
+  );
 }
 
 /** Calls of a group that are alike (same outcome, counted flag, source and installation) travel as one script entry. */
@@ -155,7 +169,13 @@ export interface EncodedBatch<P extends { call: CountingCall }> {
  * out as VERIFY_BATCH_ARGS names them: calls of one group share its per-key fields, alike
  * calls of a group are one shape with their number, and each key name is sent once.
  */
-export function encodeBatch<P extends { call: CountingCall }>(keys: Keys, shard: number, now: number, maxLen: string, batch: readonly P[]): EncodedBatch<P> {
+export function encodeBatch<P extends { call: CountingCall }>(
+  keys: Keys,
+  shard: number,
+  now: number,
+  maxLen: string,
+  batch: readonly P[],
+): EncodedBatch<P> {
   const groups = new Map<string, Group<P>>();
   let last: Group<P> | undefined;
   for (const pending of batch) {
@@ -276,7 +296,9 @@ export function createCountingBatcher(options: BatcherOptions) {
       return;
     }
     if (!Array.isArray(reply) || reply.length !== order.length) {
-      const error = new Error(`counting script returned ${Array.isArray(reply) ? reply.length : typeof reply} results for ${order.length} calls`);
+      const error = new Error(
+        `counting script returned ${Array.isArray(reply) ? reply.length : typeof reply} results for ${order.length} calls`,
+      );
       for (const p of order) p.done(error, null);
       return;
     }

@@ -35,7 +35,14 @@ export const COUNTED_RULES = [
 ] as const satisfies readonly { name: string; reasons: readonly Reason[] }[];
 
 /** Refusals that say the caller is in the wrong place, not that the key is busy. */
-export const PLACE_REASONS: ReadonlySet<Reason> = new Set<Reason>(["bad_ip", "ip_blocked", "ip_not_allowed", "geo_blocked", "geo_not_allowed", "domain_mismatch"]);
+export const PLACE_REASONS: ReadonlySet<Reason> = new Set<Reason>([
+  "bad_ip",
+  "ip_blocked",
+  "ip_not_allowed",
+  "geo_blocked",
+  "geo_not_allowed",
+  "domain_mismatch",
+]);
 
 /** Whether a counted outcome takes a slot of the key's shared window (else of its place-refusal window). */
 export function takesKeySlot(outcome: Reason | "ok"): boolean {

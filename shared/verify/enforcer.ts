@@ -162,7 +162,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
     if (!verdict.ok) return verdict.reason;
     if (!options.after) return "ok";
     const last = options.after(prepared);
-    return last instanceof Promise ? last.then((reason) => reason ?? "ok") : last ?? "ok";
+    return last instanceof Promise ? last.then((reason) => reason ?? "ok") : (last ?? "ok");
   }
 
   /**
@@ -173,21 +173,36 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
   function enforce(request: EnforceRequest, options: EnforceOptions = NO_OPTIONS): Promise<Enforced> {
     return new Promise<Enforced>((resolve, reject) => {
       // A key no format issued, or a checksummed key with a wrong checksum: refused with no lookup.
-      if (!wellFormedKey(request.apiKey)) return resolve(INVALID_KEY);
+      if (!wellFormedKey(request.apiKey)) {
+        resolve(INVALID_KEY);
+        return;
+      }
       const hash = keyHash(request.apiKey);
       const { ask } = request;
       const attempt = (lookup: Lookup, retried: boolean): void => {
         try {
-          if (!lookup.found) return resolve(lookup.loading ? UNAVAILABLE : INVALID_KEY);
+          if (!lookup.found) {
+            resolve(lookup.loading ? UNAVAILABLE : INVALID_KEY);
+            return;
+          }
           const snapshot = lookup.snapshot;
-          if (isRetired(snapshot.key.value, ask.now)) return resolve(INVALID_KEY);
+          if (isRetired(snapshot.key.value, ask.now)) {
+            resolve(INVALID_KEY);
+            return;
+          }
           const prepared = prepare(snapshot);
           let call: CountingCall;
           const counted = (error: unknown, result: ScriptOutcome | null): void => {
-            if (result === null) return reject(error);
+            if (result === null) {
+              reject(error);
+              return;
+            }
             if (result.kind === "stale") {
               // The snapshot changed (or Redis lost it) since it was cached: reload and judge once more.
-              if (retried) return resolve(UNAVAILABLE);
+              if (retried) {
+                resolve(UNAVAILABLE);
+                return;
+              }
               metrics.snapshotLoads.inc();
               snapshots.reload(hash).then((fresh) => attempt(fresh, true), reject);
               return;
@@ -195,7 +210,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
             resolve(result.reason === "ok" ? { ok: true, prepared, snapshot, call } : { ok: false, reason: result.reason, prepared });
           };
           const count = (outcome: Outcome): void => {
-            const install = outcome === "ok" ? request.install ?? "" : "";
+            const install = outcome === "ok" ? (request.install ?? "") : "";
             call = countingCall(snapshot, outcome, { install, endpoint: request.endpoint, nowMs: ask.now, caller: ask, sourceOf });
             batcher.enqueue(call, counted);
           };

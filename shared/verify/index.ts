@@ -15,7 +15,14 @@ export { createPreparer, prepare, type Prepared } from "./prepared.js";
 export { scopesText } from "./scope.js";
 export { PASS, type Ask, type CountryOf, type Verdict } from "./types.js";
 export { countingCall, createCountingBatcher, type CountingBatcher, type CountingCall } from "./batch.js";
-export { createEnforcer, type Enforced, type EnforceOptions, type EnforceRequest, type Enforcer, type EnforcerMetrics } from "./enforcer.js";
+export {
+  createEnforcer,
+  type Enforced,
+  type EnforceOptions,
+  type EnforceRequest,
+  type Enforcer,
+  type EnforcerMetrics,
+} from "./enforcer.js";
 export { ENTITLEMENT_REUSE_S, type SignedTokens } from "./entitlements.js";
 export {
   CONTENT_TYPES,

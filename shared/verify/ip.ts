@@ -90,7 +90,10 @@ export function listHas(list: AddressList, address: Address | null): boolean {
  * `ip` that is no address is refused by checkIpParam before the IP rules run; here one
  * still matches no list and no country.
  */
-export function callerAddress(key: Pick<KeySnapshot, "ip_binding" | "kind">, ask: Pick<Ask, "visitorIp" | "remoteAddress">): Address | null {
+export function callerAddress(
+  key: Pick<KeySnapshot, "ip_binding" | "kind">,
+  ask: Pick<Ask, "visitorIp" | "remoteAddress">,
+): Address | null {
   if (key.ip_binding || key.kind !== "server" || ask.visitorIp === undefined) return parseAddress(ask.remoteAddress);
   return parseAddress(ask.visitorIp);
 }

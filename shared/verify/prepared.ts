@@ -23,7 +23,7 @@ export interface Prepared {
 }
 
 export function prepare(key: KeySnapshot, org: OrgSnapshot): Prepared {
-  const lock = key.domain === null || key.domain.trim() === "" ? null : hostOf(key.domain) ?? key.domain.toLowerCase();
+  const lock = key.domain === null || key.domain.trim() === "" ? null : (hostOf(key.domain) ?? key.domain.toLowerCase());
   const allow = compileList(key.ip_allow);
   const deny = compileList(key.ip_deny);
   return {

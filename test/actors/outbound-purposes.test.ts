@@ -101,7 +101,9 @@ describe("outbound requests, each under its purpose's policy", () => {
     await writeEvents(gw, orgId, 1);
     await waitFor(() => hooks.length > 0);
     const deliveries = await waitFor(async () => {
-      const rows = (await gw.admin("GET", `/orgs/${orgId}/webhooks/${named.body.webhook.id}/deliveries`)).body.deliveries as { status: string }[];
+      const rows = (await gw.admin("GET", `/orgs/${orgId}/webhooks/${named.body.webhook.id}/deliveries`)).body.deliveries as {
+        status: string;
+      }[];
       return rows.length > 0 && rows.every((d) => d.status === "failed") ? rows : null;
     });
     expect(deliveries[0]).toMatchObject({ status: "failed", last_error: expect.stringContaining("refused by the SSRF guard") });

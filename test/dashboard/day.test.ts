@@ -40,12 +40,22 @@ beforeAll(async () => {
   dns = await startDnsServer();
   collector = await startFakeHttp();
   // The collector listens on loopback: SIEM destinations reach only the private blocks listed.
-  gw = await startTestGateway("dashboard-day", { DNS_RESOLVER: dns.resolver, SCAN_ALLOW_PRIVATE: "1", OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8" });
+  gw = await startTestGateway("dashboard-day", {
+    DNS_RESOLVER: dns.resolver,
+    SCAN_ALLOW_PRIVATE: "1",
+    OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8",
+  });
   world = await makeWorld(gw);
   scans = await startScans(gw, "strict-transport-security: max-age=300");
   pusher = await startSiemPusher(gw.ctx, {
     lingerMs: 20,
-    network: pushNetwork({ outbound: outboundPolicy("siem", ["127.0.0.0/8"]), resolver: null, caPem: null, timeoutMs: 5_000, hostname: "gateway.test" }),
+    network: pushNetwork({
+      outbound: outboundPolicy("siem", ["127.0.0.0/8"]),
+      resolver: null,
+      caPem: null,
+      timeoutMs: 5_000,
+      hostname: "gateway.test",
+    }),
   });
   harness = await startHarness(gw, "day");
   tab = await harness.open("wide");
@@ -93,7 +103,11 @@ async function fill(page: Page, label: string, value: string, within = "main"): 
   await page.type(selector, value);
 }
 
-const button = (page: Page, text: string, scope = "") => page.locator(`${scope} button::-p-text(${JSON.stringify(text)})`.trim()).setTimeout(WAIT.timeout).click();
+const button = (page: Page, text: string, scope = "") =>
+  page
+    .locator(`${scope} button::-p-text(${JSON.stringify(text)})`.trim())
+    .setTimeout(WAIT.timeout)
+    .click();
 const text = (page: Page) => page.evaluate(() => document.body.innerText as string);
 /** Waits for the text on the page; when it never comes, the error says what the page said instead. */
 async function waitText(page: Page, wanted: string): Promise<void> {
@@ -233,10 +247,14 @@ describe("an account owner's day in the dashboard", () => {
     await waitText(page, "Nobody owns this finding yet");
     await page.select(await field(page, "Owner"), "ada@example.com");
     const due = new Date(gw.ctx.clock.now() + 10 * 86_400_000).toISOString().slice(0, 10);
-    await page.$eval(await field(page, "Due"), (e: any, value: string) => {
-      e.value = value;
-      e.dispatchEvent(new Event("input", { bubbles: true }));
-    }, due);
+    await page.$eval(
+      await field(page, "Due"),
+      (e: any, value: string) => {
+        e.value = value;
+        e.dispatchEvent(new Event("input", { bubbles: true }));
+      },
+      due,
+    );
     await button(page, "Save");
     await waitText(page, "owned by Ada Lovelace");
     await fill(page, "Add a note", "The CDN sets the header next week.");
@@ -264,11 +282,19 @@ describe("an account owner's day in the dashboard", () => {
   it("finds all of it in the activity record, filtered and paged", async () => {
     const { page } = tab;
     await visit(gw, tab, `${org()}/activity`);
-    for (const line of ["Domain news.example.org verified by DNS TXT record", "Installation site-2 of key \"Checkout\" approved", "Risk accepted for email:spf", "Risk acceptance released for email:spf"]) {
+    for (const line of [
+      "Domain news.example.org verified by DNS TXT record",
+      'Installation site-2 of key "Checkout" approved',
+      "Risk accepted for email:spf",
+      "Risk acceptance released for email:spf",
+    ]) {
       await waitText(page, line);
     }
     await page.select(await field(page, "Group"), "risks");
-    await page.waitForFunction(() => location.search.includes("group=risks") && !document.body.innerText.includes("Installation site-2"), WAIT);
+    await page.waitForFunction(
+      () => location.search.includes("group=risks") && !document.body.innerText.includes("Installation site-2"),
+      WAIT,
+    );
     await visit(gw, tab, `${org()}/activity?group=trust`);
     expect(await text(page)).toContain("Installation site-2");
   });
@@ -291,11 +317,11 @@ describe("an account owner's day in the dashboard", () => {
     await fill(page, "Content key", "notice");
     await fill(page, "Value", "Closed on Monday.");
     await button(page, "Publish");
-    await waitText(page, "\"notice\" published");
+    await waitText(page, '"notice" published');
     await fill(page, "Name", "WEBHOOK_TOKEN");
     await fill(page, "Value", "s3cr3t-value-never-shown", "form:has(input[type=password])");
     await button(page, "Store the secret");
-    await waitText(page, "Secret \"WEBHOOK_TOKEN\" stored");
+    await waitText(page, 'Secret "WEBHOOK_TOKEN" stored');
     const html = await page.content();
     expect(html).not.toContain("s3cr3t-value-never-shown");
     expect(await page.$eval("input[type=password]", (e: any) => e.value)).toBe("");
@@ -324,4 +350,3 @@ describe("an account owner's day in the dashboard", () => {
     expect(tab.problems).toEqual([]);
   });
 });
-

@@ -68,15 +68,24 @@ export interface FakeScans {
 }
 
 const SECTION: Record<string, "dns" | "web"> = { "email:spf": "dns", "email:dmarc": "dns", "tls:hsts": "web", "headers:csp": "web" };
-const LABELS: Record<string, string> = { "email:spf": "SPF record", "email:dmarc": "DMARC policy", "tls:hsts": "Strict-Transport-Security", "headers:csp": "Content-Security-Policy" };
+const LABELS: Record<string, string> = {
+  "email:spf": "SPF record",
+  "email:dmarc": "DMARC policy",
+  "tls:hsts": "Strict-Transport-Security",
+  "headers:csp": "Content-Security-Policy",
+};
 
 export async function startScans(gw: TestGateway, evidence: string): Promise<FakeScans> {
   const statuses: Record<string, string> = { "email:spf": "fail", "email:dmarc": "warn", "tls:hsts": "fail", "headers:csp": "pass" };
   const finding = (id: string, status: string): StoredFinding => ({
-    id, group: id.split(":")[0], label: LABELS[id], status,
+    id,
+    group: id.split(":")[0],
+    label: LABELS[id],
+    status,
     summary: `${LABELS[id]}: ${status === "pass" ? "as it should be" : "needs attention"}`,
     detail: status === "pass" ? "" : `Publish a stricter ${LABELS[id]}.`,
-    evidence: id === "tls:hsts" ? evidence : "", result: `${id}-${status}`,
+    evidence: id === "tls:hsts" ? evidence : "",
+    result: `${id}-${status}`,
   });
   const section = (all: StoredFinding[]) => ({
     grade: all.some((f) => f.status === "fail") ? "D" : all.some((f) => f.status === "warn") ? "B" : "A",
@@ -87,12 +96,22 @@ export async function startScans(gw: TestGateway, evidence: string): Promise<Fak
   });
   const runScan = async (): Promise<ScanSections> => {
     const all = Object.entries(statuses).map(([id, status]) => finding(id, status));
-    return { algorithm: "test-1", dns: section(all.filter((f) => SECTION[f.id] === "dns")), web: section(all.filter((f) => SECTION[f.id] === "web")) };
+    return {
+      algorithm: "test-1",
+      dns: section(all.filter((f) => SECTION[f.id] === "dns")),
+      web: section(all.filter((f) => SECTION[f.id] === "web")),
+    };
   };
   const runRecheck: RunRecheck = async (_domain, key) => (statuses[key] ? finding(key, statuses[key]) : null);
   const handler = scanHandler(runScan, defaultScanOptions(), runRecheck);
   const actor = defineActor<ScanJob, Pool>({
-    name: "scanner", streams: SCAN_STREAM, schema: scanJobSchema, concurrency: 2, maxAttempts: 2, backoffBaseMs: 50, blockMs: 200,
+    name: "scanner",
+    streams: SCAN_STREAM,
+    schema: scanJobSchema,
+    concurrency: 2,
+    maxAttempts: 2,
+    backoffBaseMs: 50,
+    blockMs: 200,
     handler: (job, helpers) => handler(job, helpers),
   });
   const running = await startActor(gw.ctx, actor);
@@ -108,8 +127,18 @@ export async function scanAndAssign(gw: TestGateway, scans: FakeScans, serverKey
   scans.statuses["headers:csp"] = "pass";
   await scan();
   const due = new Date(gw.ctx.clock.now() + 7 * 86_400_000).toISOString().slice(0, 10);
-  await ok(gw.call("/api/v1/assignments.php", { method: "POST", body: { key: serverKey, for_domain: domain, finding_key: "tls:hsts", owner: "ada@example.com", status: "in_progress", due } }));
-  await ok(gw.call("/api/v1/assignments.php", { method: "POST", body: { key: serverKey, for_domain: domain, finding_key: "email:spf", owner: "grace@example.com" } }));
+  await ok(
+    gw.call("/api/v1/assignments.php", {
+      method: "POST",
+      body: { key: serverKey, for_domain: domain, finding_key: "tls:hsts", owner: "ada@example.com", status: "in_progress", due },
+    }),
+  );
+  await ok(
+    gw.call("/api/v1/assignments.php", {
+      method: "POST",
+      body: { key: serverKey, for_domain: domain, finding_key: "email:spf", owner: "grace@example.com" },
+    }),
+  );
 }
 
 export async function makeWorld(gw: TestGateway, names: Names = PLAIN): Promise<Made> {
@@ -120,9 +149,16 @@ export async function makeWorld(gw: TestGateway, names: Names = PLAIN): Promise<
   await ok(gw.admin("POST", `/orgs/${orgId}/domains`, { domain: "blog.example.net" }));
   await ok(gw.admin("POST", `/orgs/${orgId}/members`, { name: names.member, email: "ada@example.com", role: "owner" }));
   await ok(gw.admin("POST", `/orgs/${orgId}/members`, { name: "Grace Hopper", email: "grace@example.com", role: "member" }));
-  const client = await ok(gw.admin("POST", `/orgs/${orgId}/keys`, {
-    name: names.clientKey, kind: "client", domain, scopes: ["read"], ip_deny: ["198.51.100.0/24"], countries_block: ["KP"],
-  }));
+  const client = await ok(
+    gw.admin("POST", `/orgs/${orgId}/keys`, {
+      name: names.clientKey,
+      kind: "client",
+      domain,
+      scopes: ["read"],
+      ip_deny: ["198.51.100.0/24"],
+      countries_block: ["KP"],
+    }),
+  );
   const server = await ok(gw.admin("POST", `/orgs/${orgId}/keys`, { name: "Back office", kind: "server" }));
 
   // Five days of calls (the test clock moves a day at a time): allowed ones under two
@@ -150,11 +186,15 @@ export async function makeWorld(gw: TestGateway, names: Names = PLAIN): Promise<
     await verify({ domain, install: names.install });
     await verify({ domain, install: "shop-us-1" });
     await waitFor(async () => {
-      const { rows } = await gw.ctx.db.query<{ n: string }>("SELECT count(*) AS n FROM installations WHERE key_id = $1", [client.details.id]);
+      const { rows } = await gw.ctx.db.query<{ n: string }>("SELECT count(*) AS n FROM installations WHERE key_id = $1", [
+        client.details.id,
+      ]);
       return Number(rows[0].n) >= 3;
     });
     await waitFor(async () => {
-      const { rows } = await gw.ctx.db.query<{ n: string }>("SELECT coalesce(sum(calls), 0) AS n FROM usage_daily WHERE key_id = $1", [client.details.id]);
+      const { rows } = await gw.ctx.db.query<{ n: string }>("SELECT coalesce(sum(calls), 0) AS n FROM usage_daily WHERE key_id = $1", [
+        client.details.id,
+      ]);
       return Number(rows[0].n) >= calls;
     });
   } finally {
@@ -164,20 +204,53 @@ export async function makeWorld(gw: TestGateway, names: Names = PLAIN): Promise<
   await ok(gw.admin("PUT", `/orgs/${orgId}/content/banner`, { type: "text", value: names.content }));
   await ok(gw.admin("PUT", `/orgs/${orgId}/content/pricing`, { type: "json", value: { plans: ["basic", "pro"], trial_days: 14 } }));
   await ok(gw.admin("PUT", `/orgs/${orgId}/secrets/STRIPE_KEY`, { value: "sk_stripe_not_shown" }));
-  await ok(gw.admin("POST", `/orgs/${orgId}/siem`, { kind: "splunk_hec", url: "https://siem.example.com:8088/services/collector", token: "hec-token" }));
+  await ok(
+    gw.admin("POST", `/orgs/${orgId}/siem`, {
+      kind: "splunk_hec",
+      url: "https://siem.example.com:8088/services/collector",
+      token: "hec-token",
+    }),
+  );
   await ok(gw.admin("POST", `/orgs/${orgId}/webhooks`, { url: "https://hooks.example.com/gateway", secret: "whsec_0123456789abcdef" }));
   await ok(gw.admin("PUT", "/status/services/api", { name: "API", url: "https://api.example.com/healthz" }));
   await ok(gw.admin("PUT", "/status/services/website", { name: "Website", url: "https://www.example.com/" }));
-  const incident = await ok(gw.admin("POST", "/status/incidents", {
-    title: names.incident, impact: "minor", affects: ["api"], status: "investigating", body: `We are looking into it: ${names.incident}`,
-  }));
-  await ok(gw.admin("POST", `/status/incidents/${incident.incident.id}/updates`, { status: "identified", body: "A slow database replica; traffic moved away." }));
+  const incident = await ok(
+    gw.admin("POST", "/status/incidents", {
+      title: names.incident,
+      impact: "minor",
+      affects: ["api"],
+      status: "investigating",
+      body: `We are looking into it: ${names.incident}`,
+    }),
+  );
+  await ok(
+    gw.admin("POST", `/status/incidents/${incident.incident.id}/updates`, {
+      status: "identified",
+      body: "A slow database replica; traffic moved away.",
+    }),
+  );
   // What the prober would have written: one service up, one refused by the SSRF guard.
   const at = gw.ctx.clock.now() - 60_000;
   await insertCheck(gw.ctx.db, { service: "website", slotMs: at, atMs: at, ok: true, latencyMs: 84, statusCode: 200, error: null });
-  await insertCheck(gw.ctx.db, { service: "api", slotMs: at, atMs: at, ok: false, latencyMs: null, statusCode: null, error: names.probeError });
+  await insertCheck(gw.ctx.db, {
+    service: "api",
+    slotMs: at,
+    atMs: at,
+    ok: false,
+    latencyMs: null,
+    statusCode: null,
+    error: names.probeError,
+  });
   const starts = new Date(gw.ctx.clock.now() + 2 * 86_400_000).toISOString();
   const ends = new Date(gw.ctx.clock.now() + 2 * 86_400_000 + 3_600_000).toISOString();
-  await ok(gw.admin("POST", "/status/maintenance", { title: "Database upgrade", body: "PostgreSQL 17.", affects: ["api"], starts_at: starts, ends_at: ends }));
+  await ok(
+    gw.admin("POST", "/status/maintenance", {
+      title: "Database upgrade",
+      body: "PostgreSQL 17.",
+      affects: ["api"],
+      starts_at: starts,
+      ends_at: ends,
+    }),
+  );
   return { orgId, clientKeyId: client.details.id, serverKey: server.key, serverKeyId: server.details.id, domain };
 }

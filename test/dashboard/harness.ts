@@ -92,7 +92,10 @@ async function route(gw: TestGateway, request: HTTPRequest, tab: Tab): Promise<v
 /** Waits until the page has a heading and nothing is loading; the time since navigation start, in ms. */
 export async function settled(page: Page): Promise<number> {
   await page.waitForFunction(
-    () => document.querySelector("main h1") !== null && document.querySelector("[aria-busy='true']") === null && document.querySelector(".boot") === null,
+    () =>
+      document.querySelector("main h1") !== null &&
+      document.querySelector("[aria-busy='true']") === null &&
+      document.querySelector(".boot") === null,
     WAIT,
   );
   return page.evaluate(() => Math.round(performance.now()));

@@ -96,10 +96,16 @@ describe("hostile outside text", () => {
       expect(seen.ran, path).toBeNull();
       expect(seen.images, path).toBe(0);
       expect(seen.handlers, path).toBe(0);
-      expect(seen.scripts.filter((s) => s === "inline"), path).toEqual([]);
+      expect(
+        seen.scripts.filter((s) => s === "inline"),
+        path,
+      ).toEqual([]);
       for (const payload of shown) {
         // Shown as it is, the invisible characters as visible code points.
-        const expected = payload.replace(/\u202E/g, "⟨U+202E⟩").replace(/\u0007/g, "⟨U+0007⟩").replace(/\u001b/g, "⟨U+001B⟩");
+        const expected = payload
+          .replace(/\u202E/g, "⟨U+202E⟩")
+          .replace(/\u0007/g, "⟨U+0007⟩")
+          .replace(/\u001b/g, "⟨U+001B⟩");
         expect(seen.text, `${path} shows ${JSON.stringify(payload)}`).toContain(expected);
       }
     }

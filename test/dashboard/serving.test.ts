@@ -30,7 +30,13 @@ async function get(path: string, headers: Record<string, string> = {}) {
 
 describe("the dashboard shell", () => {
   it("is the same page for every dashboard address, under the strict policy", async () => {
-    for (const path of ["/dashboard", "/dashboard/", "/dashboard/token", "/dashboard/orgs/7/keys/12?tab=usage", "/dashboard/orgs/7/findings/shop.example.com/tls:hsts"]) {
+    for (const path of [
+      "/dashboard",
+      "/dashboard/",
+      "/dashboard/token",
+      "/dashboard/orgs/7/keys/12?tab=usage",
+      "/dashboard/orgs/7/findings/shop.example.com/tls:hsts",
+    ]) {
       const answer = await get(path);
       expect(answer.status, path).toBe(200);
       expect(answer.headers.get("content-type")).toBe("text/html; charset=utf-8");
@@ -104,12 +110,33 @@ describe("GET /admin/v1/status/services", () => {
     const before = await gw.admin("GET", "/status/services");
     expect(before.body.services.find((s: { key: string }) => s.key === "api").last_probe).toBeNull();
     const now = gw.ctx.clock.now();
-    await insertCheck(gw.ctx.db, { service: "api", slotMs: now - 120_000, atMs: now - 120_000, ok: true, latencyMs: 40, statusCode: 200, error: null });
-    await insertCheck(gw.ctx.db, { service: "api", slotMs: now - 60_000, atMs: now - 60_000, ok: false, latencyMs: null, statusCode: null, error: "refused address 10.0.0.5 (private)" });
+    await insertCheck(gw.ctx.db, {
+      service: "api",
+      slotMs: now - 120_000,
+      atMs: now - 120_000,
+      ok: true,
+      latencyMs: 40,
+      statusCode: 200,
+      error: null,
+    });
+    await insertCheck(gw.ctx.db, {
+      service: "api",
+      slotMs: now - 60_000,
+      atMs: now - 60_000,
+      ok: false,
+      latencyMs: null,
+      statusCode: null,
+      error: "refused address 10.0.0.5 (private)",
+    });
     const after = await gw.admin("GET", "/status/services");
     expect(after.status).toBe(200);
     const api = after.body.services.find((s: { key: string }) => s.key === "api");
-    expect(api).toMatchObject({ key: "api", name: "API", configured: true, last_probe: { ok: false, latency_ms: null, status_code: null, error: "refused address 10.0.0.5 (private)" } });
+    expect(api).toMatchObject({
+      key: "api",
+      name: "API",
+      configured: true,
+      last_probe: { ok: false, latency_ms: null, status_code: null, error: "refused address 10.0.0.5 (private)" },
+    });
     expect(api.last_probe.at).toBe(new Date(now - 60_000).toISOString().replace(/\.\d{3}Z$/, "Z"));
     expect(after.body.services.find((s: { key: string }) => s.key === "website").last_probe).toBeNull();
   });

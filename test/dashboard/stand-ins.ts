@@ -35,7 +35,9 @@ const STAND_INS: [RegExp, StandIn][] = [
   [
     /^\/admin\/v1\/me$/,
     async (_gw, _m, _q, authorization) =>
-      authorization === `Bearer ${ADMIN_TOKEN}` ? { status: 200, body: { ok: true, principal: { kind: "operator" } } } : { status: 401, body: { ok: false, reason: "unauthorized" } },
+      authorization === `Bearer ${ADMIN_TOKEN}`
+        ? { status: 200, body: { ok: true, principal: { kind: "operator" } } }
+        : { status: 401, body: { ok: false, reason: "unauthorized" } },
   ],
   [
     /^\/admin\/v1\/orgs$/,
@@ -53,7 +55,10 @@ const STAND_INS: [RegExp, StandIn][] = [
   [
     /^\/admin\/v1\/orgs\/(\d+)\/keys$/,
     async (gw, match, query, authorization) => {
-      const { rows } = await gw.ctx.db.query<{ id: string; last_used_at: Date | null }>("SELECT id, NULL::timestamptz AS last_used_at FROM api_keys WHERE org_id = $1 ORDER BY id DESC", [match[1]]);
+      const { rows } = await gw.ctx.db.query<{ id: string; last_used_at: Date | null }>(
+        "SELECT id, NULL::timestamptz AS last_used_at FROM api_keys WHERE org_id = $1 ORDER BY id DESC",
+        [match[1]],
+      );
       const keys = [];
       for (const row of rows) {
         const key = await adminGet(gw, `/keys/${row.id}`, authorization);
@@ -71,7 +76,11 @@ const STAND_INS: [RegExp, StandIn][] = [
     async (gw, match, query) => {
       const { rows } = await gw.ctx.db.query<DomainRow>("SELECT * FROM domains WHERE org_id = $1 ORDER BY id DESC", [match[1]]);
       const domains = rows.map((row) => ({
-        name: row.name, verified: row.verified, verified_at: iso(row.verified_at), verification_token: row.verification_token, txt_record: txtRecord(row),
+        name: row.name,
+        verified: row.verified,
+        verified_at: iso(row.verified_at),
+        verification_token: row.verification_token,
+        txt_record: txtRecord(row),
       }));
       return paged("domains", domains, query);
     },
@@ -80,38 +89,70 @@ const STAND_INS: [RegExp, StandIn][] = [
     /^\/admin\/v1\/orgs\/(\d+)\/members$/,
     async (gw, match, query) => {
       const { rows } = await gw.ctx.db.query<{ id: string; name: string; email: string; role: string; created_at: Date }>(
-        "SELECT id, name, email, role, created_at FROM members WHERE org_id = $1 ORDER BY id DESC", [match[1]],
+        "SELECT id, name, email, role, created_at FROM members WHERE org_id = $1 ORDER BY id DESC",
+        [match[1]],
       );
-      return paged("members", rows.map((r) => ({ id: Number(r.id), name: r.name, email: r.email, role: r.role, created_at: iso(r.created_at) })), query);
+      return paged(
+        "members",
+        rows.map((r) => ({ id: Number(r.id), name: r.name, email: r.email, role: r.role, created_at: iso(r.created_at) })),
+        query,
+      );
     },
   ],
   [
     /^\/admin\/v1\/orgs\/(\d+)\/content$/,
     async (gw, match, query) => {
       const { rows } = await gw.ctx.db.query<{ content_key: string; type: string; value: unknown; updated_at: Date }>(
-        "SELECT content_key, type, value, updated_at FROM content WHERE org_id = $1 ORDER BY updated_at DESC", [match[1]],
+        "SELECT content_key, type, value, updated_at FROM content WHERE org_id = $1 ORDER BY updated_at DESC",
+        [match[1]],
       );
-      return paged("content", rows.map((r) => ({ content_key: r.content_key, type: r.type, value: r.value, updated_at: iso(r.updated_at) })), query);
+      return paged(
+        "content",
+        rows.map((r) => ({ content_key: r.content_key, type: r.type, value: r.value, updated_at: iso(r.updated_at) })),
+        query,
+      );
     },
   ],
   [
     /^\/admin\/v1\/orgs\/(\d+)\/secrets$/,
     async (gw, match, query) => {
-      const { rows } = await gw.ctx.db.query<{ name: string; updated_at: Date }>("SELECT name, updated_at FROM secrets WHERE org_id = $1 ORDER BY updated_at DESC", [match[1]]);
-      return paged("secrets", rows.map((r) => ({ name: r.name, updated_at: iso(r.updated_at) })), query);
+      const { rows } = await gw.ctx.db.query<{ name: string; updated_at: Date }>(
+        "SELECT name, updated_at FROM secrets WHERE org_id = $1 ORDER BY updated_at DESC",
+        [match[1]],
+      );
+      return paged(
+        "secrets",
+        rows.map((r) => ({ name: r.name, updated_at: iso(r.updated_at) })),
+        query,
+      );
     },
   ],
   [
     /^\/admin\/v1\/orgs\/(\d+)\/risks$/,
     async (gw, match, query) => {
-      const { rows } = await gw.ctx.db.query<{ domain: string; finding_key: string; note: string; acked_at: Date; expires_at: Date | null }>(
-        "SELECT domain, finding_key, note, acked_at, expires_at FROM acknowledgements WHERE org_id = $1 AND released_at IS NULL ORDER BY acked_at DESC", [match[1]],
+      const { rows } = await gw.ctx.db.query<{
+        domain: string;
+        finding_key: string;
+        note: string;
+        acked_at: Date;
+        expires_at: Date | null;
+      }>(
+        "SELECT domain, finding_key, note, acked_at, expires_at FROM acknowledgements WHERE org_id = $1 AND released_at IS NULL ORDER BY acked_at DESC",
+        [match[1]],
       );
       const now = gw.ctx.clock.now();
-      return paged("risks", rows.map((r) => ({
-        domain: r.domain, finding_key: r.finding_key, note: r.note, acked_at: iso(r.acked_at), expires_at: iso(r.expires_at),
-        expired: r.expires_at !== null && r.expires_at.getTime() <= now,
-      })), query);
+      return paged(
+        "risks",
+        rows.map((r) => ({
+          domain: r.domain,
+          finding_key: r.finding_key,
+          note: r.note,
+          acked_at: iso(r.acked_at),
+          expires_at: iso(r.expires_at),
+          expired: r.expires_at !== null && r.expires_at.getTime() <= now,
+        })),
+        query,
+      );
     },
   ],
 ];

@@ -5,7 +5,18 @@ import { DASHBOARD_DIR } from "../../shared/embed/dashboard-asset.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { makeWorld, scanAndAssign, startScans, type FakeScans, type Made } from "./fixtures.js";
 import {
-  WAIT, WIDTHS, axe, cspViolations, settled, shot, signInWithAdminToken, startHarness, visit, type Harness, type Tab, type Width,
+  WAIT,
+  WIDTHS,
+  axe,
+  cspViolations,
+  settled,
+  shot,
+  signInWithAdminToken,
+  startHarness,
+  visit,
+  type Harness,
+  type Tab,
+  type Width,
 } from "./harness.js";
 
 /**
@@ -119,7 +130,11 @@ describe("the dashboard, walked by the operator", () => {
   }
 
   it("prints the first-render times and where the screenshots are", () => {
-    const lines = Object.entries(firstRenders).map(([name, t]) => `${name.padEnd(20)} ${String(t.wide).padStart(5)} ms ${String(t.narrow).padStart(5)} ms`);
-    process.stdout.write(`\nfirst render (navigation start to settled page), 1280 px / 390 px:\n${lines.join("\n")}\nscreenshots: ${harness.shots}\n`);
+    const lines = Object.entries(firstRenders).map(
+      ([name, t]) => `${name.padEnd(20)} ${String(t.wide).padStart(5)} ms ${String(t.narrow).padStart(5)} ms`,
+    );
+    process.stdout.write(
+      `\nfirst render (navigation start to settled page), 1280 px / 390 px:\n${lines.join("\n")}\nscreenshots: ${harness.shots}\n`,
+    );
   });
 });

@@ -11,7 +11,7 @@ import { makeKey, makeOrg, verifyDomain } from "../ingress/routes/verify-fixture
 
 const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
 const section = README.slice(README.indexOf("## Quick start"), README.indexOf("## Running the roles alone"));
-const blocks = (lang: string) => [...section.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1]);
+const blocks = (lang: string) => [...section.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, "g"))].map((m) => m[1]);
 const run = promisify(execFile);
 
 let gw: TestGateway;
@@ -44,6 +44,8 @@ describe("README quick start", () => {
     }
     expect((await run("python3", ["-c", python], { cwd: dir, env })).stdout.trim()).toBe("True");
     // A wrong key fails the signature check.
-    expect((await run(process.execPath, ["--input-type=module", "-e", signature], { cwd: dir, env: { ...env, KEY: `${key}x` } })).stdout.trim()).toBe("false");
+    expect(
+      (await run(process.execPath, ["--input-type=module", "-e", signature], { cwd: dir, env: { ...env, KEY: `${key}x` } })).stdout.trim(),
+    ).toBe("false");
   });
 });

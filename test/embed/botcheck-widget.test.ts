@@ -25,8 +25,16 @@ declare const document: any, window: any, sessionStorage: any, location: any, Na
 const SITE = "site.localhost";
 const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
 const METADATA = {
-  brands: [{ brand: "Chromium", version: "156" }, { brand: "Not)A;Brand", version: "24" }],
-  fullVersion: "156.0.0.0", platform: "Linux", platformVersion: "6.1.0", architecture: "x86", model: "", mobile: false,
+  brands: [
+    { brand: "Chromium", version: "156" },
+    { brand: "Not)A;Brand", version: "24" },
+  ],
+  fullVersion: "156.0.0.0",
+  platform: "Linux",
+  platformVersion: "6.1.0",
+  architecture: "x86",
+  model: "",
+  mobile: false,
 };
 const WAIT = { timeout: 20_000 };
 const SHOTS = sourcePath("dist", "screenshots");
@@ -49,7 +57,12 @@ beforeAll(async () => {
     executablePath: "/usr/bin/chromium",
     headless: true,
     // Every *.localhost name to the page server's address (Chromium would also try ::1).
-    args: ["--no-sandbox", "--disable-blink-features=AutomationControlled", "--host-resolver-rules=MAP *.localhost 127.0.0.1", "--lang=en-US"],
+    args: [
+      "--no-sandbox",
+      "--disable-blink-features=AutomationControlled",
+      "--host-resolver-rules=MAP *.localhost 127.0.0.1",
+      "--lang=en-US",
+    ],
   });
 }, 60_000);
 
@@ -253,8 +266,8 @@ describe("botcheck.js in chromium", () => {
     const hashes = Number(grants[0].proof) + 1;
     console.log(
       `botcheck.js solve in chromium: ${hashes.toLocaleString("en")} hashes in ${seen.solveMs.toFixed(0)} ms from challenge to grant ` +
-      `(hold included; at least ${(hashes / seen.solveMs / 1000).toFixed(2)} M hashes/s); ` +
-      `long tasks meanwhile: ${seen.count}, longest ${seen.longest.toFixed(0)} ms; machine load ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
+        `(hold included; at least ${(hashes / seen.solveMs / 1000).toFixed(2)} M hashes/s); ` +
+        `long tasks meanwhile: ${seen.count}, longest ${seen.longest.toFixed(0)} ms; machine load ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
     );
     await page.browserContext().close();
   }, 180_000);
@@ -275,7 +288,10 @@ describe("botcheck.js in chromium", () => {
   });
 
   it("follows blocked_url on a refusal", async () => {
-    const blocked = await makeKey(gw, orgId, { domain: SITE, botcheck: { enabled: true, blocked_url: `http://${SITE}:${pages.port}/blocked` } });
+    const blocked = await makeKey(gw, orgId, {
+      domain: SITE,
+      botcheck: { enabled: true, blocked_url: `http://${SITE}:${pages.port}/blocked` },
+    });
     const page = await (await browser.createBrowserContext()).newPage();
     await page.goto(pages.url(SITE, { key: blocked.key }), { waitUntil: "load" });
     await page.waitForFunction(() => location.pathname === "/blocked", WAIT);
@@ -299,7 +315,10 @@ describe("botcheck.js in chromium", () => {
       await open(page, { lang, storage: "none" });
       await state(page, "challenge");
       await holdButton(page); // mid-hold: the ring is partly drawn
-      await page.waitForFunction(() => document.getElementById("widget")!.shadowRoot!.querySelector("[role=status]")!.textContent !== "", WAIT);
+      await page.waitForFunction(
+        () => document.getElementById("widget")!.shadowRoot!.querySelector("[role=status]")!.textContent !== "",
+        WAIT,
+      );
       const widget = await page.$("#widget");
       await widget!.screenshot({ path: join(SHOTS, `botcheck-${lang}.png`) });
       await page.mouse.up();

@@ -14,8 +14,16 @@ afterAll(async () => {
 });
 
 const request = (host: string): HttpRequest => ({
-  method: "GET", path: "/demo", query: "", headers: { host }, headerOrder: ["host"], body: Buffer.alloc(0),
-  remoteAddress: "127.0.0.1", requestId: "t-1", receivedAt: 0, startedMs: performance.now(),
+  method: "GET",
+  path: "/demo",
+  query: "",
+  headers: { host },
+  headerOrder: ["host"],
+  body: Buffer.alloc(0),
+  remoteAddress: "127.0.0.1",
+  requestId: "t-1",
+  receivedAt: 0,
+  startedMs: performance.now(),
 });
 
 describe("demo page", () => {
@@ -46,7 +54,10 @@ describe("demo page", () => {
     const elsewhere = await demoRoute()(request(`127.0.0.1:${gw.ingress.port}`), deps);
     expect(String(elsewhere.body)).toContain(`http://demo.localhost:${gw.ingress.port}/demo`);
     // The widget's key is live for the demo host, with bot protection on.
-    const check = await gw.call("/api/v1/botcheck.php", { body: { key: keys?.client }, headers: { origin: "http://demo.localhost:8080", "user-agent": "curl/8.5.0" } });
+    const check = await gw.call("/api/v1/botcheck.php", {
+      body: { key: keys?.client },
+      headers: { origin: "http://demo.localhost:8080", "user-agent": "curl/8.5.0" },
+    });
     expect(check.body).toMatchObject({ enforced: true, reason: "bot_ua" });
   });
 });

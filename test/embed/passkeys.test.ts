@@ -73,7 +73,14 @@ async function device(): Promise<Device> {
   const cdp = await page.createCDPSession();
   await cdp.send("WebAuthn.enable");
   const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return { page, cdp, authenticatorId, violations: () => page.evaluate(() => window.__csp as string[]) };
 }
@@ -84,7 +91,11 @@ const state = (page: Page, wanted: string) =>
 /** The SPA's page for `path`, settled: a heading, nothing loading. */
 async function dashboardAt(page: Page, path: string): Promise<void> {
   await page.waitForFunction(
-    (p: string) => document.location.pathname === p && document.querySelector("main h1") !== null && document.querySelector("[aria-busy='true']") === null && document.querySelector(".boot") === null,
+    (p: string) =>
+      document.location.pathname === p &&
+      document.querySelector("main h1") !== null &&
+      document.querySelector("[aria-busy='true']") === null &&
+      document.querySelector(".boot") === null,
     WAIT,
     path,
   );
@@ -94,19 +105,27 @@ const overview = () => `/dashboard/orgs/${orgId}`;
 
 /** The control labelled `label` in the SPA's main, as a selector. */
 async function field(page: Page, label: string): Promise<string> {
-  const id = await page.evaluate((t: string) => [...document.querySelectorAll("main label")].find((l: any) => l.textContent.trim() === t)?.getAttribute("for") ?? null, label);
+  const id = await page.evaluate(
+    (t: string) => [...document.querySelectorAll("main label")].find((l: any) => l.textContent.trim() === t)?.getAttribute("for") ?? null,
+    label,
+  );
   if (!id) throw new Error(`no field labelled "${label}"`);
   return `[id="${id}"]`;
 }
 
-const button = (page: Page, label: string) => page.locator(`main button::-p-text(${JSON.stringify(label)})`).setTimeout(WAIT.timeout).click();
+const button = (page: Page, label: string) =>
+  page
+    .locator(`main button::-p-text(${JSON.stringify(label)})`)
+    .setTimeout(WAIT.timeout)
+    .click();
 const bodyHas = (page: Page, wanted: string) => page.waitForFunction((w: string) => document.body.innerText.includes(w), WAIT, wanted);
 
 const text = (page: Page, id: string) => page.evaluate((i: string) => document.getElementById(i)?.textContent ?? "", id);
 
 async function activityOf(codes: string[]): Promise<{ grp: string; who: string; action_code: string }[]> {
   const { rows } = await gw.ctx.db.query(
-    "SELECT grp, who, action_code, detail FROM activity WHERE org_id = $1 AND action_code = ANY($2) ORDER BY id", [orgId, codes],
+    "SELECT grp, who, action_code, detail FROM activity WHERE org_id = $1 AND action_code = ANY($2) ORDER BY id",
+    [orgId, codes],
   );
   return rows;
 }
@@ -147,7 +166,9 @@ describe("passkeys in chromium", () => {
   });
 
   it("signs out, then signs in again with the passkey, lands on the dashboard and acts there; the counter moves and the activity names the member", async () => {
-    const { rows: [before] } = await gw.ctx.db.query("SELECT counter FROM member_passkeys WHERE name = 'Laptop'");
+    const {
+      rows: [before],
+    } = await gw.ctx.db.query("SELECT counter FROM member_passkeys WHERE name = 'Laptop'");
     await owner.page.click("#signout");
     await state(owner.page, "signed-out");
     expect(await owner.page.browserContext().cookies()).toEqual([]);
@@ -160,9 +181,13 @@ describe("passkeys in chromium", () => {
     await owner.page.type(await field(owner.page, "Domain"), "owner.example.org");
     await button(owner.page, "Add the domain");
     await bodyHas(owner.page, "owner.example.org added");
-    const { rows: [domain] } = await gw.ctx.db.query("SELECT org_id FROM domains WHERE name = 'owner.example.org'");
+    const {
+      rows: [domain],
+    } = await gw.ctx.db.query("SELECT org_id FROM domains WHERE name = 'owner.example.org'");
     expect(Number(domain.org_id)).toBe(orgId);
-    const { rows: [after] } = await gw.ctx.db.query("SELECT counter, last_used_at FROM member_passkeys WHERE name = 'Laptop'");
+    const {
+      rows: [after],
+    } = await gw.ctx.db.query("SELECT counter, last_used_at FROM member_passkeys WHERE name = 'Laptop'");
     expect(after.counter).toBeGreaterThan(before.counter);
     expect(after.last_used_at).not.toBeNull();
 
@@ -240,7 +265,10 @@ describe("passkeys in chromium", () => {
     expect(await attack(`http://evil.localhost:${new URL(site).port}`)).toMatchObject({ status: 401, body: { reason: "unauthorized" } });
     // Another origin of the same site (another port of localhost) gets the cookie sent, and
     // is refused by the Origin and CSRF token check.
-    expect(await attack(`http://localhost:${Number(new URL(site).port) + 1}`)).toMatchObject({ status: 403, body: { reason: "csrf_rejected" } });
+    expect(await attack(`http://localhost:${Number(new URL(site).port) + 1}`)).toMatchObject({
+      status: 403,
+      body: { reason: "csrf_rejected" },
+    });
     owner.page.off("request", onRequest);
     await owner.page.setRequestInterception(false);
     expect(await live()).toBe(before);
@@ -270,7 +298,8 @@ describe("passkeys in chromium", () => {
     await member.page.click("#passkey-signin");
     await dashboardAt(member.page, overview());
 
-    const buttons = (page: Page) => page.evaluate(() => [...document.querySelectorAll("main button")].map((b: any) => b.textContent.trim()));
+    const buttons = (page: Page) =>
+      page.evaluate(() => [...document.querySelectorAll("main button")].map((b: any) => b.textContent.trim()));
     await member.page.goto(`${site}${overview()}/keys/${keyId}`, { waitUntil: "load" });
     await dashboardAt(member.page, `${overview()}/keys/${keyId}`);
     await bodyHas(member.page, "Shop front");
@@ -281,15 +310,22 @@ describe("passkeys in chromium", () => {
     expect(await buttons(member.page)).not.toContain("Add the domain");
 
     // Forced from the page with the session's own CSRF token: refused by role, with the reason's message.
-    const forced = await member.page.evaluate(async (id: number, org: number) => {
-      const session = await (await window.fetch("/admin/v1/auth/session", { credentials: "same-origin" })).json();
-      const headers = { "content-type": "application/json", accept: "application/json", "x-csrf-token": session.csrf_token };
-      const post = async (path: string, body: unknown) => {
-        const answer = await window.fetch(path, { method: "POST", credentials: "same-origin", headers, body: JSON.stringify(body) });
-        return { status: answer.status, body: await answer.json() };
-      };
-      return [await post(`/admin/v1/keys/${id}/revoke`, {}), await post(`/admin/v1/orgs/${org}/domains`, { domain: "member.example.org" })];
-    }, keyId, orgId);
+    const forced = await member.page.evaluate(
+      async (id: number, org: number) => {
+        const session = await (await window.fetch("/admin/v1/auth/session", { credentials: "same-origin" })).json();
+        const headers = { "content-type": "application/json", accept: "application/json", "x-csrf-token": session.csrf_token };
+        const post = async (path: string, body: unknown) => {
+          const answer = await window.fetch(path, { method: "POST", credentials: "same-origin", headers, body: JSON.stringify(body) });
+          return { status: answer.status, body: await answer.json() };
+        };
+        return [
+          await post(`/admin/v1/keys/${id}/revoke`, {}),
+          await post(`/admin/v1/orgs/${org}/domains`, { domain: "member.example.org" }),
+        ];
+      },
+      keyId,
+      orgId,
+    );
     for (const answer of forced) {
       expect(answer).toMatchObject({ status: 403, body: { ok: false, reason: "forbidden", message: REASONS.forbidden.message } });
     }
@@ -304,7 +340,7 @@ describe("passkeys in chromium", () => {
     const context = await browser.createBrowserContext();
     const page = await context.newPage();
     await page.setBypassCSP(true);
-    for (const path of ["/dashboard/signin", "/dashboard/invitation#token=" + "A".repeat(43)]) {
+    for (const path of ["/dashboard/signin", `/dashboard/invitation#token=${"A".repeat(43)}`]) {
       await page.goto(`${site}${path}`, { waitUntil: "load" });
       await page.waitForFunction(() => document.body.getAttribute("data-state") !== "loading", WAIT);
       await page.addScriptTag({ path: axePath });

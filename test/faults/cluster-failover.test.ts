@@ -42,7 +42,10 @@ interface Answer {
 async function verify(caller: Caller): Promise<Answer> {
   try {
     const response = await fetch(`${gw.url}/api/v1/verify.php`, {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key: caller.key, domain: caller.domain }), signal: AbortSignal.timeout(10_000),
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ key: caller.key, domain: caller.domain }),
+      signal: AbortSignal.timeout(10_000),
     });
     const body = (await response.json()) as { authorized?: boolean; reason?: string };
     return { caller, status: response.status, authorized: body.authorized, reason: body.reason, at: Date.now() };
@@ -52,12 +55,18 @@ async function verify(caller: Caller): Promise<Answer> {
 }
 
 async function countedByKey(): Promise<Map<number, number>> {
-  const { rows } = await db.query<{ key_id: number; n: string }>("SELECT key_id, sum(counted)::bigint AS n FROM usage_daily GROUP BY key_id");
+  const { rows } = await db.query<{ key_id: number; n: string }>(
+    "SELECT key_id, sum(counted)::bigint AS n FROM usage_daily GROUP BY key_id",
+  );
   return new Map(rows.map((r) => [r.key_id, Number(r.n)]));
 }
 
 beforeAll(async () => {
-  [cluster, postgres, metricsPort] = await Promise.all([privateRedisCluster(3, { replicas: 1, nodeTimeoutMs: 2000 }), privatePostgres(), freePort()]);
+  [cluster, postgres, metricsPort] = await Promise.all([
+    privateRedisCluster(3, { replicas: 1, nodeTimeoutMs: 2000 }),
+    privatePostgres(),
+    freePort(),
+  ]);
   gw = await startFaultGateway({ url: cluster.url }, postgres, [], { ACTOR_CLAIM_IDLE_MS: "2000", METRICS_PORT: String(metricsPort) });
   await gw.start("usage");
   redis = createRedis(cluster.url, "cluster-failover-test");
@@ -94,7 +103,12 @@ describe("a master killed on a cluster with replicas", () => {
     }
     expect(victim).toBeGreaterThan(0);
     const made = async (name: string) => {
-      const res = await gw.admin("POST", `/orgs/${orgId}/keys`, { name, kind: "client", domain: callers[0].domain, rate_per_minute: 1_000_000 });
+      const res = await gw.admin("POST", `/orgs/${orgId}/keys`, {
+        name,
+        kind: "client",
+        domain: callers[0].domain,
+        rate_per_minute: 1_000_000,
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       return { keyId: res.body.details.id as number, key: res.body.key as string, domain: callers[0].domain, live: false };
     };
@@ -104,9 +118,11 @@ describe("a master killed on a cluster with replicas", () => {
 
     const answers: Answer[] = [];
     let stop = false;
-    const running = Promise.all(Array.from({ length: 8 }, async (_, w) => {
-      for (let n = w; !stop; n++) answers.push(await verify(everyone[n % everyone.length]));
-    }));
+    const running = Promise.all(
+      Array.from({ length: 8 }, async (_, w) => {
+        for (let n = w; !stop; n++) answers.push(await verify(everyone[n % everyone.length]));
+      }),
+    );
     await waitFor(() => answers.length >= 300, 30_000, 20);
     expect((await gw.admin("POST", `/keys/${revoked.keyId}/revoke`)).status).toBe(200);
     expect((await gw.admin("POST", `/keys/${suspended.keyId}/suspend`)).status).toBe(200);
@@ -114,17 +130,25 @@ describe("a master killed on a cluster with replicas", () => {
     // replica, or stayed owed to the reconcile loop, which projects it onto the new master.
     const killedAt = Date.now();
     await cluster.kill(victim);
-    await waitFor(async () => {
-      const now = await cluster.masterPorts();
-      return now.length === 3 && !now.includes(victim);
-    }, 30_000, 100);
+    await waitFor(
+      async () => {
+        const now = await cluster.masterPorts();
+        return now.length === 3 && !now.includes(victim);
+      },
+      30_000,
+      100,
+    );
     const promotedAt = Date.now();
     // Every live key answers again.
-    await waitFor(async () => {
-      const round = await Promise.all(callers.map(verify));
-      answers.push(...round);
-      return round.every((a) => a.status === 200 && a.authorized === true);
-    }, 30_000, 100);
+    await waitFor(
+      async () => {
+        const round = await Promise.all(callers.map(verify));
+        answers.push(...round);
+        return round.every((a) => a.status === 200 && a.authorized === true);
+      },
+      30_000,
+      100,
+    );
     const servingAt = Date.now();
     const mark = answers.length;
     await waitFor(() => answers.length >= mark + 300, 30_000, 20);
@@ -132,7 +156,9 @@ describe("a master killed on a cluster with replicas", () => {
     await running;
 
     // What an operator sees: the CLI's stream table and the ingress's 5xx counters.
-    const cli = await promisify(execFile)(process.execPath, ["dist/ops/cli.js", "streams"], { env: gw.env }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? "", stderr: error.stderr ?? "" }));
+    const cli = await promisify(execFile)(process.execPath, ["dist/ops/cli.js", "streams"], { env: gw.env }).catch(
+      (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? "", stderr: error.stderr ?? "" }),
+    );
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     const serverErrors = metrics.split("\n").filter((l) => l.startsWith("gateway_http_requests_total") && /status="5\d\d"/.test(l));
     const ingressLog = gw.roles.get("ingress")?.output() ?? "";
@@ -148,25 +174,39 @@ describe("a master killed on a cluster with replicas", () => {
     expect(answers.filter((a) => !a.caller.live && a.at > killedAt && a.authorized === true)).toEqual([]);
     // Live keys: authorized or a fault, never a refusal.
     const live = answers.filter((a) => a.caller.live);
-    expect(live.filter((a) => a.status !== 0 && a.status < 500 && !(a.status === 200 && a.authorized === true)).map((a) => ({ status: a.status, reason: a.reason }))).toEqual([]);
+    expect(
+      live
+        .filter((a) => a.status !== 0 && a.status < 500 && !(a.status === 200 && a.authorized === true))
+        .map((a) => ({ status: a.status, reason: a.reason })),
+    ).toEqual([]);
     const faults = live.filter((a) => a.status === 0 || a.status >= 500).length;
 
     const authorized = new Map<number, number>();
-    for (const a of live) if (a.status === 200 && a.authorized === true) authorized.set(a.caller.keyId, (authorized.get(a.caller.keyId) ?? 0) + 1);
+    for (const a of live)
+      if (a.status === 200 && a.authorized === true) authorized.set(a.caller.keyId, (authorized.get(a.caller.keyId) ?? 0) + 1);
     const expected = [...authorized.values()].reduce((a, b) => a + b, 0);
-    await waitFor(async () => {
-      const counted = await countedByKey();
-      return callers.every((c) => (counted.get(c.keyId) ?? 0) >= (authorized.get(c.keyId) ?? 0) - 50);
-    }, 60_000, 250).catch(() => {});
+    await waitFor(
+      async () => {
+        const counted = await countedByKey();
+        return callers.every((c) => (counted.get(c.keyId) ?? 0) >= (authorized.get(c.keyId) ?? 0) - 50);
+      },
+      60_000,
+      250,
+    ).catch(() => {});
     await new Promise((r) => setTimeout(r, 2_000));
     const counted = await countedByKey();
     const total = callers.reduce((sum, c) => sum + (counted.get(c.keyId) ?? 0), 0);
     const perKey = callers.map((c) => `${counted.get(c.keyId) ?? 0}/${authorized.get(c.keyId) ?? 0}`);
-    console.log(`failover: killed ${victim}, replica promoted after ${promotedAt - killedAt} ms, all keys served after ${servingAt - killedAt} ms; ` +
-      `${answers.length} answers, ${live.length} for live keys, ${faults} of them 5xx, ${afterChange.length} for the revoked/suspended keys after the kill (none authorized); ` +
-      `counted ${total} of ${expected} authorized (per key ${perKey.join(" ")})`);
+    console.log(
+      `failover: killed ${victim}, replica promoted after ${promotedAt - killedAt} ms, all keys served after ${servingAt - killedAt} ms; ` +
+        `${answers.length} answers, ${live.length} for live keys, ${faults} of them 5xx, ${afterChange.length} for the revoked/suspended keys after the kill (none authorized); ` +
+        `counted ${total} of ${expected} authorized (per key ${perKey.join(" ")})`,
+    );
     // The stream table, less the shards no organization of this test uses.
-    const table = cli.stdout.split("\n").filter((line, i) => i < 2 || !/:stream:usage\s+0\s/.test(line)).join("\n");
+    const table = cli.stdout
+      .split("\n")
+      .filter((line, i) => i < 2 || !/:stream:usage\s+0\s/.test(line))
+      .join("\n");
     console.log(`operator view:\n${table}\n${serverErrors.join("\n")}\nlogged: ${JSON.stringify([...logged])}`);
     // Asynchronous replication: calls counted on the old master whose usage entry had not
     // reached the replica at the kill are lost (at most those answered in the last second

@@ -39,7 +39,10 @@ interface Answer {
 async function verify(s: Seeded): Promise<Answer> {
   try {
     const response = await fetch(`${gw.url}/api/v1/verify.php`, {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key: s.key, domain: s.domain }), signal: AbortSignal.timeout(10_000),
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ key: s.key, domain: s.domain }),
+      signal: AbortSignal.timeout(10_000),
     });
     const body = (await response.json()) as { authorized?: boolean; reason?: string };
     return { keyId: s.keyId, status: response.status, authorized: body.authorized, reason: body.reason };
@@ -49,7 +52,9 @@ async function verify(s: Seeded): Promise<Answer> {
 }
 
 async function countedByKey(): Promise<Map<number, number>> {
-  const { rows } = await db.query<{ key_id: number; n: string }>("SELECT key_id, sum(counted)::bigint AS n FROM usage_daily GROUP BY key_id");
+  const { rows } = await db.query<{ key_id: number; n: string }>(
+    "SELECT key_id, sum(counted)::bigint AS n FROM usage_daily GROUP BY key_id",
+  );
   return new Map(rows.map((r) => [r.key_id, Number(r.n)]));
 }
 
@@ -68,12 +73,17 @@ async function keysOn(port: number, pattern: string): Promise<string[]> {
 
 /** The node id and port of each master, and which master owns `slot`. */
 async function owner(slot: number): Promise<{ port: number; id: string; all: { port: number; id: string }[] }> {
-  const lines = String(await cluster.node(cluster.ports[0]).cluster("NODES")).trim().split("\n");
+  const lines = String(await cluster.node(cluster.ports[0]).cluster("NODES"))
+    .trim()
+    .split("\n");
   const all: { port: number; id: string; ranges: [number, number][] }[] = [];
   for (const line of lines) {
     const [id, address, flags, , , , , , ...slots] = line.split(" ");
     if (!flags.includes("master")) continue;
-    const ranges = slots.filter((r) => !r.startsWith("[")).map((r) => r.split("-").map(Number)).map(([a, b]) => [a, b ?? a] as [number, number]);
+    const ranges = slots
+      .filter((r) => !r.startsWith("["))
+      .map((r) => r.split("-").map(Number))
+      .map(([a, b]) => [a, b ?? a] as [number, number]);
     all.push({ id, port: Number(address.split(":")[1].split("@")[0]), ranges });
   }
   const found = all.find((m) => m.ranges.some(([a, b]) => slot >= a && slot <= b));
@@ -90,13 +100,15 @@ beforeAll(async () => {
   db = new pg.Pool({ connectionString: gw.databaseUrl, max: 2 });
   db.on("error", () => {});
   let next = 0;
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (next < ORGS) {
-      const i = next++;
-      const domain = `org${i}.example`;
-      seeded.push({ ...(await seedClientKey(gw, domain)), domain });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < ORGS) {
+        const i = next++;
+        const domain = `org${i}.example`;
+        seeded.push({ ...(await seedClientKey(gw, domain)), domain });
+      }
+    }),
+  );
   seeded.sort((a, b) => a.orgId - b.orgId);
 }, 180_000);
 
@@ -112,17 +124,21 @@ describe("organization data on a 6-master Redis Cluster", () => {
     // Consecutive organization ids: two per shard.
     expect(new Set(seeded.map((s) => shardOf(s.orgId))).size).toBe(SHARDS);
     // Each organization's snapshots, its key's snapshot and its cycle counter, per master.
-    const perMaster = await Promise.all(cluster.ports.map(async (port) => {
-      const orgData = (await keysOn(port, "gw:{s*")).filter((k) => /:(org|key|used):/.test(k));
-      const index = (await keysOn(port, "gw:{s*:kh:*")).length;
-      const shards = (await keysOn(port, "gw:{s*:snap:ready")).length;
-      return { port, orgData: orgData.length, index, shards };
-    }));
+    const perMaster = await Promise.all(
+      cluster.ports.map(async (port) => {
+        const orgData = (await keysOn(port, "gw:{s*")).filter((k) => /:(org|key|used):/.test(k));
+        const index = (await keysOn(port, "gw:{s*:kh:*")).length;
+        const shards = (await keysOn(port, "gw:{s*:snap:ready")).length;
+        return { port, orgData: orgData.length, index, shards };
+      }),
+    );
     const total = perMaster.reduce((sum, m) => sum + m.orgData, 0);
     expect(total).toBe(ORGS * 3);
     const even = total / 6;
-    console.log(`6 masters: organization keys per master ${perMaster.map((m) => m.orgData).join(", ")} (even ${even.toFixed(1)}); ` +
-      `shards ${perMaster.map((m) => m.shards).join(", ")}; key index entries ${perMaster.map((m) => m.index).join(", ")}`);
+    console.log(
+      `6 masters: organization keys per master ${perMaster.map((m) => m.orgData).join(", ")} (even ${even.toFixed(1)}); ` +
+        `shards ${perMaster.map((m) => m.shards).join(", ")}; key index entries ${perMaster.map((m) => m.index).join(", ")}`,
+    );
     for (const m of perMaster) expect(Math.abs(m.orgData - even) / even, `master ${m.port}: ${m.orgData}`).toBeLessThanOrEqual(0.25);
     expect(perMaster.map((m) => m.shards).reduce((a, b) => a + b, 0)).toBe(SHARDS);
   });
@@ -139,10 +155,12 @@ describe("organization data on a 6-master Redis Cluster", () => {
     // Callers keep calling the shard's two organizations and six others.
     const answers: Answer[] = [];
     let stop = false;
-    const callers = Promise.all(Array.from({ length: 8 }, async (_, w) => {
-      const mine = [...onShard, ...others];
-      for (let n = w; !stop; n++) answers.push(await verify(mine[n % mine.length]));
-    }));
+    const callers = Promise.all(
+      Array.from({ length: 8 }, async (_, w) => {
+        const mine = [...onShard, ...others];
+        for (let n = w; !stop; n++) answers.push(await verify(mine[n % mine.length]));
+      }),
+    );
     await waitFor(() => answers.length >= 200, 20_000, 20);
 
     // The slot moves as redis-cli --cluster rebalance moves it, one key per MIGRATE, slowly:
@@ -160,7 +178,11 @@ describe("organization data on a 6-master Redis Cluster", () => {
       moved += batch.length;
       await new Promise((r) => setTimeout(r, 25));
     }
-    for (const node of [dst, src, ...source.all.filter((m) => m.port !== source.port && m.port !== target.port).map((m) => cluster.node(m.port))]) {
+    for (const node of [
+      dst,
+      src,
+      ...source.all.filter((m) => m.port !== source.port && m.port !== target.port).map((m) => cluster.node(m.port)),
+    ]) {
       await node.cluster("SETSLOT", slot, "NODE", target.id);
     }
     const answersDuring = answers.length - answersAtStart;
@@ -180,8 +202,10 @@ describe("organization data on a 6-master Redis Cluster", () => {
     await new Promise((r) => setTimeout(r, 1_500));
     const after = await countedByKey();
     const counted = [...after.values()].reduce((a, b) => a + b, 0) - baseline;
-    console.log(`slot ${slot} (shard ${shard}) moved ${source.port} -> ${target.port}: ${moved} keys, ${answersDuring} calls during the move, ` +
-      `${answers.length} in all, ${faults} answered 5xx, ${expected} authorized, ${counted} counted`);
+    console.log(
+      `slot ${slot} (shard ${shard}) moved ${source.port} -> ${target.port}: ${moved} keys, ${answersDuring} calls during the move, ` +
+        `${answers.length} in all, ${faults} answered 5xx, ${expected} authorized, ${counted} counted`,
+    );
     // Exact: a 5xx is a call whose script never ran (TRYAGAIN or redirections exhausted).
     expect(counted).toBe(expected);
     for (const [keyId, n] of authorized) expect((after.get(keyId) ?? 0) - (before.get(keyId) ?? 0), `key ${keyId}`).toBe(n);

@@ -7,7 +7,15 @@ import { defineActor, runActor } from "../../actors/runtime/index.js";
 import { publish } from "../../shared/platform/streams/envelope.js";
 import { sharedTestClock, systemClock } from "../../shared/platform/clock.js";
 import { silentLogger } from "../../shared/platform/log.js";
-import { createRedis, deleteMatching, duplicateRedis, isCluster, masters, scanKeys, type Redis } from "../../shared/platform/redis/client.js";
+import {
+  createRedis,
+  deleteMatching,
+  duplicateRedis,
+  isCluster,
+  masters,
+  scanKeys,
+  type Redis,
+} from "../../shared/platform/redis/client.js";
 import { SHARD_TAGS, SHARDS, createKeys, shardOf } from "../../shared/platform/redis/keys.js";
 import { startDnsServer, type FixtureDns } from "../fixtures/scanner/dns-server.js";
 import { startWebServers, type FixtureWeb } from "../fixtures/scanner/web-servers.js";
@@ -44,13 +52,18 @@ const onTeardown: (() => void)[] = [];
 
 async function verify(key: string, domain: string): Promise<{ status: number; body: { authorized?: boolean; reason?: string } }> {
   const response = await fetch(`${gw.url}/api/v1/verify.php`, {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key, domain }), signal: AbortSignal.timeout(10_000),
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ key, domain }),
+    signal: AbortSignal.timeout(10_000),
   });
   return { status: response.status, body: (await response.json()) as { authorized?: boolean; reason?: string } };
 }
 
 async function countedByKey(): Promise<Map<number, number>> {
-  const { rows } = await db.query<{ key_id: number; n: string }>("SELECT key_id, sum(counted)::bigint AS n FROM usage_daily GROUP BY key_id");
+  const { rows } = await db.query<{ key_id: number; n: string }>(
+    "SELECT key_id, sum(counted)::bigint AS n FROM usage_daily GROUP BY key_id",
+  );
   return new Map(rows.map((r) => [r.key_id, Number(r.n)]));
 }
 
@@ -85,7 +98,12 @@ beforeAll(async () => {
     seeded.push({ ...(await seedClientKey(gw, domain)), domain });
   }
   // A second key in one organization: counts are kept per key within one shard too.
-  const extra = await gw.admin("POST", `/orgs/${seeded[0].orgId}/keys`, { name: "second", kind: "client", domain: seeded[0].domain, rate_per_minute: 1_000_000 });
+  const extra = await gw.admin("POST", `/orgs/${seeded[0].orgId}/keys`, {
+    name: "second",
+    kind: "client",
+    domain: seeded[0].domain,
+    rate_per_minute: 1_000_000,
+  });
   expect(extra.status, JSON.stringify(extra.body)).toBe(201);
   seeded.push({ orgId: seeded[0].orgId, keyId: extra.body.details.id as number, key: extra.body.key as string, domain: seeded[0].domain });
 }, 120_000);
@@ -134,7 +152,8 @@ describe("the gateway on a 3-master Redis Cluster", () => {
     for (let shard = 0; shard < SHARDS; shard++) {
       const stream = keys.usageStream(shard);
       // XINFO CONSUMERS: one flat [field, value, ...] list per consumer.
-      for (const fields of (await redis.xinfo("CONSUMERS", stream, "usage")) as string[][]) consumers.add(String(fields[fields.indexOf("name") + 1]));
+      for (const fields of (await redis.xinfo("CONSUMERS", stream, "usage")) as string[][])
+        consumers.add(String(fields[fields.indexOf("name") + 1]));
       const summary = (await redis.xpending(stream, "usage")) as [number, ...unknown[]];
       expect(Number(summary[0]), stream).toBe(0);
     }
@@ -169,15 +188,25 @@ describe("the gateway on a 3-master Redis Cluster", () => {
     const made = await gw.admin("POST", `/orgs/${orgId}/keys`, { name: "backend", kind: "server" });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const response = await fetch(`${gw.url}/api/v1/scan.php`, {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key: made.body.key, domain: "good.test" }),
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ key: made.body.key, domain: "good.test" }),
       signal: AbortSignal.timeout(60_000),
     });
-    const body = (await response.json()) as { ok?: boolean; fresh?: boolean; domain?: string; web?: { grade?: string }; dns?: { grade?: string } };
+    const body = (await response.json()) as {
+      ok?: boolean;
+      fresh?: boolean;
+      domain?: string;
+      web?: { grade?: string };
+      dns?: { grade?: string };
+    };
     expect(response.status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({ ok: true, fresh: true, domain: "good.test" });
     expect(typeof body.web?.grade).toBe("string");
     expect(typeof body.dns?.grade).toBe("string");
-    const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM scans WHERE org_id = $1 AND domain = 'good.test'", [orgId]);
+    const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM scans WHERE org_id = $1 AND domain = 'good.test'", [
+      orgId,
+    ]);
     expect(rows[0].n).toBe(2);
   }, 90_000);
 
@@ -221,7 +250,9 @@ describe("a master restarted empty (no replica, no persistence)", () => {
     let faults = 0;
     let answered = 0;
     const round = async () => {
-      const answers = await Promise.all(live.map((s) => verify(s.key, s.domain).catch(() => ({ status: 0, body: {} as { authorized?: boolean } }))));
+      const answers = await Promise.all(
+        live.map((s) => verify(s.key, s.domain).catch(() => ({ status: 0, body: {} as { authorized?: boolean } }))),
+      );
       for (const a of answers) {
         answered++;
         if (a.status >= 500 || a.status === 0) faults++;
@@ -266,12 +297,15 @@ describe("the runtime on a Redis Cluster, in process", () => {
       },
     });
     const handle = await runActor(actor, { redis, keys: rtKeys, clock: systemClock(), logger: silentLogger(), consumerName: "probe-1" });
-    for (let shard = 0; shard < SHARDS; shard++) await publish(redis, rtKeys.usageStream(shard), { n: shard }, { registry: rtKeys.streamRegistry() });
+    for (let shard = 0; shard < SHARDS; shard++)
+      await publish(redis, rtKeys.usageStream(shard), { n: shard }, { registry: rtKeys.streamRegistry() });
     await waitFor(() => seen.length === SHARDS, 10_000, 20);
     expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: SHARDS }, (_, shard) => shard));
     expect(await handle.stop()).toEqual({ drained: true, abandoned: 0 });
     // The registry names every stream (SADD beside each XADD, across nodes).
-    expect((await redis.smembers(rtKeys.streamRegistry())).sort()).toEqual(Array.from({ length: SHARDS }, (_, s) => rtKeys.usageStream(s)).sort());
+    expect((await redis.smembers(rtKeys.streamRegistry())).sort()).toEqual(
+      Array.from({ length: SHARDS }, (_, s) => rtKeys.usageStream(s)).sort(),
+    );
     let found = 0;
     for await (const batch of scanKeys(redis, `${prefix}*`)) found += batch.length;
     expect(found).toBe(SHARDS + 1);

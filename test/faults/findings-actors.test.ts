@@ -112,8 +112,13 @@ afterAll(async () => {
   await db?.end();
   await gw?.stop();
   await Promise.all([
-    redis?.stop(), postgres?.stop(), dns?.stop(), web?.stop(),
-    smtp?.stop(), new Promise<void>((r) => receiver?.close(() => r())), new Promise<void>((r) => webProxy?.close(() => r())),
+    redis?.stop(),
+    postgres?.stop(),
+    dns?.stop(),
+    web?.stop(),
+    smtp?.stop(),
+    new Promise<void>((r) => receiver?.close(() => r())),
+    new Promise<void>((r) => webProxy?.close(() => r())),
   ]);
 });
 
@@ -131,10 +136,23 @@ describe("notifier SIGKILLed while an e-mail and a webhook are in flight", () =>
     await gw.start("notifier", "notifier-a");
     hold.mail = true;
     hold.hook = true;
-    const eventId = await pg_transaction((tx) => insertEvent(tx, {
-      orgId, type: "finding.status_changed", timeMs: Date.now(), domain: "faults.example",
-      payload: { finding: "SPF record", finding_key: "email:spf", status: "in_progress", due_at: null, from: "open", by: "ops", owner: { name: "Ada", email: "ada@faults.example" } },
-    }));
+    const eventId = await pg_transaction((tx) =>
+      insertEvent(tx, {
+        orgId,
+        type: "finding.status_changed",
+        timeMs: Date.now(),
+        domain: "faults.example",
+        payload: {
+          finding: "SPF record",
+          finding_key: "email:spf",
+          status: "in_progress",
+          due_at: null,
+          from: "open",
+          by: "ops",
+          owner: { name: "Ada", email: "ada@faults.example" },
+        },
+      }),
+    );
     // Mid-message: the SMTP server has the mail but has not accepted it; the receiver has the post.
     await waitFor(() => smtp.held === 1 && hooksHeld === 1, 20_000, 20);
     await gw.kill("notifier-a");
@@ -187,7 +205,9 @@ describe("outbox relay SIGKILLed mid-run", () => {
     await gw.start("outbox", "outbox-b");
     await waitFor(async () => (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox")).rows[0].n === 0, 60_000, 100);
     const entries = await redis.client().xrange("gw:stream:events", "-", "+");
-    const ids = entries.slice(before).map(([, fields]) => (JSON.parse(fields[fields.indexOf("data") + 1]) as { event: { id: number } }).event.id);
+    const ids = entries
+      .slice(before)
+      .map(([, fields]) => (JSON.parse(fields[fields.indexOf("data") + 1]) as { event: { id: number } }).event.id);
     expect(new Set(ids).size).toBe(total);
     expect(ids.length - total).toBeLessThanOrEqual(RELAY_BATCH);
     await gw.kill("outbox-b");
@@ -206,9 +226,17 @@ describe("scanner SIGKILLed mid-scan", () => {
     await gw.start("scanner", "scanner-b");
     await waitFor(async () => (await db.query("SELECT 1 FROM scans WHERE job_id = $1", [jobId])).rowCount === 2, 60_000, 100);
     await waitFor(async () => (await pending("scan", "scanner")) === 0, 20_000, 100);
-    const { rows } = await db.query<{ kind: string; n: number }>("SELECT kind, count(*)::int AS n FROM scans WHERE job_id = $1 GROUP BY kind ORDER BY kind", [jobId]);
-    expect(rows).toEqual([{ kind: "dns", n: 1 }, { kind: "web", n: 1 }]);
-    const events = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE type = 'scan.completed' AND domain = 'good.test'");
+    const { rows } = await db.query<{ kind: string; n: number }>(
+      "SELECT kind, count(*)::int AS n FROM scans WHERE job_id = $1 GROUP BY kind ORDER BY kind",
+      [jobId],
+    );
+    expect(rows).toEqual([
+      { kind: "dns", n: 1 },
+      { kind: "web", n: 1 },
+    ]);
+    const events = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM events WHERE type = 'scan.completed' AND domain = 'good.test'",
+    );
     expect(events.rows[0].n).toBe(2);
     await gw.kill("scanner-b");
   }, 90_000);

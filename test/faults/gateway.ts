@@ -30,7 +30,12 @@ export interface FaultGateway {
   stop(): Promise<void>;
 }
 
-export async function startFaultGateway(redis: Pick<PrivateRedis, "url">, postgres: PrivatePostgres, actors: string[], extraEnv: Record<string, string> = {}): Promise<FaultGateway> {
+export async function startFaultGateway(
+  redis: Pick<PrivateRedis, "url">,
+  postgres: PrivatePostgres,
+  actors: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<FaultGateway> {
   const name = `faults_${randomBytes(4).toString("hex")}`;
   const admin = new pg.Client({ connectionString: postgres.url("postgres") });
   await admin.connect();
@@ -104,7 +109,10 @@ export async function startFaultGateway(redis: Pick<PrivateRedis, "url">, postgr
     async stop() {
       await Promise.all([...roles.keys()].map((role) => self.kill(role)));
       const client = new pg.Client({ connectionString: postgres.url("postgres") });
-      await client.connect().then(() => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => {});
+      await client
+        .connect()
+        .then(() => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+        .catch(() => {});
       await client.end().catch(() => {});
     },
   };
@@ -135,7 +143,12 @@ export interface Outcome {
  * Calls verify from `workers` loops until `until()` says stop (bounded by `maxCalls`),
  * recording every outcome; network errors are recorded as status 0.
  */
-export async function hammer(url: string, body: unknown, until: () => boolean, options: { workers?: number; maxCalls?: number } = {}): Promise<Outcome[]> {
+export async function hammer(
+  url: string,
+  body: unknown,
+  until: () => boolean,
+  options: { workers?: number; maxCalls?: number } = {},
+): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   const maxCalls = options.maxCalls ?? 200_000;
   let launched = 0;
@@ -145,7 +158,10 @@ export async function hammer(url: string, body: unknown, until: () => boolean, o
       const started = Date.now();
       try {
         const response = await fetch(`${url}/api/v1/verify.php`, {
-          method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000),
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(10_000),
         });
         const parsed = (await response.json().catch(() => ({}))) as { authorized?: boolean; reason?: string };
         outcomes.push({ status: response.status, authorized: parsed.authorized, reason: parsed.reason, ms: Date.now() - started });
@@ -163,7 +179,9 @@ export async function countedInPostgres(databaseUrl: string, keyId: number): Pro
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ n: string | null }>("SELECT sum(counted)::bigint AS n FROM usage_daily WHERE key_id = $1", [keyId]);
+    const { rows } = await client.query<{ n: string | null }>("SELECT sum(counted)::bigint AS n FROM usage_daily WHERE key_id = $1", [
+      keyId,
+    ]);
     return Number(rows[0].n ?? 0);
   } finally {
     await client.end();

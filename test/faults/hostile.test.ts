@@ -87,28 +87,43 @@ const verifyRequest = (payload: string, type = "application/json") =>
   `POST /api/v1/verify.php HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`;
 
 async function goodCall(): Promise<number> {
-  const response = await fetch(`${gw.url}/api/v1/verify.php`, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(10_000) });
+  const response = await fetch(`${gw.url}/api/v1/verify.php`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+    signal: AbortSignal.timeout(10_000),
+  });
   const parsed = (await response.json()) as { authorized?: boolean };
   return response.status === 200 && parsed.authorized === true ? 200 : response.status;
 }
 
 /** Opens `n` connections that send half a request and then nothing; returns a function closing them. */
 async function slowloris(n: number): Promise<() => void> {
-  const sockets = await Promise.all(Array.from({ length: n }, () => new Promise<net.Socket>((resolve) => {
-    const socket = net.connect(port, "127.0.0.1", () => {
-      socket.write("POST /api/v1/verify.php HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Slow: ");
-      resolve(socket);
-    });
-    socket.on("error", () => resolve(socket));
-  })));
-  return () => sockets.forEach((s) => s.destroy());
+  const sockets = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<net.Socket>((resolve) => {
+          const socket = net.connect(port, "127.0.0.1", () => {
+            socket.write("POST /api/v1/verify.php HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Slow: ");
+            resolve(socket);
+          });
+          socket.on("error", () => resolve(socket));
+        }),
+    ),
+  );
+  return () => {
+    for (const s of sockets) s.destroy();
+  };
 }
 
 /** Headers and part of a declared body, then the client goes away. */
 function abortMidBody(): Promise<void> {
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1", () => {
-      socket.write(`POST /api/v1/verify.php HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"key":"ak_`);
+      socket.write(
+        `POST /api/v1/verify.php HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"key":"ak_`,
+      );
       setImmediate(() => {
         socket.destroy();
         resolve();
@@ -123,29 +138,41 @@ async function concurrent(n: number): Promise<number[]> {
   const sockets: net.Socket[] = [];
   const statuses: Promise<number>[] = [];
   for (let i = 0; i < n; i++) {
-    statuses.push(new Promise((resolve) => {
-      const socket = net.connect(port, "127.0.0.1");
-      sockets.push(socket);
-      let seen = "";
-      socket.setTimeout(60_000, () => resolve(-1));
-      socket.on("data", (c: Buffer) => {
-        seen += c.toString("latin1");
-        const match = /^HTTP\/1\.[01] (\d{3})/.exec(seen);
-        if (match) resolve(Number(match[1]));
-      });
-      socket.on("error", () => resolve(0));
-      socket.on("close", () => resolve(0));
-    }));
+    statuses.push(
+      new Promise((resolve) => {
+        const socket = net.connect(port, "127.0.0.1");
+        sockets.push(socket);
+        let seen = "";
+        socket.setTimeout(60_000, () => resolve(-1));
+        socket.on("data", (c: Buffer) => {
+          seen += c.toString("latin1");
+          const match = /^HTTP\/1\.[01] (\d{3})/.exec(seen);
+          if (match) resolve(Number(match[1]));
+        });
+        socket.on("error", () => resolve(0));
+        socket.on("close", () => resolve(0));
+      }),
+    );
   }
   // All connected before any sends: the connections are concurrent, not sequential.
-  await Promise.all(sockets.map((s) => (s.connecting ? new Promise((r) => { s.once("connect", r); s.once("error", r); }) : null)));
+  await Promise.all(
+    sockets.map((s) =>
+      s.connecting
+        ? new Promise((r) => {
+            s.once("connect", r);
+            s.once("error", r);
+          })
+        : null,
+    ),
+  );
   for (const socket of sockets) socket.write(verifyRequest(body).replace("Connection: close", "Connection: keep-alive"));
   const result = await Promise.all(statuses);
   for (const socket of sockets) socket.destroy();
   return result;
 }
 
-const bigHeaders = () => `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n${Array.from({ length: 2_000 }, (_, i) => `X-Flood-${i}: ${"v".repeat(20)}\r\n`).join("")}\r\n`;
+const bigHeaders = () =>
+  `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n${Array.from({ length: 2_000 }, (_, i) => `X-Flood-${i}: ${"v".repeat(20)}\r\n`).join("")}\r\n`;
 const longHeader = () => `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: ${"a".repeat(256 * 1024)}\r\n\r\n`;
 
 /** Every hostile case once; the answers the bad inputs got. */
@@ -157,9 +184,20 @@ async function hostileRound(): Promise<Record<string, number[]>> {
   const answers: Record<string, number[]> = {
     whileSlow,
     big: [await raw(verifyRequest(JSON.stringify({ key: "x".repeat(2 * 1024 * 1024), domain: "a.example" })))],
-    json: await Promise.all(['{"key":', "[1,2", "\u0000\u0001", '{"key":"a","domain":{}}', "null", '"str"', "{".repeat(10_000)].map((p) => raw(verifyRequest(p)))),
-    form: await Promise.all(["key=%ZZ&domain=a", "key", "&&&&=", "key=a&key=b&domain=c", "%".repeat(5000)].map((p) => raw(verifyRequest(p, "application/x-www-form-urlencoded")))),
-    headers: await Promise.all([raw(bigHeaders()), raw(longHeader()), raw("GARBAGE\r\n\r\n"), raw(`POST /api/v1/verify.php HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n`)]),
+    json: await Promise.all(
+      ['{"key":', "[1,2", "\u0000\u0001", '{"key":"a","domain":{}}', "null", '"str"', "{".repeat(10_000)].map((p) => raw(verifyRequest(p))),
+    ),
+    form: await Promise.all(
+      ["key=%ZZ&domain=a", "key", "&&&&=", "key=a&key=b&domain=c", "%".repeat(5000)].map((p) =>
+        raw(verifyRequest(p, "application/x-www-form-urlencoded")),
+      ),
+    ),
+    headers: await Promise.all([
+      raw(bigHeaders()),
+      raw(longHeader()),
+      raw("GARBAGE\r\n\r\n"),
+      raw(`POST /api/v1/verify.php HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n`),
+    ]),
   };
   close();
   return answers;
@@ -172,7 +210,8 @@ describe("hostile clients", () => {
     expect(first.whileSlow.every((s) => s === 200)).toBe(true);
     for (const [name, statuses] of Object.entries(first)) {
       // Bad input: a 4xx answer or a closed connection, never a 5xx or a hang.
-      for (const status of statuses) expect(status, `${name}: ${statuses.join(",")}`).toSatisfy((s: number) => s === 0 || (s >= 200 && s < 500));
+      for (const status of statuses)
+        expect(status, `${name}: ${statuses.join(",")}`).toSatisfy((s: number) => s === 0 || (s >= 200 && s < 500));
     }
     expect(first.big[0], "2 MB body").toBe(413);
     // Malformed input is refused with a 4xx (401 for a well-formed but unknown key), never dropped.

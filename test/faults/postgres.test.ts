@@ -44,10 +44,14 @@ describe("PostgreSQL stopped", () => {
     await postgres.start();
     const answered = warm.length + during.length;
     // The usage actor retried while PostgreSQL was away: everything arrives, nothing twice.
-    await waitFor(async () => (await countedInPostgres(gw.databaseUrl, seeded.keyId).catch(() => 0)) >= answered, 60_000, 250).catch(async (error: Error) => {
-      const counted = await countedInPostgres(gw.databaseUrl, seeded.keyId).catch(() => -1);
-      throw new Error(`${error.message}: ${counted} of ${answered} counted; usage actor said:\n${gw.roles.get("usage")?.output().slice(-4_000)}`);
-    });
+    await waitFor(async () => (await countedInPostgres(gw.databaseUrl, seeded.keyId).catch(() => 0)) >= answered, 60_000, 250).catch(
+      async (error: Error) => {
+        const counted = await countedInPostgres(gw.databaseUrl, seeded.keyId).catch(() => -1);
+        throw new Error(
+          `${error.message}: ${counted} of ${answered} counted; usage actor said:\n${gw.roles.get("usage")?.output().slice(-4_000)}`,
+        );
+      },
+    );
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await countedInPostgres(gw.databaseUrl, seeded.keyId)).toBe(answered);
     const org = await gw.admin("GET", `/orgs/${seeded.orgId}`);

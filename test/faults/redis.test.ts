@@ -29,7 +29,9 @@ const good = () => ({ key: seeded.key, domain: "faults.example" });
 
 /** Every answer is either a good 200 or a fault (5xx or no connection) without an `authorized` field. */
 function expectNoWrongAnswer(outcomes: Outcome[]): void {
-  const wrong = outcomes.filter((o) => !(o.status === 200 && o.authorized === true) && !(o.status === 0 || (o.status >= 500 && o.authorized === undefined)));
+  const wrong = outcomes.filter(
+    (o) => !(o.status === 200 && o.authorized === true) && !(o.status === 0 || (o.status >= 500 && o.authorized === undefined)),
+  );
   expect(wrong.slice(0, 5)).toEqual([]);
 }
 
@@ -45,10 +47,14 @@ describe("Redis flushed under load", () => {
     flushedAt = Date.now();
     phase = "after";
     // Correct again by itself: a good answer after the flush.
-    await waitFor(async () => {
-      const r = await fetch(`${gw.url}/api/v1/verify.php`, { method: "POST", body: JSON.stringify(good()) });
-      return r.status === 200 && ((await r.json()) as { authorized?: boolean }).authorized === true;
-    }, 15_000, 50);
+    await waitFor(
+      async () => {
+        const r = await fetch(`${gw.url}/api/v1/verify.php`, { method: "POST", body: JSON.stringify(good()) });
+        return r.status === 200 && ((await r.json()) as { authorized?: boolean }).authorized === true;
+      },
+      15_000,
+      50,
+    );
     const recoveredMs = Date.now() - flushedAt;
     await new Promise((r) => setTimeout(r, 1_000));
     phase = "done";
@@ -73,10 +79,14 @@ describe("Redis killed and restarted under load", () => {
     // Down for three seconds of load.
     await new Promise((r) => setTimeout(r, 3_000));
     await redis.start();
-    await waitFor(async () => {
-      const r = await fetch(`${gw.url}/api/v1/verify.php`, { method: "POST", body: JSON.stringify(good()) });
-      return r.status === 200;
-    }, 20_000, 100);
+    await waitFor(
+      async () => {
+        const r = await fetch(`${gw.url}/api/v1/verify.php`, { method: "POST", body: JSON.stringify(good()) });
+        return r.status === 200;
+      },
+      20_000,
+      100,
+    );
     stop = true;
     const outcomes = await load;
     expectNoWrongAnswer(outcomes);

@@ -35,19 +35,25 @@ export async function privateRedis(): Promise<PrivateRedis> {
     url: `redis://127.0.0.1:${port}`,
     port,
     async start() {
-      child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-      await waitFor(async () => {
-        const probe = new Redis(port, "127.0.0.1", { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-        probe.on("error", () => {});
-        try {
-          await probe.connect();
-          return (await probe.ping()) === "PONG";
-        } catch {
-          return false;
-        } finally {
-          probe.disconnect();
-        }
-      }, 10_000, 50);
+      child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+        stdio: "ignore",
+      });
+      await waitFor(
+        async () => {
+          const probe = new Redis(port, "127.0.0.1", { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+          probe.on("error", () => {});
+          try {
+            await probe.connect();
+            return (await probe.ping()) === "PONG";
+          } catch {
+            return false;
+          } finally {
+            probe.disconnect();
+          }
+        },
+        10_000,
+        50,
+      );
     },
     async kill() {
       const dying = child;
@@ -115,11 +121,30 @@ export async function privateRedisCluster(masters = 3, options: ClusterOptions =
     }
   }
   const startNode = (i: number) =>
-    spawn("redis-server", [
-      "--port", String(ports[i]), "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-port", String(busPorts[i]),
-      "--cluster-config-file", join(dir, `nodes-${ports[i]}.conf`), "--cluster-node-timeout", String(options.nodeTimeoutMs ?? 5000),
-      "--save", "", "--appendonly", "no", "--dir", dir,
-    ], { stdio: "ignore" });
+    spawn(
+      "redis-server",
+      [
+        "--port",
+        String(ports[i]),
+        "--bind",
+        "127.0.0.1",
+        "--cluster-enabled",
+        "yes",
+        "--cluster-port",
+        String(busPorts[i]),
+        "--cluster-config-file",
+        join(dir, `nodes-${ports[i]}.conf`),
+        "--cluster-node-timeout",
+        String(options.nodeTimeoutMs ?? 5000),
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        dir,
+      ],
+      { stdio: "ignore" },
+    );
   const children = ports.map((_, i) => startNode(i));
   const kill = (child: ChildProcess) => {
     if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -135,18 +160,29 @@ export async function privateRedisCluster(masters = 3, options: ClusterOptions =
     return redis;
   };
   const probes = ports.map(node);
-  const allAnswer = () => waitFor(async () => (await Promise.all(probes.map((p) => p.ping().catch(() => null)))).every((r) => r === "PONG"), 10_000, 50);
+  const allAnswer = () =>
+    waitFor(async () => (await Promise.all(probes.map((p) => p.ping().catch(() => null)))).every((r) => r === "PONG"), 10_000, 50);
   const allOk = () =>
-    waitFor(async () => {
-      const infos = await Promise.all(probes.map((p) => p.cluster("INFO").catch(() => "")));
-      return infos.every((info) => String(info).includes("cluster_state:ok"));
-    }, 20_000, 100);
+    waitFor(
+      async () => {
+        const infos = await Promise.all(probes.map((p) => p.cluster("INFO").catch(() => "")));
+        return infos.every((info) => String(info).includes("cluster_state:ok"));
+      },
+      20_000,
+      100,
+    );
   const replicasLinked = () =>
-    waitFor(async () => {
-      const infos = await Promise.all(probes.map((p) => p.info("replication").catch(() => "")));
-      return infos.filter((info) => info.includes("role:slave")).length === masters * replicas &&
-        infos.every((info) => !info.includes("role:slave") || info.includes("master_link_status:up"));
-    }, 30_000, 100);
+    waitFor(
+      async () => {
+        const infos = await Promise.all(probes.map((p) => p.info("replication").catch(() => "")));
+        return (
+          infos.filter((info) => info.includes("role:slave")).length === masters * replicas &&
+          infos.every((info) => !info.includes("role:slave") || info.includes("master_link_status:up"))
+        );
+      },
+      30_000,
+      100,
+    );
   const alive = (i: number) => children[i].exitCode === null && children[i].signalCode === null;
   const self: PrivateRedisCluster = {
     url: `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(",")}`,
@@ -164,7 +200,9 @@ export async function privateRedisCluster(masters = 3, options: ClusterOptions =
       await kill(children[ports.indexOf(port)]);
     },
     async masterPorts() {
-      const roles = await Promise.all(ports.map(async (_, i) => (alive(i) ? String(await probes[i].info("replication").catch(() => "")) : "")));
+      const roles = await Promise.all(
+        ports.map(async (_, i) => (alive(i) ? String(await probes[i].info("replication").catch(() => "")) : "")),
+      );
       return ports.filter((_, i) => roles[i].includes("role:master"));
     },
     async stop() {
@@ -175,7 +213,14 @@ export async function privateRedisCluster(masters = 3, options: ClusterOptions =
   };
   try {
     await allAnswer();
-    await run("redis-cli", ["--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", String(replicas), "--cluster-yes"]);
+    await run("redis-cli", [
+      "--cluster",
+      "create",
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      "--cluster-replicas",
+      String(replicas),
+      "--cluster-yes",
+    ]);
     await allOk();
     await replicasLinked();
   } catch (error) {
@@ -199,7 +244,10 @@ const PG_BIN = "/usr/lib/postgresql";
 
 async function pgBin(tool: string): Promise<string> {
   const { stdout } = await run("ls", [PG_BIN]);
-  const version = stdout.split("\n").filter(Boolean).sort((a, b) => Number(b) - Number(a))[0];
+  const version = stdout
+    .split("\n")
+    .filter(Boolean)
+    .sort((a, b) => Number(b) - Number(a))[0];
   return join(PG_BIN, version, "bin", tool);
 }
 

@@ -120,7 +120,10 @@ export async function dropStaleTemplates(nowMs = Date.now()): Promise<string[]> 
 
 /** A database for one test file, cloned from the migrated template, dropped at the end. */
 export async function createTestDatabase(label: string): Promise<{ url: string; pool: Pool; drop(): Promise<void> }> {
-  const name = `gwtest_${label.replace(/[^a-z0-9]/gi, "").toLowerCase().slice(0, 20)}_${randomBytes(4).toString("hex")}`;
+  const name = `gwtest_${label
+    .replace(/[^a-z0-9]/gi, "")
+    .toLowerCase()
+    .slice(0, 20)}_${randomBytes(4).toString("hex")}`;
   const template = templateName();
   await withAdmin(async (admin) => {
     try {

@@ -31,7 +31,16 @@ export const FINDING_LABELS: Record<string, string> = {
 const SECTION: Record<string, "dns" | "web"> = { "email:spf": "dns", "email:dmarc": "dns", "headers:hsts": "web", "headers:csp": "web" };
 
 function finding(id: string, status: string): StoredFinding {
-  return { id, group: id.split(":")[0], label: FINDING_LABELS[id], status, summary: `${id} is ${status}`, detail: "", evidence: "", result: `${id.split(":")[1]}-${status}` };
+  return {
+    id,
+    group: id.split(":")[0],
+    label: FINDING_LABELS[id],
+    status,
+    summary: `${id} is ${status}`,
+    detail: "",
+    evidence: "",
+    result: `${id.split(":")[1]}-${status}`,
+  };
 }
 
 function section(findings: StoredFinding[]) {
@@ -44,7 +53,12 @@ function section(findings: StoredFinding[]) {
   };
 }
 
-export const DEFAULT_STATUSES: Record<string, string> = { "email:spf": "fail", "email:dmarc": "warn", "headers:hsts": "fail", "headers:csp": "pass" };
+export const DEFAULT_STATUSES: Record<string, string> = {
+  "email:spf": "fail",
+  "email:dmarc": "warn",
+  "headers:hsts": "fail",
+  "headers:csp": "pass",
+};
 
 export async function startFakeScanner(gw: TestGateway): Promise<FakeScanner> {
   const statuses = new Map<string, Record<string, string>>();
@@ -52,13 +66,22 @@ export async function startFakeScanner(gw: TestGateway): Promise<FakeScanner> {
   const of = (domain: string): Record<string, string> => statuses.get(domain) ?? DEFAULT_STATUSES;
   const runScan = async (domain: string): Promise<ScanSections> => {
     const all = Object.entries(of(domain)).map(([id, status]) => finding(id, status));
-    return { algorithm: "test-1", dns: section(all.filter((f) => SECTION[f.id] === "dns")), web: section(all.filter((f) => SECTION[f.id] === "web")) };
+    return {
+      algorithm: "test-1",
+      dns: section(all.filter((f) => SECTION[f.id] === "dns")),
+      web: section(all.filter((f) => SECTION[f.id] === "web")),
+    };
   };
   const runRecheck: RunRecheck = async (domain, key) => (of(domain)[key] ? finding(key, of(domain)[key]) : null);
   const handler = scanHandler(runScan, defaultScanOptions(), runRecheck);
   const actor = defineActor<ScanJob, Pool>({
-    name: "scanner", streams: SCAN_STREAM, schema: (await import("../../shared/scans/stream.js")).scanJobSchema,
-    concurrency: 4, maxAttempts: 2, backoffBaseMs: 50, blockMs: 200,
+    name: "scanner",
+    streams: SCAN_STREAM,
+    schema: (await import("../../shared/scans/stream.js")).scanJobSchema,
+    concurrency: 4,
+    maxAttempts: 2,
+    backoffBaseMs: 50,
+    blockMs: 200,
     handler: async (job, helpers) => {
       jobs.push(job);
       await handler(job, helpers);
@@ -84,7 +107,11 @@ export function assignments(gw: TestGateway, method: "GET" | "POST", params: Rec
   return gw.call("/api/v1/assignments.php", form ? { method, form: params } : { method, body: params });
 }
 
-export async function eventsOf(gw: TestGateway, orgId: number, type?: string): Promise<{ id: number; type: string; domain: string; payload: Record<string, unknown> }[]> {
+export async function eventsOf(
+  gw: TestGateway,
+  orgId: number,
+  type?: string,
+): Promise<{ id: number; type: string; domain: string; payload: Record<string, unknown> }[]> {
   const { rows } = await gw.ctx.db.query(
     "SELECT id, type, domain, payload FROM events WHERE org_id = $1 AND ($2::text IS NULL OR type = $2) ORDER BY id",
     [orgId, type ?? null],

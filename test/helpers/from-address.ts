@@ -16,7 +16,11 @@ export function postFrom(
     const target = new URL(path, url);
     const req = request(
       {
-        host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: "POST", localAddress,
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: "POST",
+        localAddress,
         headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers },
         agent: false,
       },

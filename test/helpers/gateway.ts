@@ -21,7 +21,16 @@ export interface TestGateway {
   databaseUrl: string;
   env: Record<string, string>;
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
-  call(path: string, init?: { method?: string; body?: unknown; form?: Record<string, string>; headers?: Record<string, string>; query?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    path: string,
+    init?: {
+      method?: string;
+      body?: unknown;
+      form?: Record<string, string>;
+      headers?: Record<string, string>;
+      query?: Record<string, string>;
+    },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
 }
 

@@ -21,8 +21,10 @@ export function openApiErrors(doc: object): string | null {
   // ajv resolves the document schema's `$dynamicRef: "#meta"` to the innermost anchor (it
   // then checked a parameter's schema as a parameter); bound statically to what the
   // dynamic scope of schema-base names: a Schema Object in the OAS dialect.
-  const staticMeta = readFileSync(new URL("../fixtures/openapi/oas-3.1-schema.json", import.meta.url), "utf8")
-    .replaceAll('"$dynamicRef": "#meta"', `"$ref": "${SCHEMA_BASE}#/$defs/schema"`);
+  const staticMeta = readFileSync(new URL("../fixtures/openapi/oas-3.1-schema.json", import.meta.url), "utf8").replaceAll(
+    '"$dynamicRef": "#meta"',
+    `"$ref": "${SCHEMA_BASE}#/$defs/schema"`,
+  );
   ajv.addSchema(JSON.parse(staticMeta) as object);
   const validate = ajv.compile(fixture("oas-3.1-schema-base.json"));
   return validate(doc) ? null : ajv.errorsText(validate.errors, { separator: "\n" });
@@ -37,7 +39,10 @@ const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll("~", "~0")
 /** Checks answers against both documents; `check` returns a description of the mismatch or null. */
 export function answerChecker(siteUrl: string) {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-  const documents: [string, OpenApiDocument][] = [["public", publicDocument(siteUrl)], ["admin", adminDocument(siteUrl)]];
+  const documents: [string, OpenApiDocument][] = [
+    ["public", publicDocument(siteUrl)],
+    ["admin", adminDocument(siteUrl)],
+  ];
   for (const [id, doc] of documents) ajv.addSchema(doc, id);
   const compiled = new Map<string, ValidateFunction>();
   const schemaAt = (ref: string) => {
@@ -71,7 +76,9 @@ export function answerChecker(siteUrl: string) {
     // admin route table): only the 404 and 405 refusals of an API path are described.
     if (!found && !((bare.startsWith("/api/v1/") || bare.startsWith("/admin/v1/")) && (status === 404 || status === 405))) return null;
     let ref: string;
-    const operation = found?.item[method.toLowerCase() === "head" && !found.item.head ? "get" : method.toLowerCase()] as { responses: Record<string, { content?: Record<string, unknown> }> } | undefined;
+    const operation = found?.item[method.toLowerCase() === "head" && !found.item.head ? "get" : method.toLowerCase()] as
+      | { responses: Record<string, { content?: Record<string, unknown> }> }
+      | undefined;
     if (!found || !operation) {
       ref = refusalRef;
     } else {
@@ -82,7 +89,8 @@ export function answerChecker(siteUrl: string) {
       ref = `${found.id}#/${pointer("paths", found.template, method.toLowerCase() === "head" && !found.item.head ? "get" : method.toLowerCase(), "responses", String(status), "content", "application/json", "schema")}`;
     }
     if (method === "HEAD") return null;
-    if (!contentType.includes("json")) return `${method} ${bare} ${status}: answered ${contentType || "no content type"}, the document says JSON`;
+    if (!contentType.includes("json"))
+      return `${method} ${bare} ${status}: answered ${contentType || "no content type"}, the document says JSON`;
     const validate = schemaAt(ref);
     if (validate(body)) return null;
     return `${method} ${bare} ${status}: the answer does not match the document (${ref}): ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 600)}`;

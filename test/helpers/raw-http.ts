@@ -52,7 +52,12 @@ export function openRaw(url: string, localAddress?: string): Promise<Socket> {
  * arrived or the server closed the connection. Bounded: a server that neither answers nor
  * closes fails the test after `timeoutMs`.
  */
-export async function rawExchange(url: string, payload: string | Buffer, expect: number, options: { timeoutMs?: number; socket?: Socket } = {}): Promise<RawExchange> {
+export async function rawExchange(
+  url: string,
+  payload: string | Buffer,
+  expect: number,
+  options: { timeoutMs?: number; socket?: Socket } = {},
+): Promise<RawExchange> {
   const socket = options.socket ?? (await openRaw(url));
   return new Promise((resolve, reject) => {
     let text = "";

@@ -26,9 +26,15 @@ export interface SoftPasskey {
 
 function coseKey(publicKey: KeyObject): Uint8Array {
   const jwk = publicKey.export({ format: "jwk" });
-  return isoCBOR.encode(new Map<number, number | Uint8Array>([
-    [1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x as string, "base64url")], [-3, Buffer.from(jwk.y as string, "base64url")],
-  ]));
+  return isoCBOR.encode(
+    new Map<number, number | Uint8Array>([
+      [1, 2],
+      [3, -7],
+      [-1, 1],
+      [-2, Buffer.from(jwk.x as string, "base64url")],
+      [-3, Buffer.from(jwk.y as string, "base64url")],
+    ]),
+  );
 }
 
 function clientData(type: string, challenge: string, origin: string): Buffer {
@@ -48,24 +54,43 @@ export function register(options: CreationOptions, origin: string, override: { c
   const idLength = Buffer.alloc(2);
   idLength.writeUInt16BE(credentialId.length);
   const authData = Buffer.concat([
-    sha256(options.rp.id), Buffer.from([FLAG_UP | FLAG_UV | FLAG_AT]), Buffer.alloc(4), Buffer.alloc(16), idLength, credentialId, coseKey(publicKey),
+    sha256(options.rp.id),
+    Buffer.from([FLAG_UP | FLAG_UV | FLAG_AT]),
+    Buffer.alloc(4),
+    Buffer.alloc(16),
+    idLength,
+    credentialId,
+    coseKey(publicKey),
   ]);
-  const attestationObject = isoCBOR.encode(new Map<string, string | Map<string, string> | Uint8Array>([
-    ["fmt", "none"], ["attStmt", new Map<string, string>()], ["authData", authData],
-  ]));
+  const attestationObject = isoCBOR.encode(
+    new Map<string, string | Map<string, string> | Uint8Array>([
+      ["fmt", "none"],
+      ["attStmt", new Map<string, string>()],
+      ["authData", authData],
+    ]),
+  );
   const passkey: SoftPasskey = { credentialId, userHandle: options.user.id, privateKey, counter: 0 };
   const response = {
     id: b64url(credentialId),
     rawId: b64url(credentialId),
     type: "public-key",
-    response: { clientDataJSON: b64url(clientData("webauthn.create", options.challenge, origin)), attestationObject: b64url(attestationObject), transports: ["internal"] },
+    response: {
+      clientDataJSON: b64url(clientData("webauthn.create", options.challenge, origin)),
+      attestationObject: b64url(attestationObject),
+      transports: ["internal"],
+    },
     clientExtensionResults: {},
   };
   return { passkey, response };
 }
 
 /** Answers authentication options with the passkey, moving its counter forward (or to `counter`). */
-export function authenticate(passkey: SoftPasskey, options: { challenge: string; rpId: string }, origin: string, override: { counter?: number } = {}) {
+export function authenticate(
+  passkey: SoftPasskey,
+  options: { challenge: string; rpId: string },
+  origin: string,
+  override: { counter?: number } = {},
+) {
   passkey.counter = override.counter ?? passkey.counter + 1;
   const counter = Buffer.alloc(4);
   counter.writeUInt32BE(passkey.counter);
@@ -76,7 +101,12 @@ export function authenticate(passkey: SoftPasskey, options: { challenge: string;
     id: b64url(passkey.credentialId),
     rawId: b64url(passkey.credentialId),
     type: "public-key",
-    response: { clientDataJSON: b64url(data), authenticatorData: b64url(authData), signature: b64url(signature), userHandle: passkey.userHandle },
+    response: {
+      clientDataJSON: b64url(data),
+      authenticatorData: b64url(authData),
+      signature: b64url(signature),
+      userHandle: passkey.userHandle,
+    },
     clientExtensionResults: {},
   };
 }

@@ -2,15 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  ensureTestTools,
-  MissingTools,
-  missingPackages,
-  systemProbe,
-  TEST_TOOLS,
-  type ToolProbe,
-  type ToolsHost,
-} from "./test-tools.js";
+import { ensureTestTools, MissingTools, missingPackages, systemProbe, TEST_TOOLS, type ToolProbe, type ToolsHost } from "./test-tools.js";
 
 const nothing: ToolProbe = {
   command: () => false,
@@ -66,9 +58,7 @@ describe("the test tools check (global setup)", () => {
       expect(error).toBeInstanceOf(MissingTools);
       message = (error as Error).message;
     }
-    expect(message).toBe(
-      "The tests need Debian packages this machine lacks; as root: apt-get install nginx-light knot",
-    );
+    expect(message).toBe("The tests need Debian packages this machine lacks; as root: apt-get install nginx-light knot");
     expect(message).not.toContain("\n");
   });
 

@@ -31,9 +31,7 @@ export const TEST_TOOLS: readonly {
 ];
 
 export function missingPackages(probe: ToolProbe): string[] {
-  return TEST_TOOLS.filter((tool) => !tool.present(probe)).map(
-    (tool) => tool.pkg,
-  );
+  return TEST_TOOLS.filter((tool) => !tool.present(probe)).map((tool) => tool.pkg);
 }
 
 const executable = (file: string) => {
@@ -47,10 +45,7 @@ const executable = (file: string) => {
 
 export function systemProbe(searchPath = process.env.PATH ?? ""): ToolProbe {
   return {
-    command: (name) =>
-      searchPath
-        .split(path.delimiter)
-        .some((dir) => dir !== "" && executable(path.join(dir, name))),
+    command: (name) => searchPath.split(path.delimiter).some((dir) => dir !== "" && executable(path.join(dir, name))),
     file: executable,
     python: (module) => {
       try {
@@ -92,13 +87,9 @@ export function ensureTestTools(host: ToolsHost): void {
     host.install(missing);
     const still = missingPackages(host.probe);
     if (still.length === 0) return;
-    throw new MissingTools(
-      `The tests need Debian packages that did not install: ${still.join(" ")}`,
-    );
+    throw new MissingTools(`The tests need Debian packages that did not install: ${still.join(" ")}`);
   }
-  throw new MissingTools(
-    `The tests need Debian packages this machine lacks; as root: apt-get install ${missing.join(" ")}`,
-  );
+  throw new MissingTools(`The tests need Debian packages this machine lacks; as root: apt-get install ${missing.join(" ")}`);
 }
 
 /** The one line the run stops with (global-setup.ts prints it alone, without a stack). */

@@ -143,14 +143,25 @@ describe("fuzzing the Forwarded parser", () => {
   const rand = random(7239);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)];
   const NODES = [
-    "192.0.2.60", CLAIMED, "10.0.0.5", '"[2001:db8::17]:4711"', '"[2001:db8::17]"', '"192.0.2.1:80"', "unknown", "_hidden",
-    '"198.51.100.3"', '"\\198.51.100.4"', "2001:db8::1", '"2001:db8::2"',
+    "192.0.2.60",
+    CLAIMED,
+    "10.0.0.5",
+    '"[2001:db8::17]:4711"',
+    '"[2001:db8::17]"',
+    '"192.0.2.1:80"',
+    "unknown",
+    "_hidden",
+    '"198.51.100.3"',
+    '"\\198.51.100.4"',
+    "2001:db8::1",
+    '"2001:db8::2"',
   ];
   const NAMES = ["for", "by", "proto", "host", "x", "FOR", "For", "secret"];
-  const QUOTED_CHARS = ['a', '1', ',', ';', '=', ' ', '\\"', '\\\\', '\\,', "\\;", "é", "\t", "[", "]", ":"];
+  const QUOTED_CHARS = ["a", "1", ",", ";", "=", " ", '\\"', "\\\\", "\\,", "\\;", "é", "\t", "[", "]", ":"];
   const quoted = () => `"${Array.from({ length: Math.floor(rand() * 6) }, () => pick(QUOTED_CHARS)).join("")}"`;
   const space = () => pick(["", "", "", " ", "  ", "\t"]);
-  const pair = (name: string) => `${name}=${name.toLowerCase() === "for" ? pick(NODES) : rand() < 0.5 ? pick(["http", "https", "a.b", "_x"]) : quoted()}`;
+  const pair = (name: string) =>
+    `${name}=${name.toLowerCase() === "for" ? pick(NODES) : rand() < 0.5 ? pick(["http", "https", "a.b", "_x"]) : quoted()}`;
   const element = () => {
     const names = [...new Set(Array.from({ length: Math.floor(rand() * 4) }, () => pick(NAMES)).map((n) => n.toLowerCase()))];
     return names.map((n) => `${space()}${pair(rand() < 0.3 ? n.toUpperCase() : n)}${space()}`).join(";");
@@ -216,7 +227,8 @@ describe("fuzzing the Forwarded parser", () => {
       const got = resolve(CONNECTING, { forwarded: header });
       if (got !== want) wrong.push({ header, got, want });
       // The client's text alone, from the trusted proxy: an address only when well formed.
-      if (oracle(client) === null && resolve(CONNECTING, { forwarded: client }) !== CONNECTING) wrong.push({ header: client, got: "an address", want: CONNECTING });
+      if (oracle(client) === null && resolve(CONNECTING, { forwarded: client }) !== CONNECTING)
+        wrong.push({ header: client, got: "an address", want: CONNECTING });
     }
     expect(wrong.slice(0, 10)).toEqual([]);
   });

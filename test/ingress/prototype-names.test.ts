@@ -40,7 +40,12 @@ beforeAll(async () => {
   gw = await startTestGateway("protonames", { DNS_RESOLVER: dns.resolver });
   scanner = await startFakeScanner(gw);
   usage = await runActor(usageActor, {
-    redis: gw.ctx.redis, keys: gw.ctx.keys, clock: gw.ctx.clock, logger: silentLogger(), db: gw.ctx.db, consumerName: "test-usage",
+    redis: gw.ctx.redis,
+    keys: gw.ctx.keys,
+    clock: gw.ctx.clock,
+    logger: silentLogger(),
+    db: gw.ctx.db,
+    consumerName: "test-usage",
   });
   orgId = await makeOrg(gw, { plan: "enterprise" });
   await verifyDomain(gw, orgId, DOMAIN);
@@ -53,8 +58,17 @@ beforeAll(async () => {
   await scanNow(gw, server.key, DOMAIN);
   ids.key = (await makeKey(gw, orgId, { name: "Admin target", kind: "server" })).id;
   const siem = await gw.admin("POST", `/orgs/${orgId}/siem`, { kind: "http", url: "https://siem.example.com/in" });
-  const webhook = await gw.admin("POST", `/orgs/${orgId}/webhooks`, { url: "https://hooks.example.com/in", secret: "whsec-0123456789abcdef" });
-  const incident = await gw.admin("POST", "/status/incidents", { title: "Slow", impact: "minor", affects: [], status: "investigating", body: "b" });
+  const webhook = await gw.admin("POST", `/orgs/${orgId}/webhooks`, {
+    url: "https://hooks.example.com/in",
+    secret: "whsec-0123456789abcdef",
+  });
+  const incident = await gw.admin("POST", "/status/incidents", {
+    title: "Slow",
+    impact: "minor",
+    affects: [],
+    status: "investigating",
+    body: "b",
+  });
   const maintenance = await gw.admin("POST", "/status/maintenance", { title: "Upgrade", body: "b", affects: [], ...window() });
   for (const [name, made] of Object.entries({ siem, webhook, incident, maintenance })) {
     expect(made.status, `${name}: ${JSON.stringify(made.body)}`).toBe(201);
@@ -146,7 +160,9 @@ async function check(what: string, url: string, init: RequestInit): Promise<Prob
     const body = await response.text();
     // A function's or an object's text where data belongs (the page script is code: not judged on this).
     const script = (response.headers.get("content-type") ?? "").includes("javascript");
-    const broken = response.status >= 500 || (!script && /\[native code\]|function [A-Za-z]*\(|\[object Object\]/.test(body)) ||
+    const broken =
+      response.status >= 500 ||
+      (!script && /\[native code\]|function [A-Za-z]*\(|\[object Object\]/.test(body)) ||
       (response.status >= 400 && body.startsWith("{") && !/"reason":"[^"]+"/.test(body));
     return broken ? { what, status: response.status, body: body.slice(0, 300) } : null;
   } catch (error) {
@@ -201,8 +217,20 @@ function publicAttempts(path: string, methods: readonly string[], params: Record
   const attempts: (() => Promise<Problem | null>)[] = [];
   if (methods.includes("GET")) attempts.push(() => check(`GET ${label}`, `${url}?${new URLSearchParams(params)}`, { headers }));
   if (methods.includes("POST")) {
-    attempts.push(() => check(`POST json ${label}`, url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(params) }));
-    attempts.push(() => check(`POST form ${label}`, url, { method: "POST", headers: { ...headers, "content-type": "application/x-www-form-urlencoded" }, body: `${new URLSearchParams(params)}` }));
+    attempts.push(() =>
+      check(`POST json ${label}`, url, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify(params),
+      }),
+    );
+    attempts.push(() =>
+      check(`POST form ${label}`, url, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
+        body: `${new URLSearchParams(params)}`,
+      }),
+    );
   }
   return attempts;
 }
@@ -210,11 +238,15 @@ function publicAttempts(path: string, methods: readonly string[], params: Record
 describe("prototype names on the public endpoints", () => {
   const routes = table((add) => registerPublicRoutes(add));
   const methodsOf = (path: string) => routes.filter((r) => r.path === path).map((r) => r.method);
-  const endpoints = [...new Set(routes.map((r) => r.path))].filter((p) => /^\/api\/v1\/\w+\.php$/.test(p) && methodsOf(p).some((m) => m === "GET" || m === "POST"));
+  const endpoints = [...new Set(routes.map((r) => r.path))].filter(
+    (p) => /^\/api\/v1\/\w+\.php$/.test(p) && methodsOf(p).some((m) => m === "GET" || m === "POST"),
+  );
 
   it("knows the parameters of every endpoint of the route table and of interface.md", () => {
     const spec = specParameters();
-    expect([...spec.keys()].sort()).toEqual(expect.arrayContaining(["activity", "assignments", "botcheck", "content", "events", "scan", "secret", "verify"]));
+    expect([...spec.keys()].sort()).toEqual(
+      expect.arrayContaining(["activity", "assignments", "botcheck", "content", "events", "scan", "secret", "verify"]),
+    );
     for (const name of spec.keys()) expect(endpoints).toContain(`/api/v1/${name}.php`);
     for (const path of endpoints) expect(Object.keys(PUBLIC_PARAMETERS)).toContain(path.slice("/api/v1/".length, -".php".length));
   });
@@ -245,7 +277,9 @@ describe("prototype names on the public endpoints", () => {
     for (const path of new Set(routes.filter((r) => r.method === "GET" && !endpoints.includes(r.path)).map((r) => r.path))) {
       for (const value of NAMES) {
         for (const parameter of [...(QUERY[path] ?? []), value]) {
-          attempts.push(() => check(`GET ${path} ${parameter}=${value}`, `${gw.url}${path}?${new URLSearchParams({ [parameter]: value })}`, {}));
+          attempts.push(() =>
+            check(`GET ${path} ${parameter}=${value}`, `${gw.url}${path}?${new URLSearchParams({ [parameter]: value })}`, {}),
+          );
         }
       }
     }
@@ -263,7 +297,8 @@ describe("prototype names on the public endpoints", () => {
   it("keeps the usage report in numbers, with each name an endpoint label like any other", async () => {
     const labels = ["constructor", "tostring", "hasownproperty", "valueof"];
     const daily = async () =>
-      (await gw.ctx.db.query<{ endpoint: string; calls: number }>("SELECT endpoint, calls FROM usage_daily WHERE key_id = $1", [client.id])).rows;
+      (await gw.ctx.db.query<{ endpoint: string; calls: number }>("SELECT endpoint, calls FROM usage_daily WHERE key_id = $1", [client.id]))
+        .rows;
     await waitFor(async () => {
       const rows = await daily();
       return labels.every((l) => rows.some((r) => r.endpoint === l));
@@ -283,7 +318,8 @@ describe("prototype names on the public endpoints", () => {
 
   it("lists installations named after them with their status, whether or not Redis still holds them", async () => {
     const wanted = new Set(NAMES);
-    const listed = async () => (await gw.admin("GET", `/keys/${client.id}/installations`)).body.installations as { install: string; status: unknown }[];
+    const listed = async () =>
+      (await gw.admin("GET", `/keys/${client.id}/installations`)).body.installations as { install: string; status: unknown }[];
     await waitFor(async () => {
       const { rows } = await gw.ctx.db.query<{ install: string }>("SELECT install FROM installations WHERE key_id = $1", [client.id]);
       return NAMES.every((n) => rows.some((r) => r.install === n));
@@ -369,9 +405,13 @@ describe("prototype names on the admin API", () => {
         `/admin/v1${pattern.replace(/:(\w+)/g, (_, p: string) => encodeURIComponent(p === odd?.parameter ? odd.value : pathValue(pattern, p)))}`;
       const to = CONSUMING.has(id) ? consuming : attempts;
       const send = (what: string, url: string, body: Record<string, unknown> | null) => () =>
-        check(`${id} ${what}`, `${gw.url}${url}`, method === "GET" || (method === "DELETE" && body === null)
-          ? { method, headers: auth }
-          : { method, headers: auth, body: JSON.stringify(body ?? {}) });
+        check(
+          `${id} ${what}`,
+          `${gw.url}${url}`,
+          method === "GET" || (method === "DELETE" && body === null)
+            ? { method, headers: auth }
+            : { method, headers: auth, body: JSON.stringify(body ?? {}) },
+        );
       for (const value of NAMES) {
         for (const parameter of parameters) to.push(send(`:${parameter}=${value}`, path({ parameter, value }), BASES[id]?.() ?? null));
         if (WAITS_FOR_AN_ACTOR.has(id)) continue;

@@ -24,12 +24,25 @@ beforeAll(async () => {
   const orgId = await makeOrg(gw, { plan: "enterprise" });
   await verifyDomain(gw, orgId, "example.com");
   serverKey = (await makeKey(gw, orgId, { name: "SIEM", kind: "server", domain: undefined, rate_per_minute: 100_000 })).key;
-  await insertEvent(gw.ctx.db, { orgId, type: "scan.completed", timeMs: gw.ctx.clock.now(), domain: "example.com", payload: { kind: "web", grade: "B", score: 70, fail_count: 1 } });
+  await insertEvent(gw.ctx.db, {
+    orgId,
+    type: "scan.completed",
+    timeMs: gw.ctx.clock.now(),
+    domain: "example.com",
+    payload: { kind: "web", grade: "B", score: 70, fail_count: 1 },
+  });
   const primary = gw.ctx.config.databaseUrl;
   const config = loadConfig({
-    PORT: "0", HOST: "127.0.0.1", REDIS_PREFIX: gw.ctx.keys.prefix, DATABASE_URL: primary,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    REDIS_PREFIX: gw.ctx.keys.prefix,
+    DATABASE_URL: primary,
     DATABASE_READ_URL: `${primary}${primary.includes("?") ? "&" : "?"}application_name=gateway_read_replica`,
-    ADMIN_TOKEN, GATEWAY_SECRET: TEST_SECRET, GATEWAY_TEST_CLOCK: "1", GATEWAY_ENV: "production", LOG_LEVEL: "silent",
+    ADMIN_TOKEN,
+    GATEWAY_SECRET: TEST_SECRET,
+    GATEWAY_TEST_CLOCK: "1",
+    GATEWAY_ENV: "production",
+    LOG_LEVEL: "silent",
   });
   ctx = await openContext(config, "test-read", { logger: silentLogger() });
   const second = await startIngress(ctx);
@@ -55,7 +68,9 @@ describe("DATABASE_READ_URL", () => {
     const text = await viaReplica.text();
     expect(text).toContain('"scan.completed"');
     expect(text).toBe(await direct.text());
-    const { rows } = await gw.ctx.db.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'gateway_read_replica' AND datname = current_database()");
+    const { rows } = await gw.ctx.db.query(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'gateway_read_replica' AND datname = current_database()",
+    );
     expect(rows[0].n).toBeGreaterThan(0);
   });
 

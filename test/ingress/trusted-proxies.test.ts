@@ -27,7 +27,13 @@ afterAll(async () => {
 const VISITOR = "203.0.113.7";
 
 async function verifyFrom(source: string, key: string, xff?: string) {
-  const answer = await postFrom(gw.url, source, "/api/v1/verify.php", { key, domain: "example.com" }, xff === undefined ? {} : { "x-forwarded-for": xff });
+  const answer = await postFrom(
+    gw.url,
+    source,
+    "/api/v1/verify.php",
+    { key, domain: "example.com" },
+    xff === undefined ? {} : { "x-forwarded-for": xff },
+  );
   return answer.body.reason as string;
 }
 
@@ -52,7 +58,8 @@ describe("the client behind a trusted proxy", () => {
 
   it("is the connecting address secret.php judges: the first untrusted hop", async () => {
     const server = await makeKey(gw, orgId, { kind: "server", domain: undefined, name: "Backend", ip_allow: [VISITOR] });
-    const ask = (source: string, xff: string) => postFrom(gw.url, source, "/api/v1/secret.php", { key: server.key, name: "db_password" }, { "x-forwarded-for": xff });
+    const ask = (source: string, xff: string) =>
+      postFrom(gw.url, source, "/api/v1/secret.php", { key: server.key, name: "db_password" }, { "x-forwarded-for": xff });
     const behind = await ask("127.0.0.1", VISITOR);
     expect([behind.status, behind.body.value]).toEqual([200, "hunter2"]);
     expect((await ask("127.0.0.2", VISITOR)).body.reason).toBe("ip_not_allowed");

@@ -64,8 +64,20 @@ describe("gateway account verbs", () => {
   it("lists them in --help", async () => {
     const help = await ok(["--help"]);
     for (const command of [
-      "org list", "key list", "domain list", "member list", "token create", "token list", "token revoke",
-      "risk accept", "risk release", "risk list", "install list", "scan run", "scan show", "me",
+      "org list",
+      "key list",
+      "domain list",
+      "member list",
+      "token create",
+      "token list",
+      "token revoke",
+      "risk accept",
+      "risk release",
+      "risk list",
+      "install list",
+      "scan run",
+      "scan show",
+      "me",
     ]) {
       expect(help.out).toContain(`gateway ${command}`);
     }
@@ -92,7 +104,11 @@ describe("gateway account verbs", () => {
     expect(created.out).toContain("shown this once");
     const me = await ok(["me"], holding(shown as string));
     expect(me.out).toContain('Token "laptop" of organization');
-    expect((await ok(["me", "--json"], holding(shown as string))).json().principal).toMatchObject({ kind: "token", org: { id: orgId }, scopes: ["read", "write"] });
+    expect((await ok(["me", "--json"], holding(shown as string))).json().principal).toMatchObject({
+      kind: "token",
+      org: { id: orgId },
+      scopes: ["read", "write"],
+    });
     const viaFlag = await ok(["me", "--json", "--token", shown as string], { ADMIN_TOKEN: undefined });
     expect(viaFlag.json().principal.kind).toBe("token");
     // --token wins over GATEWAY_TOKEN, which wins over ADMIN_TOKEN.
@@ -112,7 +128,9 @@ describe("gateway account verbs", () => {
 
     const domains = await ok(["domain", "list"], holding(shown as string));
     expect(domains.out).toContain("shop.example.com");
-    expect(domains.out).toMatch(/pending\.example\.com\s+not verified\s+_gateway-verification\.pending\.example\.com TXT "gateway-verification=/);
+    expect(domains.out).toMatch(
+      /pending\.example\.com\s+not verified\s+_gateway-verification\.pending\.example\.com TXT "gateway-verification=/,
+    );
     const members = await ok(["member", "list"], holding(shown as string));
     expect(members.out).toMatch(/owner\s+ada@example\.com\s+Ada/);
     // Another organization's lists are not the token's: 404, as if they did not exist.
@@ -141,7 +159,10 @@ describe("gateway account verbs", () => {
   it("risk accept, list and release; a read token may list but not accept", async () => {
     const writer = await token("read,write");
     const reader = await token("read");
-    const accepted = await ok(["risk", "accept", "--domain", "shop.example.com", "--finding", "email:spf", "--note", "SPF is managed upstream"], holding(writer));
+    const accepted = await ok(
+      ["risk", "accept", "--domain", "shop.example.com", "--finding", "email:spf", "--note", "SPF is managed upstream"],
+      holding(writer),
+    );
     expect(accepted.out).toContain("email:spf on shop.example.com accepted");
     const listed = await ok(["risk", "list"], holding(reader));
     expect(listed.out).toMatch(/shop\.example\.com\s+email:spf/);
@@ -149,7 +170,9 @@ describe("gateway account verbs", () => {
     const refused = await cli(["risk", "accept", "--domain", "shop.example.com", "--finding", "email:dmarc"], holding(reader));
     expect(refused.code).toBe(1);
     expect(refused.err).toContain("insufficient_scope");
-    expect((await ok(["risk", "release", "--domain", "shop.example.com", "--finding", "email:spf"], holding(writer))).out).toContain("released");
+    expect((await ok(["risk", "release", "--domain", "shop.example.com", "--finding", "email:spf"], holding(writer))).out).toContain(
+      "released",
+    );
     expect((await ok(["risk", "list", "--json"], holding(reader))).json().risks).toEqual([]);
     const missing = await cli(["risk", "accept", "--finding", "email:spf"], holding(writer));
     expect(missing.code).toBe(2);

@@ -83,8 +83,18 @@ async function ok(...argv: string[]): Promise<Run> {
 describe("usage", () => {
   it("lists the new nouns, and refuses their command-line mistakes with exit code 2", async () => {
     const help = await ok("--help");
-    for (const command of ["org update", "member add", "webhook create", "webhook deliveries", "note list", "siem state", "siem test",
-      "status service set", "status incident update", "status maintenance cancel"]) {
+    for (const command of [
+      "org update",
+      "member add",
+      "webhook create",
+      "webhook deliveries",
+      "note list",
+      "siem state",
+      "siem test",
+      "status service set",
+      "status incident update",
+      "status maintenance cancel",
+    ]) {
       expect(help.out).toContain(`gateway ${command}`);
     }
     const statusHelp = await ok("status", "--help");
@@ -123,8 +133,13 @@ describe("findings nouns", () => {
     const refused = await cli("org", "update", String(orgId), "--default-owner", "nobody@example.com", "--json");
     expect(refused.code).toBe(1);
     expect(refused.json()).toMatchObject({ ok: false, reason: "bad_default_owner" });
-    expect((await cli("member", "add", "--org", String(orgId), "--name", "A", "--email", "ALICE@example.com")).err).toContain("conflict (HTTP 409)");
-    expect((await ok("org", "get", String(orgId), "--json")).json().org.default_owner).toEqual({ name: "Alice", email: "alice@example.com" });
+    expect((await cli("member", "add", "--org", String(orgId), "--name", "A", "--email", "ALICE@example.com")).err).toContain(
+      "conflict (HTTP 409)",
+    );
+    expect((await ok("org", "get", String(orgId), "--json")).json().org.default_owner).toEqual({
+      name: "Alice",
+      email: "alice@example.com",
+    });
   });
 
   it("webhook create, list, deliveries and delete", async () => {
@@ -170,10 +185,17 @@ describe("findings nouns", () => {
     expect(added.out).toMatch(/^Note \d+ added to email:spf on a\.test\.$/m);
     await ok("note", "add", ...where, "--who", "Alice", "--body", "fixed in staging");
     const list = await ok("note", "list", ...where);
-    expect(list.out.trimEnd().split("\n").map((l) => l.replace(/^\S+\s+/, ""))).toEqual(["Ops: Vendor ticket #42", "Alice: fixed in staging"]);
+    expect(
+      list.out
+        .trimEnd()
+        .split("\n")
+        .map((l) => l.replace(/^\S+\s+/, "")),
+    ).toEqual(["Ops: Vendor ticket #42", "Alice: fixed in staging"]);
     expect((await ok("note", "list", ...where, "--json")).json().notes.map((n: { who: string }) => n.who)).toEqual(["Ops", "Alice"]);
     // The same notes through assignments.php's story.
-    const story = await gw.call("/api/v1/assignments.php", { query: { key, for_domain: "a.test", finding_key: "email:spf", history: "1" } });
+    const story = await gw.call("/api/v1/assignments.php", {
+      query: { key, for_domain: "a.test", finding_key: "email:spf", history: "1" },
+    });
     expect(story.body.notes.map((n: { body: string }) => n.body)).toEqual(["Vendor ticket #42", "fixed in staging"]);
     const none = await cli("note", "list", "--org", String(orgId), "--domain", "a.test", "--finding", "headers:csp");
     expect(none.code).toBe(1);
@@ -206,7 +228,11 @@ describe("siem noun", () => {
     expect(state.out).toMatch(/^\s+kind\s+http$/m);
     expect(state.out).toMatch(/^\s+token\s+set$/m);
     expect(state.out).toMatch(/^\s+dead letters\s+0$/m);
-    expect((await ok("siem", "state", ...org, id!, "--json")).json().destination).toMatchObject({ id: Number(id), kind: "http", has_token: true });
+    expect((await ok("siem", "state", ...org, id!, "--json")).json().destination).toMatchObject({
+      id: Number(id),
+      kind: "http",
+      has_token: true,
+    });
     expect((await ok("siem", "list", ...org)).out).toMatch(new RegExp(`^${id}\\s+http\\s+`, "m"));
 
     expect((await ok("siem", "delete", ...org, id!)).out).toBe(`SIEM destination ${id} deleted.\n`);
@@ -219,7 +245,7 @@ describe("siem noun", () => {
 describe("status noun", () => {
   it("service set and list", async () => {
     const set = await ok("status", "service", "set", "api", "https://api.example.com/health", "--name", "Public API");
-    expect(set.out).toBe("Service api \"Public API\" is probed at https://api.example.com/health.\n");
+    expect(set.out).toBe('Service api "Public API" is probed at https://api.example.com/health.\n');
     const list = await ok("status", "service", "list");
     expect(list.out).toMatch(/^api\s+Public API\s+yes\s+https:\/\/api\.example\.com\/health\s+-$/m);
     expect((await ok("status", "service", "set", "api", "none", "--name", "Public API")).out).toContain("is not probed");
@@ -229,7 +255,20 @@ describe("status noun", () => {
   });
 
   it("incident create, update, edit, get, list; the public document shows it", async () => {
-    const created = await ok("status", "incident", "create", "--title", "Slow verify", "--body", "Looking into it", "--impact", "major", "--affects", "api,website", "--json");
+    const created = await ok(
+      "status",
+      "incident",
+      "create",
+      "--title",
+      "Slow verify",
+      "--body",
+      "Looking into it",
+      "--impact",
+      "major",
+      "--affects",
+      "api,website",
+      "--json",
+    );
     const incident = created.json().incident;
     expect(incident).toMatchObject({ title: "Slow verify", impact: "major", status: "investigating", affects: ["api", "website"] });
     const id = String(incident.id);
@@ -254,7 +293,20 @@ describe("status noun", () => {
   it("maintenance create, edit, get, list, cancel; status activity", async () => {
     const start = new Date(gw.ctx.clock.now() + 86_400_000).toISOString();
     const end = new Date(gw.ctx.clock.now() + 90_000_000).toISOString();
-    const created = await ok("status", "maintenance", "create", "--title", "DB upgrade", "--starts-at", start, "--ends-at", end, "--affects", "api", "--json");
+    const created = await ok(
+      "status",
+      "maintenance",
+      "create",
+      "--title",
+      "DB upgrade",
+      "--starts-at",
+      start,
+      "--ends-at",
+      end,
+      "--affects",
+      "api",
+      "--json",
+    );
     const id = String(created.json().maintenance.id);
     const edited = await ok("status", "maintenance", "edit", id, "--title", "PostgreSQL upgrade");
     expect(edited.out).toContain(`Maintenance ${id} "PostgreSQL upgrade" changed.`);

@@ -123,10 +123,18 @@ describe("a collector's answer through the CLI", () => {
     const [eventId] = await writeEvents(gw, orgId, 1, "finding.assigned");
     await enqueueDeliveries(gw.ctx.db, { orgId, eventId, eventType: "finding.assigned", bodyFor: () => "{}", nowMs: gw.ctx.clock.now() });
     const delivery = deliveryId(eventId, webhookId);
-    await recordAttempt(gw.ctx.db, delivery, { kind: "retry", status: 500, error: `${HOSTILE}${"z".repeat(5_000)}`, nextAttemptMs: gw.ctx.clock.now() + 60_000 }, gw.ctx.clock.now());
+    await recordAttempt(
+      gw.ctx.db,
+      delivery,
+      { kind: "retry", status: 500, error: `${HOSTILE}${"z".repeat(5_000)}`, nextAttemptMs: gw.ctx.clock.now() + 60_000 },
+      gw.ctx.clock.now(),
+    );
     const { rows } = await gw.ctx.db.query<{ last_error: string }>("SELECT last_error FROM webhook_deliveries WHERE id = $1", [delivery]);
     expect(Array.from(rows[0].last_error)).toHaveLength(LAST_ERROR_MAX_CHARS);
-    for (const argv of [["webhook", "deliveries", "--org", String(orgId), String(webhookId)], ["webhook", "list", "--org", String(orgId)]]) {
+    for (const argv of [
+      ["webhook", "deliveries", "--org", String(orgId), String(webhookId)],
+      ["webhook", "list", "--org", String(orgId)],
+    ]) {
       const run = await cli(...argv);
       expect(run.code).toBe(0);
       expect(run.out).toContain("ALERT");

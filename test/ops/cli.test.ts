@@ -54,7 +54,16 @@ describe("command line", () => {
       const r = await cli(argv);
       expect(r.code, argv.join(" ")).toBe(0);
       expect(r.out).toContain("Usage: gateway");
-      for (const command of ["org create", "key create", "key rotate", "domain verify", "install block", "streams", "dead-letters retry", "snapshots rebuild"]) {
+      for (const command of [
+        "org create",
+        "key create",
+        "key rotate",
+        "domain verify",
+        "install block",
+        "streams",
+        "dead-letters retry",
+        "snapshots rebuild",
+      ]) {
         expect(r.out).toContain(`gateway ${command}`);
       }
     }
@@ -146,8 +155,23 @@ describe("admin commands", () => {
   it("key create, suspend, resume, rotate, revoke", async () => {
     const org = (await cli(["org", "create", "--name", "Keys", "--plan", "starter", "--json"])).json().org.id;
     const created = await cli([
-      "key", "create", "--org", String(org), "--name", "Site", "--kind", "client", "--domain", "shop.example.com",
-      "--ip-allow", "10.0.0.0/8,192.0.2.1", "--countries-block", "KP", "--rate-per-minute", "60", "--trial",
+      "key",
+      "create",
+      "--org",
+      String(org),
+      "--name",
+      "Site",
+      "--kind",
+      "client",
+      "--domain",
+      "shop.example.com",
+      "--ip-allow",
+      "10.0.0.0/8,192.0.2.1",
+      "--countries-block",
+      "KP",
+      "--rate-per-minute",
+      "60",
+      "--trial",
     ]);
     expect(created.code).toBe(0);
     const key = /\b(ak_live_[A-Za-z0-9]+)\b/.exec(created.out)?.[1];
@@ -252,7 +276,11 @@ describe("redis commands", () => {
     expect(scanner).toMatchObject({ consumers: 1, pending: 2, lag: 1 });
     expect(scanner.oldest_pending_age_ms).toBeGreaterThanOrEqual(0);
     expect(scanner.oldest_pending_id).toMatch(/^\d+-\d+$/);
-    expect(scanned.groups.find((g: { group: string }) => g.group === "auditor")).toMatchObject({ pending: 0, lag: 0, oldest_pending_age_ms: null });
+    expect(scanned.groups.find((g: { group: string }) => g.group === "auditor")).toMatchObject({
+      pending: 0,
+      lag: 0,
+      oldest_pending_age_ms: null,
+    });
     expect(body.streams.find((s: { stream: string }) => s.stream === quiet)).toMatchObject({ length: 1, groups: [] });
 
     const human = await cli(["streams"]);
@@ -266,7 +294,11 @@ describe("redis commands", () => {
     const { redis, keys } = gw.ctx;
     const before = await cli(["streams"]);
     expect(before.out).toContain("No actor process alive");
-    const beats = [startHeartbeat(redis, keys, "notifier", "host-1"), startHeartbeat(redis, keys, "notifier", "host-2"), startHeartbeat(redis, keys, "outbox", "host-1")];
+    const beats = [
+      startHeartbeat(redis, keys, "notifier", "host-1"),
+      startHeartbeat(redis, keys, "notifier", "host-2"),
+      startHeartbeat(redis, keys, "outbox", "host-1"),
+    ];
     const json = await waitFor(async () => {
       const body = (await cli(["streams", "--json"])).json();
       return body.actors.length === 2 ? body : undefined;
@@ -299,7 +331,10 @@ describe("redis commands", () => {
     await waitFor(() => state.out.split("\n").filter(Boolean).length >= 2, 6000);
     controller.abort();
     expect(await running).toBe(0);
-    const documents = state.out.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    const documents = state.out
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     expect(documents.length).toBeGreaterThanOrEqual(2);
     expect(Date.parse(documents[1].at) - Date.parse(documents[0].at)).toBeGreaterThanOrEqual(1900);
 
@@ -317,9 +352,22 @@ describe("redis commands", () => {
     for (const data of payloads) await redis.xadd(stream, "*", "data", data);
     const read = (await redis.xreadgroup("GROUP", "worker", "w1", "COUNT", 3, "STREAMS", stream, ">")) as [string, [string, string[]][]][];
     for (const [id, fields] of read[0][1]) {
-      await moveToDeadLetters(redis, keys, {
-        stream, id, group: "worker", consumer: "w1", reason: "permanent", error: "boom", attempts: 3, data: fields[1], at: clock.now(),
-      }, 1000);
+      await moveToDeadLetters(
+        redis,
+        keys,
+        {
+          stream,
+          id,
+          group: "worker",
+          consumer: "w1",
+          reason: "permanent",
+          error: "boom",
+          attempts: 3,
+          data: fields[1],
+          at: clock.now(),
+        },
+        1000,
+      );
     }
 
     const all = await cli(["dead-letters", "list", "--json"]);

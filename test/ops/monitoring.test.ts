@@ -52,25 +52,37 @@ describe("monitoring", () => {
     await gw.call("/api/v1/verify.php", { body: { key: "ak_live_nothing" } });
     const port = await freePort();
     const target = new URL(gw.metricsUrl).host;
-    await writeFile(join(dir, "prometheus.yml"), `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: gateway\n    static_configs:\n      - targets: ["${target}"]\n`);
-    prometheus = spawn("prometheus", [
-      `--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${join(dir, "data")}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-    ], { stdio: "ignore" });
+    await writeFile(
+      join(dir, "prometheus.yml"),
+      `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: gateway\n    static_configs:\n      - targets: ["${target}"]\n`,
+    );
+    prometheus = spawn(
+      "prometheus",
+      [
+        `--config.file=${join(dir, "prometheus.yml")}`,
+        `--storage.tsdb.path=${join(dir, "data")}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
+      { stdio: "ignore" },
+    );
     const api = `http://127.0.0.1:${port}/api/v1`;
     const used = await namesUsed();
     expect(used.length).toBeGreaterThan(10);
     let missing: string[] = used;
-    await waitFor(async () => {
-      const response = await fetch(`${api}/label/__name__/values`).catch(() => null);
-      if (!response?.ok) return false;
-      const collected = new Set(((await response.json()) as { data: string[] }).data);
-      const has = (name: string) => collected.has(name) || collected.has(`${name}_bucket`);
-      missing = used.filter((name) => !has(name));
-      return missing.length === 0;
-    }, 30_000, 500).catch(() => undefined);
+    await waitFor(
+      async () => {
+        const response = await fetch(`${api}/label/__name__/values`).catch(() => null);
+        if (!response?.ok) return false;
+        const collected = new Set(((await response.json()) as { data: string[] }).data);
+        const has = (name: string) => collected.has(name) || collected.has(`${name}_bucket`);
+        missing = used.filter((name) => !has(name));
+        return missing.length === 0;
+      },
+      30_000,
+      500,
+    ).catch(() => undefined);
     expect(missing).toEqual([]);
-    const up = await (await fetch(`${api}/query?query=up`)).json() as { data: { result: { value: [number, string] }[] } };
+    const up = (await (await fetch(`${api}/query?query=up`)).json()) as { data: { result: { value: [number, string] }[] } };
     expect(up.data.result[0]?.value[1]).toBe("1");
   }, 60_000);
 });

@@ -37,12 +37,18 @@ beforeAll(async () => {
     "INSERT INTO webhooks (org_id, url, secret_sealed, created_at) VALUES ($1, 'https://hooks.example.com/x', '\\x00', $2) RETURNING id::text",
     [orgs[1], now],
   );
-  await gw.ctx.db.query("UPDATE webhooks SET secret_sealed = $1 WHERE id = $2", [seal(OLD, "whsec_123", `webhook:${orgs[1]}:${hook.rows[0].id}`), hook.rows[0].id]);
+  await gw.ctx.db.query("UPDATE webhooks SET secret_sealed = $1 WHERE id = $2", [
+    seal(OLD, "whsec_123", `webhook:${orgs[1]}:${hook.rows[0].id}`),
+    hook.rows[0].id,
+  ]);
   const siem = await gw.ctx.db.query<{ id: string }>(
     "INSERT INTO siem_destinations (org_id, kind, url, created_at) VALUES ($1, 'splunk_hec', 'https://splunk.example.com', $2), ($1, 'http', 'https://logs.example.com', $2) RETURNING id::text",
     [orgs[0], now],
   );
-  await gw.ctx.db.query("UPDATE siem_destinations SET token_sealed = $1 WHERE id = $2", [seal(OLD, "hec-token", `siem:${orgs[0]}:${siem.rows[0].id}`), siem.rows[0].id]);
+  await gw.ctx.db.query("UPDATE siem_destinations SET token_sealed = $1 WHERE id = $2", [
+    seal(OLD, "hec-token", `siem:${orgs[0]}:${siem.rows[0].id}`),
+    siem.rows[0].id,
+  ]);
 });
 afterAll(async () => {
   await gw?.stop();
@@ -56,9 +62,15 @@ async function cli(argv: string[]): Promise<{ code: number; out: string; err: st
 }
 
 async function sealedRows(): Promise<{ where: string; aad: string; sealed: Buffer }[]> {
-  const secrets = await gw.ctx.db.query<{ org_id: number; name: string; sealed: Buffer }>("SELECT org_id, name, sealed FROM secrets ORDER BY org_id, name");
-  const hooks = await gw.ctx.db.query<{ org_id: number; id: string; secret_sealed: Buffer }>("SELECT org_id, id::text, secret_sealed FROM webhooks");
-  const siem = await gw.ctx.db.query<{ org_id: number; id: string; token_sealed: Buffer }>("SELECT org_id, id::text, token_sealed FROM siem_destinations WHERE token_sealed IS NOT NULL");
+  const secrets = await gw.ctx.db.query<{ org_id: number; name: string; sealed: Buffer }>(
+    "SELECT org_id, name, sealed FROM secrets ORDER BY org_id, name",
+  );
+  const hooks = await gw.ctx.db.query<{ org_id: number; id: string; secret_sealed: Buffer }>(
+    "SELECT org_id, id::text, secret_sealed FROM webhooks",
+  );
+  const siem = await gw.ctx.db.query<{ org_id: number; id: string; token_sealed: Buffer }>(
+    "SELECT org_id, id::text, token_sealed FROM siem_destinations WHERE token_sealed IS NOT NULL",
+  );
   return [
     ...secrets.rows.map((r) => ({ where: `secret ${r.org_id}/${r.name}`, aad: secretAad(r.org_id, r.name), sealed: r.sealed })),
     ...hooks.rows.map((r) => ({ where: `webhook ${r.id}`, aad: `webhook:${r.org_id}:${r.id}`, sealed: r.secret_sealed })),
@@ -75,8 +87,11 @@ function opens(master: Buffer, sealed: Buffer, aad: string): string | null {
 }
 
 const askSecret = (url: string, name: string) =>
-  fetch(`${url}/api/v1/secret.php`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key: serverKey, name }) })
-    .then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+  fetch(`${url}/api/v1/secret.php`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ key: serverKey, name }),
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
 
 describe("gateway secrets reseal", () => {
   it("refuses a wrong command line (exit 2) and changes nothing", async () => {

@@ -29,8 +29,16 @@ afterAll(async () => {
 const line = (pattern: RegExp) => pattern.exec(output)?.[1];
 
 const demoEnv = (fresh: NodeJS.ProcessEnv): Record<string, string> => ({
-  ...(fresh as Record<string, string>), PORT: "0", METRICS_PORT: "0", REDIS_PREFIX: prefix, DATABASE_URL: `postgres://${user}@127.0.0.1:5432/${database}`,
-  ADMIN_TOKEN: "", GATEWAY_SECRET: "", GATEWAY_TEST_CLOCK: "", LOG_LEVEL: "info", INGRESS_PROCESSES: "2",
+  ...(fresh as Record<string, string>),
+  PORT: "0",
+  METRICS_PORT: "0",
+  REDIS_PREFIX: prefix,
+  DATABASE_URL: `postgres://${user}@127.0.0.1:5432/${database}`,
+  ADMIN_TOKEN: "",
+  GATEWAY_SECRET: "",
+  GATEWAY_TEST_CLOCK: "",
+  LOG_LEVEL: "info",
+  INGRESS_PROCESSES: "2",
 });
 
 describe("npm start (supervisor)", () => {
@@ -53,7 +61,9 @@ describe("npm start (supervisor)", () => {
     // Two ingress processes share the one port.
     await waitFor(() => output.split(`listening on ${url}`).length - 1 === 2, 10_000);
     expect([...output.matchAll(/"role":"ingress","pid":(\d+)/g)]).toHaveLength(2);
-    const verified = await (await fetch(`${url}/api/v1/verify.php`, { method: "POST", body: JSON.stringify({ key: clientKey, domain: "demo.example" }) })).json();
+    const verified = await (
+      await fetch(`${url}/api/v1/verify.php`, { method: "POST", body: JSON.stringify({ key: clientKey, domain: "demo.example" }) })
+    ).json();
     expect(verified).toMatchObject({ authorized: true, reason: "ok" });
     const org = await fetch(`${url}/admin/v1/orgs/1`, { headers: { authorization: `Bearer ${token}` } });
     expect(org.status).toBe(200);
@@ -106,7 +116,10 @@ describe("npm start (supervisor)", () => {
   });
 
   it("a bad configuration value stops start-up naming the variable", async () => {
-    const child = spawn(process.execPath, ["dist/ops/start.js"], { env: { ...process.env, PORT: "eighty" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["dist/ops/start.js"], {
+      env: { ...process.env, PORT: "eighty" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let err = "";
     child.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));

@@ -51,8 +51,13 @@ async function ensureBuilt(): Promise<void> {
   });
   if (!stale) return;
   // tsc still emits when unrelated files in the tree do not type-check; only the output matters here.
-  await promisify(execFile)(process.execPath, [sourcePath("node_modules", "typescript", "bin", "tsc"), "-p", sourcePath("tsconfig.json")]).catch(() => {});
-  if (!existsSync(sourcePath("dist", "shared", "platform", "clock.js"))) throw new Error("npm run build did not produce dist/shared/platform/clock.js");
+  await promisify(execFile)(process.execPath, [
+    sourcePath("node_modules", "typescript", "bin", "tsc"),
+    "-p",
+    sourcePath("tsconfig.json"),
+  ]).catch(() => {});
+  if (!existsSync(sourcePath("dist", "shared", "platform", "clock.js")))
+    throw new Error("npm run build did not produce dist/shared/platform/clock.js");
 }
 
 const CHILD = `

@@ -158,7 +158,9 @@ describe("loadConfig", () => {
     expect(loadConfig({ REDIS_CLUSTER: "10.0.0.1:7000,10.0.0.2:7000" }).redisUrl).toBe("redis+cluster://10.0.0.1:7000,10.0.0.2:7000");
     // REDIS_URL at its default counts as unset.
     expect(loadConfig({ REDIS_CLUSTER: "h:7000", REDIS_URL: "redis://127.0.0.1:6379" }).redisUrl).toBe("redis+cluster://h:7000");
-    expect(loadConfig({ REDIS_URL: "redis+cluster://ops:s3cret@h1:7000,h2:7001" }).redisUrl).toBe("redis+cluster://ops:s3cret@h1:7000,h2:7001");
+    expect(loadConfig({ REDIS_URL: "redis+cluster://ops:s3cret@h1:7000,h2:7001" }).redisUrl).toBe(
+      "redis+cluster://ops:s3cret@h1:7000,h2:7001",
+    );
     const both = configError({ REDIS_CLUSTER: "h:7000", REDIS_URL: "redis://cache:6379" });
     expect(both.variable).toBe("REDIS_CLUSTER");
     expect(both.message).toContain("REDIS_URL");
@@ -172,7 +174,12 @@ describe("loadConfig", () => {
   it("parses the seed nodes and credentials of a cluster URL", () => {
     expect(parseClusterUrl("redis://h:6379")).toBeNull();
     expect(parseClusterUrl("redis+cluster://u:p%40ss@h1:7000,[::1]:7001/")).toEqual({
-      username: "u", password: "p@ss", nodes: [{ host: "h1", port: 7000 }, { host: "::1", port: 7001 }],
+      username: "u",
+      password: "p@ss",
+      nodes: [
+        { host: "h1", port: 7000 },
+        { host: "::1", port: 7001 },
+      ],
     });
     expect(() => parseClusterUrl("redis+cluster://h1:0")).toThrow();
     expect(() => parseClusterUrl("redis+cluster://")).toThrow();
@@ -221,11 +228,16 @@ describe("loadConfig", () => {
     const error = configError({ SCAN_ALLOW_PRIVATE: "1" });
     expect(error.variable).toBe("SCAN_ALLOW_PRIVATE");
     expect(error.message).toContain("tests only");
-    expect(configError({ SCAN_ALLOW_PRIVATE: "1", GATEWAY_ENV: "production", OUTBOUND_ALLOW_CIDRS: "10.0.0.0/8" }).variable).toBe("SCAN_ALLOW_PRIVATE");
+    expect(configError({ SCAN_ALLOW_PRIVATE: "1", GATEWAY_ENV: "production", OUTBOUND_ALLOW_CIDRS: "10.0.0.0/8" }).variable).toBe(
+      "SCAN_ALLOW_PRIVATE",
+    );
     expect(loadConfig({ SCAN_ALLOW_PRIVATE: "1", GATEWAY_TEST_CLOCK: "1" }).scanAllowPrivate).toBe(true);
     expect(loadConfig({ SCAN_ALLOW_PRIVATE: "1", GATEWAY_ENV: "test" }).scanAllowPrivate).toBe(true);
     // The operator's settings for the prober and for customer destinations are production settings.
-    expect(loadConfig({ PROBE_ALLOW_PRIVATE: "1", OUTBOUND_ALLOW_CIDRS: "10.0.0.0/8" })).toMatchObject({ probeAllowPrivate: true, outboundAllowCidrs: ["10.0.0.0/8"] });
+    expect(loadConfig({ PROBE_ALLOW_PRIVATE: "1", OUTBOUND_ALLOW_CIDRS: "10.0.0.0/8" })).toMatchObject({
+      probeAllowPrivate: true,
+      outboundAllowCidrs: ["10.0.0.0/8"],
+    });
   });
 
   it("never echoes a bad secret in the error", () => {

@@ -8,8 +8,23 @@ describe("hmacHex", () => {
   const reference = (key: string | Buffer, message: string) => createHmac("sha256", key).update(message).digest("hex");
 
   it("equals createHmac at the edges: empty, block-sized and longer keys, UTF-8, messages past the scratch buffer", () => {
-    const keys: (string | Buffer)[] = ["", "ak_live_" + "x".repeat(32), "k".repeat(64), "k".repeat(65), "clé-ü€𝄞", randomBytes(64), randomBytes(100)];
-    const messages = ["", "1795240280.17.1.example.com", "1795240280.17.1.bücher.example.𝄞", "m".repeat(4096), "m".repeat(4097), "€".repeat(2000)];
+    const keys: (string | Buffer)[] = [
+      "",
+      `ak_live_${"x".repeat(32)}`,
+      "k".repeat(64),
+      "k".repeat(65),
+      "clé-ü€𝄞",
+      randomBytes(64),
+      randomBytes(100),
+    ];
+    const messages = [
+      "",
+      "1795240280.17.1.example.com",
+      "1795240280.17.1.bücher.example.𝄞",
+      "m".repeat(4096),
+      "m".repeat(4097),
+      "€".repeat(2000),
+    ];
     for (const key of keys) for (const message of messages) expect(hmacHex(key, message)).toBe(reference(key, message));
   });
 
@@ -23,8 +38,15 @@ describe("hmacHex", () => {
 describe("hmacHexPadded", () => {
   it("equals createHmac for every key of up to a block, and has no pads for a longer key", () => {
     const reference = (key: string, message: string) => createHmac("sha256", key).update(message).digest("hex");
-    const messages = ["", "1795240280.17.1.example.com.nonce", "1795240280.17.1.bücher.example.𝄞", "m".repeat(4096), "m".repeat(4097), "€".repeat(2000)];
-    for (const key of ["", "ak_live_" + "x".repeat(32), "k".repeat(64), "clé-ü€𝄞"]) {
+    const messages = [
+      "",
+      "1795240280.17.1.example.com.nonce",
+      "1795240280.17.1.bücher.example.𝄞",
+      "m".repeat(4096),
+      "m".repeat(4097),
+      "€".repeat(2000),
+    ];
+    for (const key of ["", `ak_live_${"x".repeat(32)}`, "k".repeat(64), "clé-ü€𝄞"]) {
       const pads = hmacPads(key);
       expect(pads).not.toBeNull();
       for (const message of messages) expect(hmacHexPadded(pads!, message)).toBe(reference(key, message));
@@ -40,7 +62,12 @@ describe("hmacHexPadded", () => {
 describe("hmacBytes", () => {
   it("equals createHmac over the concatenated parts, for short, block-sized and longer keys and parts past the scratch buffer", () => {
     const keys = [randomBytes(32), randomBytes(64), randomBytes(65)];
-    const parts: Buffer[][] = [[], [Buffer.from("context\0")], [Buffer.from("context\0"), randomBytes(40)], [randomBytes(3000), randomBytes(1200)]];
+    const parts: Buffer[][] = [
+      [],
+      [Buffer.from("context\0")],
+      [Buffer.from("context\0"), randomBytes(40)],
+      [randomBytes(3000), randomBytes(1200)],
+    ];
     for (const key of keys) {
       for (const message of parts) {
         const reference = createHmac("sha256", key);

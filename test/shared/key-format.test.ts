@@ -18,7 +18,12 @@ const substitutes = (c: string) => [ALPHABET[(ALPHABET.indexOf(c) + 1) % 57], "0
 
 describe("key format", () => {
   it("issues keys the documented regular expressions match, with the documented checksum", () => {
-    for (const [kind, production] of [["client", true], ["client", false], ["server", true], ["server", false]] as const) {
+    for (const [kind, production] of [
+      ["client", true],
+      ["client", false],
+      ["server", true],
+      ["server", false],
+    ] as const) {
       const { key, prefix } = issueKey(kind, production);
       expect(key).toMatch(KEY_PATTERNS[kind]);
       expect(key).not.toMatch(kind === "client" ? KEY_PATTERNS.server : KEY_PATTERNS.client);
@@ -66,8 +71,27 @@ describe("key format", () => {
     }
     expect(`ak_live_${randomToken(32)}`).toMatch(KEY_PATTERNS.legacyClient);
     expect(`sk_live_${randomToken(40)}`).toMatch(KEY_PATTERNS.legacyServer);
-    const legacyTypos = [`ak_live_${randomToken(31)}`, `ak_live_${randomToken(33)}`, `ak_live_${randomToken(31)}0`, `ak_live_${randomToken(31)}l`, `ak_live_${randomToken(31)}é`];
-    for (const garbage of ["", "x", "hello world", "ak_prod_abc", "xk_live_abc", "AK_LIVE_abc", "ak-live-abc", "gwt_abc", "ak_live", "ak_live_", "ak_live_neverissued", ...legacyTypos]) {
+    const legacyTypos = [
+      `ak_live_${randomToken(31)}`,
+      `ak_live_${randomToken(33)}`,
+      `ak_live_${randomToken(31)}0`,
+      `ak_live_${randomToken(31)}l`,
+      `ak_live_${randomToken(31)}é`,
+    ];
+    for (const garbage of [
+      "",
+      "x",
+      "hello world",
+      "ak_prod_abc",
+      "xk_live_abc",
+      "AK_LIVE_abc",
+      "ak-live-abc",
+      "gwt_abc",
+      "ak_live",
+      "ak_live_",
+      "ak_live_neverissued",
+      ...legacyTypos,
+    ]) {
       expect(wellFormedKey(garbage), garbage).toBe(false);
     }
   });

@@ -35,10 +35,20 @@ describe("shard tags", () => {
       const shard = shardOf(orgId);
       const slot = slotOf(keys.usageStream(shard));
       const touched = [
-        keys.usageStreamOf(orgId), keys.snapshotSentinel(shard), keys.keySnapshot(orgId, 9), keys.orgSnapshot(orgId),
-        keys.contentSnapshot(orgId), keys.secretSnapshot(orgId), keys.rateWindow(orgId, 9, 5), keys.placeWindow(orgId, 9, 5),
-        keys.sourceWindow(orgId, 9, 5, "abc"), keys.cycleUsed(orgId, 0), keys.installations(orgId, 9),
-        keys.endpointLabels(orgId, 9, "2026-01-01"), keys.pendingInstalls(orgId, 9, "2026-01-01"), keys.installSightings(orgId, 9, 5),
+        keys.usageStreamOf(orgId),
+        keys.snapshotSentinel(shard),
+        keys.keySnapshot(orgId, 9),
+        keys.orgSnapshot(orgId),
+        keys.contentSnapshot(orgId),
+        keys.secretSnapshot(orgId),
+        keys.rateWindow(orgId, 9, 5),
+        keys.placeWindow(orgId, 9, 5),
+        keys.sourceWindow(orgId, 9, 5, "abc"),
+        keys.cycleUsed(orgId, 0),
+        keys.installations(orgId, 9),
+        keys.endpointLabels(orgId, 9, "2026-01-01"),
+        keys.pendingInstalls(orgId, 9, "2026-01-01"),
+        keys.installSightings(orgId, 9, 5),
       ];
       expect(touched.map(slotOf), `org ${orgId}`).toEqual(touched.map(() => slot));
     }
@@ -53,7 +63,8 @@ describe("shard tags", () => {
       // redis-cli --cluster create: master m owns about slots [m × 16384 / masters, (m + 1) × 16384 / masters).
       for (let orgId = 1; orgId <= 6400; orgId++) perMaster[Math.floor((slotOf(keys.orgSnapshot(orgId)) * masters) / 16384)]++;
       const even = 6400 / masters;
-      for (const n of perMaster) expect(Math.abs(n - even) / even, `${masters} masters: ${perMaster}`).toBeLessThanOrEqual(masters <= 16 ? 0.1 : 0);
+      for (const n of perMaster)
+        expect(Math.abs(n - even) / even, `${masters} masters: ${perMaster}`).toBeLessThanOrEqual(masters <= 16 ? 0.1 : 0);
     }
   });
 });

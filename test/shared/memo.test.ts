@@ -6,10 +6,13 @@ import { createHash } from "node:crypto";
 describe("memoize", () => {
   it("computes once per input while held, holds at most `limit`, and never holds long inputs", () => {
     const calls: string[] = [];
-    const upper = memoize((s) => {
-      calls.push(s);
-      return s.toUpperCase();
-    }, { limit: 2, maxLength: 5 });
+    const upper = memoize(
+      (s) => {
+        calls.push(s);
+        return s.toUpperCase();
+      },
+      { limit: 2, maxLength: 5 },
+    );
     expect([upper("a"), upper("a"), upper("b"), upper("b")]).toEqual(["A", "A", "B", "B"]);
     expect(calls).toEqual(["a", "b"]);
     upper("c"); // full: cleared, then holds c

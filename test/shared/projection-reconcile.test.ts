@@ -18,7 +18,11 @@ let gw: TestGateway;
 
 beforeAll(async () => {
   const port = await freePort();
-  redisServer = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"], { stdio: "ignore" });
+  redisServer = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"],
+    { stdio: "ignore" },
+  );
   control = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 1 });
   control.on("error", () => {});
   await waitFor(async () => (await control.ping().catch(() => null)) === "PONG", 10_000);

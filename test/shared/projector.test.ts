@@ -44,7 +44,15 @@ describe("projector", () => {
     const keyId: number = created.details.id;
 
     const first = await waitFor(() => keySnapshot(org, keyId), 1000);
-    expect(first.value).toMatchObject({ id: keyId, org_id: org, kind: "client", name: "site", domain: "p.example.com", status: "active", rate_per_minute: 600 });
+    expect(first.value).toMatchObject({
+      id: keyId,
+      org_id: org,
+      kind: "client",
+      name: "site",
+      domain: "p.example.com",
+      status: "active",
+      rate_per_minute: 600,
+    });
     expect(first.v).toBe(digest(JSON.stringify(first.value)));
     expect(await gw.ctx.redis.get(gw.ctx.keys.keyIndex(sha256Hex(created.key)))).toBe(`${org}:${keyId}`);
 
@@ -86,7 +94,10 @@ describe("projector", () => {
       await gw.admin("PATCH", `/orgs/${org}`, { name: "Renamed" });
       await waitFor(() => messages.length >= 2, 1000);
       expect(messages.map((m) => JSON.parse(m))).toEqual(
-        expect.arrayContaining([{ type: "key", id: keyId }, { type: "org", id: org }]),
+        expect.arrayContaining([
+          { type: "key", id: keyId },
+          { type: "org", id: org },
+        ]),
       );
     } finally {
       subscriber.disconnect();
@@ -108,10 +119,7 @@ describe("projector", () => {
     const row = await findOrg(gw.ctx.db, org);
     if (!row) throw new Error("org vanished");
     const { startMs } = orgCycle(row, gw.ctx.clock.now());
-    await gw.ctx.db.query(
-      "INSERT INTO cycle_usage (org_id, cycle_start, used) VALUES ($1, to_timestamp($2 / 1000.0), 42)",
-      [org, startMs],
-    );
+    await gw.ctx.db.query("INSERT INTO cycle_usage (org_id, cycle_start, used) VALUES ($1, to_timestamp($2 / 1000.0), 42)", [org, startMs]);
 
     expect(await flushPrefix()).toBeGreaterThan(0);
     expect(await gw.ctx.redis.exists(gw.ctx.keys.snapshotSentinel())).toBe(0);

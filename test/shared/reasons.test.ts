@@ -9,7 +9,10 @@ function tableRows(section: string): { status: string; reasons: string[] }[] {
   for (const line of section.split("\n")) {
     const cells = line.split("|").map((c) => c.trim());
     if (cells.length < 4 || !/^(\d{3}|not shown)$/.test(cells[1])) continue;
-    const reasons = cells[2].split(",").map((r) => r.replace(/`/g, "").trim()).filter((r) => /^[a-z_]+$/.test(r));
+    const reasons = cells[2]
+      .split(",")
+      .map((r) => r.replace(/`/g, "").trim())
+      .filter((r) => /^[a-z_]+$/.test(r));
     rows.push({ status: cells[1], reasons });
   }
   return rows;
@@ -61,7 +64,11 @@ describe("the reasons table covers the contracts", () => {
   it("has the reasons of operator-api.md section 5 (accounts) with their statuses", () => {
     const operator = readSpec("operator-api.md");
     const section5 = operator.slice(operator.indexOf("## 5. Accounts"));
-    for (const [reason, status] of [["forbidden", 403], ["insufficient_scope", 403], ["not_found", 404]] as const) {
+    for (const [reason, status] of [
+      ["forbidden", 403],
+      ["insufficient_scope", 403],
+      ["not_found", 404],
+    ] as const) {
       expect(section5).toContain(`${status} \`${reason}\``);
       expect(isReason(reason), reason).toBe(true);
       if (isReason(reason)) expect(REASONS[reason].status, reason).toBe(status);

@@ -1,45 +1,97 @@
 import { describe, expect, it } from "vitest";
 import {
-  isCidrOrAddress, isCountryCode, isIsoDate, isStorableText, normalizeDomain, unstorableField, validator,
+  isCidrOrAddress,
+  isCountryCode,
+  isIsoDate,
+  isStorableText,
+  normalizeDomain,
+  unstorableField,
+  validator,
 } from "../../shared/platform/validation.js";
 
 describe("formats", () => {
   it.each([
-    ["DE", true], ["US", true], ["GB", true], ["XK", true], ["KP", true],
-    ["de", false], ["DEU", false], ["XX", false], ["ZZ", false], ["EU", false], ["UN", false], ["UK", false],
-    ["DD", false], ["SU", false], ["YU", false], ["", false],
+    ["DE", true],
+    ["US", true],
+    ["GB", true],
+    ["XK", true],
+    ["KP", true],
+    ["de", false],
+    ["DEU", false],
+    ["XX", false],
+    ["ZZ", false],
+    ["EU", false],
+    ["UN", false],
+    ["UK", false],
+    ["DD", false],
+    ["SU", false],
+    ["YU", false],
+    ["", false],
   ])("country %j → %s", (code, expected) => {
     expect(isCountryCode(code)).toBe(expected);
   });
 
   it.each([
-    ["10.0.0.0/8", true], ["192.0.2.1", true], ["2001:db8::/32", true], ["::1", true], ["0.0.0.0/0", true],
-    ["10.0.0.0/33", false], ["2001:db8::/129", false], ["999.1.1.1", false], ["example.com", false], ["10.0.0.0/", false], ["", false],
+    ["10.0.0.0/8", true],
+    ["192.0.2.1", true],
+    ["2001:db8::/32", true],
+    ["::1", true],
+    ["0.0.0.0/0", true],
+    ["10.0.0.0/33", false],
+    ["2001:db8::/129", false],
+    ["999.1.1.1", false],
+    ["example.com", false],
+    ["10.0.0.0/", false],
+    ["", false],
   ])("cidr %j → %s", (value, expected) => {
     expect(isCidrOrAddress(value)).toBe(expected);
   });
 
   it.each([
-    ["Example.COM.", "example.com"], ["a.b.example.co.uk", "a.b.example.co.uk"], ["_dmarc.example.com", "_dmarc.example.com"],
+    ["Example.COM.", "example.com"],
+    ["a.b.example.co.uk", "a.b.example.co.uk"],
+    ["_dmarc.example.com", "_dmarc.example.com"],
     ["shop.test", "shop.test"],
-    ["localhost", null], ["192.0.2.1", null], ["http://example.com", null], ["example.com:80", null], ["ex ample.com", null],
-    ["-x.example.com", null], [`${"a".repeat(64)}.com`, null], ["", null], ["a\u0000.com", null],
+    ["localhost", null],
+    ["192.0.2.1", null],
+    ["http://example.com", null],
+    ["example.com:80", null],
+    ["ex ample.com", null],
+    ["-x.example.com", null],
+    [`${"a".repeat(64)}.com`, null],
+    ["", null],
+    ["a\u0000.com", null],
   ])("domain %j → %j", (value, expected) => {
     expect(normalizeDomain(value)).toBe(expected);
   });
 
   it.each([
-    ["2024-02-29", true], ["2023-02-29", false], ["2024-02-30", false], ["2024-13-01", false], ["0000-01-01", false],
-    ["0001-01-01", true], ["9999-12-31", true], ["2024-1-01", false], ["20240101", false],
+    ["2024-02-29", true],
+    ["2023-02-29", false],
+    ["2024-02-30", false],
+    ["2024-13-01", false],
+    ["0000-01-01", false],
+    ["0001-01-01", true],
+    ["9999-12-31", true],
+    ["2024-1-01", false],
+    ["20240101", false],
   ])("date %j → %s", (value, expected) => {
     expect(isIsoDate(value)).toBe(expected);
   });
 
   const dateTime = validator<{ at: string }>({ type: "object", properties: { at: { type: "string", format: "date-time" } } });
   it.each([
-    ["2030-01-02T03:04:05Z", true], ["2030-01-02 03:04:05", true], ["2030-01-02T03:04", true], ["2030-01-02T03:04:05.123+02:00", true],
-    ["2030-02-30T00:00:00Z", false], ["2030-01-02T25:00:00Z", false], ["0000-01-01T00:00:00Z", false],
-    ["1970-01-01T00:00:00+01:00", false], ["9999-12-31T23:00:00-02:00", false], ["tomorrow", false], ["2030-01-02", false],
+    ["2030-01-02T03:04:05Z", true],
+    ["2030-01-02 03:04:05", true],
+    ["2030-01-02T03:04", true],
+    ["2030-01-02T03:04:05.123+02:00", true],
+    ["2030-02-30T00:00:00Z", false],
+    ["2030-01-02T25:00:00Z", false],
+    ["0000-01-01T00:00:00Z", false],
+    ["1970-01-01T00:00:00+01:00", false],
+    ["9999-12-31T23:00:00-02:00", false],
+    ["tomorrow", false],
+    ["2030-01-02", false],
   ])("date-time %j → %s", (value, expected) => {
     expect(dateTime({ at: value }).ok).toBe(expected);
   });

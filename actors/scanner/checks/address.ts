@@ -17,7 +17,8 @@ export const address = defineCheck({
   },
   run(e: DnsEvidence) {
     const evidence = [e.a, e.aaaa].map(formatAnswer).join("\n");
-    if (lookupFailed(e.a) && lookupFailed(e.aaaa)) return outcome("address-lookup-failed", `A and AAAA lookups of ${e.domain} failed.`, evidence);
+    if (lookupFailed(e.a) && lookupFailed(e.aaaa))
+      return outcome("address-lookup-failed", `A and AAAA lookups of ${e.domain} failed.`, evidence);
     const v4 = e.a.records.length > 0;
     const v6 = e.aaaa.records.length > 0;
     if (v4 && v6) return outcome("address-dual-stack", `${e.domain} resolves over both address families.`, evidence);

@@ -24,7 +24,12 @@ export const caa = defineCheck({
     const failedLookup = e.caa.find(lookupFailed);
     const relevant = e.caa.find((answer) => answer.records.some((r) => r.type === "CAA"));
     if (!relevant) {
-      if (failedLookup) return outcome("caa-lookup-failed", `CAA lookup of ${failedLookup.name} failed: ${describeStatus(failedLookup)}.`, formatAnswer(failedLookup));
+      if (failedLookup)
+        return outcome(
+          "caa-lookup-failed",
+          `CAA lookup of ${failedLookup.name} failed: ${describeStatus(failedLookup)}.`,
+          formatAnswer(failedLookup),
+        );
       const names = e.caa.map((a) => a.name).join(", ");
       return outcome("caa-missing", `No CAA records at ${names}.`, e.caa.map(formatAnswer).join("\n"));
     }
@@ -36,7 +41,8 @@ export const caa = defineCheck({
       if ((r.tag === "issue" || r.tag === "issuewild") && !/^\s*(;.*)?$|^\s*[a-z0-9.-]+\s*(;.*)?$/i.test(r.value)) {
         problems.push(`${r.tag} value ${JSON.stringify(r.value)} is not an issuer domain`);
       }
-      if (r.tag === "iodef" && !/^(mailto:|https?:\/\/)/i.test(r.value)) problems.push(`iodef ${JSON.stringify(r.value)} is not a mailto: or http(s): URL`);
+      if (r.tag === "iodef" && !/^(mailto:|https?:\/\/)/i.test(r.value))
+        problems.push(`iodef ${JSON.stringify(r.value)} is not a mailto: or http(s): URL`);
     }
     if (problems.length > 0) return outcome("caa-invalid", `At ${relevant.name}: ${problems.join("; ")}.`, evidence);
     const issuers = records.filter((r) => r.tag === "issue" || r.tag === "issuewild");

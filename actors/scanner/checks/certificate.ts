@@ -27,14 +27,26 @@ export const certificate = defineCheck({
       const error = e.https.hops[0]?.error ?? "not tried";
       return outcome("cert-no-https", `https://${e.domain}/: ${error}.`, e.https.hops[0] ? `GET ${e.https.hops[0].url} -> ${error}` : "");
     }
-    const evidence = [`subject: ${cert.subject}`, `issuer: ${cert.issuer}`, `valid: ${cert.validFrom} to ${cert.validTo}`, `names: ${cert.subjectAltNames.join(", ")}`].join("\n");
+    const evidence = [
+      `subject: ${cert.subject}`,
+      `issuer: ${cert.issuer}`,
+      `valid: ${cert.validFrom} to ${cert.validTo}`,
+      `names: ${cert.subjectAltNames.join(", ")}`,
+    ].join("\n");
     const error = hop.tls.authorizationError;
     if (e.retrievedAt > cert.validToMs) return outcome("cert-expired", `Expired on ${cert.validTo}.`, evidence);
     if (e.retrievedAt < cert.validFromMs) return outcome("cert-not-yet-valid", `Valid only from ${cert.validFrom}.`, evidence);
-    if (error === "ERR_TLS_CERT_ALTNAME_INVALID") return outcome("cert-name-mismatch", `${e.domain} is not among ${cert.subjectAltNames.join(", ") || "the certificate names"}.`, evidence);
-    if (!hop.tls.authorized) return outcome("cert-untrusted", `Validation failed: ${error ?? "untrusted"}.`, `${evidence}\nerror: ${error ?? "untrusted"}`);
+    if (error === "ERR_TLS_CERT_ALTNAME_INVALID")
+      return outcome(
+        "cert-name-mismatch",
+        `${e.domain} is not among ${cert.subjectAltNames.join(", ") || "the certificate names"}.`,
+        evidence,
+      );
+    if (!hop.tls.authorized)
+      return outcome("cert-untrusted", `Validation failed: ${error ?? "untrusted"}.`, `${evidence}\nerror: ${error ?? "untrusted"}`);
     const daysLeft = Math.floor((cert.validToMs - e.retrievedAt) / DAY_MS);
-    if (daysLeft < EXPIRY_WARNING_DAYS) return outcome("cert-expiring", `${daysLeft} day(s) left (expires ${cert.validTo}); renew now.`, evidence);
+    if (daysLeft < EXPIRY_WARNING_DAYS)
+      return outcome("cert-expiring", `${daysLeft} day(s) left (expires ${cert.validTo}); renew now.`, evidence);
     return outcome("cert-valid", `Issued by ${cert.issuer}; ${daysLeft} days left.`, evidence);
   },
 });

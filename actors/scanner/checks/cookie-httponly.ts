@@ -21,7 +21,8 @@ export const cookieHttpOnly = defineCheck({
     const sessions = allCookies(e).filter((c) => isSessionLike(c.cookie.name) && !SCRIPT_READABLE.test(c.cookie.name));
     if (sessions.length === 0) return outcome("httponly-not-applicable", "No cookie name looks like a session or credential.");
     const exposed = sessions.filter((c) => !c.cookie.httpOnly);
-    if (exposed.length > 0) return outcome("httponly-missing", `Without HttpOnly: ${exposed.map((c) => c.cookie.name).join(", ")}.`, cookieEvidence(exposed));
+    if (exposed.length > 0)
+      return outcome("httponly-missing", `Without HttpOnly: ${exposed.map((c) => c.cookie.name).join(", ")}.`, cookieEvidence(exposed));
     return outcome("httponly-ok", `${sessions.map((c) => c.cookie.name).join(", ")}: HttpOnly.`, cookieEvidence(sessions));
   },
 });

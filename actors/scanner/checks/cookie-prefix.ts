@@ -26,12 +26,18 @@ export const cookiePrefix = defineCheck({
   },
   run(e: WebEvidence) {
     const prefixed = allCookies(e).filter((c) => /^__(Host|Secure)-/.test(c.cookie.name));
-    if (prefixed.length === 0) return outcome("prefix-unused", "__Host- names lock a cookie to this host over HTTPS; consider it for session cookies.");
+    if (prefixed.length === 0)
+      return outcome("prefix-unused", "__Host- names lock a cookie to this host over HTTPS; consider it for session cookies.");
     const broken = prefixed.flatMap((c) => {
       const why = prefixViolation(c.cookie);
       return why ? [{ c, why }] : [];
     });
-    if (broken.length > 0) return outcome("prefix-violation", broken.map((b) => `${b.c.cookie.name}: ${b.why}`).join("; "), cookieEvidence(broken.map((b) => b.c)));
+    if (broken.length > 0)
+      return outcome(
+        "prefix-violation",
+        broken.map((b) => `${b.c.cookie.name}: ${b.why}`).join("; "),
+        cookieEvidence(broken.map((b) => b.c)),
+      );
     return outcome("prefix-ok", `${prefixed.map((c) => c.cookie.name).join(", ")} follow the rules.`, cookieEvidence(prefixed));
   },
 });

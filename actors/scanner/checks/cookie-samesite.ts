@@ -21,16 +21,33 @@ export const cookieSameSite = defineCheck({
     const cookies = allCookies(e);
     if (cookies.length === 0) return outcome("samesite-not-applicable", "Neither chain sets cookies.");
     const invalid = cookies.filter((c) => c.cookie.sameSite !== null && !["strict", "lax", "none"].includes(c.cookie.sameSite));
-    if (invalid.length > 0) return outcome("samesite-invalid", `Unknown SameSite on ${invalid.map((c) => c.cookie.name).join(", ")}.`, cookieEvidence(invalid));
+    if (invalid.length > 0)
+      return outcome("samesite-invalid", `Unknown SameSite on ${invalid.map((c) => c.cookie.name).join(", ")}.`, cookieEvidence(invalid));
     const noneInsecure = cookies.filter((c) => c.cookie.sameSite === "none" && !c.cookie.secure);
-    if (noneInsecure.length > 0) return outcome("samesite-none-insecure", `SameSite=None without Secure: ${noneInsecure.map((c) => c.cookie.name).join(", ")}.`, cookieEvidence(noneInsecure));
+    if (noneInsecure.length > 0)
+      return outcome(
+        "samesite-none-insecure",
+        `SameSite=None without Secure: ${noneInsecure.map((c) => c.cookie.name).join(", ")}.`,
+        cookieEvidence(noneInsecure),
+      );
     const missing = cookies.filter((c) => c.cookie.sameSite === null);
     // The Observatory's rule: a CSRF token is exactly the cookie SameSite should guard.
     const csrf = missing.filter((c) => /csrf/i.test(c.cookie.name));
-    if (csrf.length > 0) return outcome("samesite-csrf-missing", `No SameSite on ${csrf.map((c) => c.cookie.name).join(", ")}.`, cookieEvidence(csrf));
-    if (missing.length > 0) return outcome("samesite-missing", `No SameSite on ${missing.map((c) => c.cookie.name).join(", ")}; set Lax or Strict.`, cookieEvidence(missing));
+    if (csrf.length > 0)
+      return outcome("samesite-csrf-missing", `No SameSite on ${csrf.map((c) => c.cookie.name).join(", ")}.`, cookieEvidence(csrf));
+    if (missing.length > 0)
+      return outcome(
+        "samesite-missing",
+        `No SameSite on ${missing.map((c) => c.cookie.name).join(", ")}; set Lax or Strict.`,
+        cookieEvidence(missing),
+      );
     const crossSite = cookies.filter((c) => c.cookie.sameSite === "none");
-    if (crossSite.length > 0) return outcome("samesite-cross-site", `SameSite=None on ${crossSite.map((c) => c.cookie.name).join(", ")}.`, cookieEvidence(crossSite));
+    if (crossSite.length > 0)
+      return outcome(
+        "samesite-cross-site",
+        `SameSite=None on ${crossSite.map((c) => c.cookie.name).join(", ")}.`,
+        cookieEvidence(crossSite),
+      );
     return outcome("samesite-ok", `${cookies.length} cookie(s), all Lax or Strict.`, cookieEvidence(cookies));
   },
 });

@@ -17,9 +17,15 @@ export const cookieSecure = defineCheck({
   section: "web",
   results: {
     "cookies-secure": { status: "pass", summary: "Every cookie has the Secure flag." },
-    "cookies-insecure-hsts": { status: "warn", summary: "Some cookies lack the Secure flag; HSTS keeps them off plain HTTP for this host." },
+    "cookies-insecure-hsts": {
+      status: "warn",
+      summary: "Some cookies lack the Secure flag; HSTS keeps them off plain HTTP for this host.",
+    },
     "cookies-insecure": { status: "warn", summary: "Some cookies lack the Secure flag." },
-    "cookies-session-insecure-hsts": { status: "warn", summary: "A session cookie lacks the Secure flag; HSTS keeps it off plain HTTP for this host." },
+    "cookies-session-insecure-hsts": {
+      status: "warn",
+      summary: "A session cookie lacks the Secure flag; HSTS keeps it off plain HTTP for this host.",
+    },
     "cookies-session-insecure": { status: "fail", summary: "A session cookie lacks the Secure flag and can leak over plain HTTP." },
     "cookies-none": { status: "info", summary: "No cookies are set." },
   },
@@ -29,8 +35,10 @@ export const cookieSecure = defineCheck({
     const insecure = cookies.filter((c) => !c.cookie.secure);
     const sessions = insecure.filter((c) => isSessionLike(c.cookie.name));
     const hsts = hstsProtects(e);
-    const names = (list: typeof cookies) => `Without Secure: ${list.map((c) => c.cookie.name).join(", ")}${hsts ? " (HSTS protects this host)" : ""}.`;
-    if (sessions.length > 0) return outcome(hsts ? "cookies-session-insecure-hsts" : "cookies-session-insecure", names(sessions), cookieEvidence(sessions));
+    const names = (list: typeof cookies) =>
+      `Without Secure: ${list.map((c) => c.cookie.name).join(", ")}${hsts ? " (HSTS protects this host)" : ""}.`;
+    if (sessions.length > 0)
+      return outcome(hsts ? "cookies-session-insecure-hsts" : "cookies-session-insecure", names(sessions), cookieEvidence(sessions));
     if (insecure.length > 0) return outcome(hsts ? "cookies-insecure-hsts" : "cookies-insecure", names(insecure), cookieEvidence(insecure));
     return outcome("cookies-secure", `${cookies.length} cookie(s), all Secure.`, cookieEvidence(cookies));
   },

@@ -16,7 +16,10 @@ export const cors = defineCheck({
     "cors-public": { status: "info", summary: "Any origin may read the page, without credentials (Access-Control-Allow-Origin: *)." },
     "cors-reflected": { status: "warn", summary: "Any origin that asks is granted access (the Origin is reflected), without credentials." },
     "cors-wildcard-credentials": { status: "fail", summary: "Access-Control-Allow-Origin: * is combined with Allow-Credentials: true." },
-    "cors-reflected-credentials": { status: "fail", summary: "Any origin is granted credentialed access: other sites can read pages as the logged-in user." },
+    "cors-reflected-credentials": {
+      status: "fail",
+      summary: "Any origin is granted credentialed access: other sites can read pages as the logged-in user.",
+    },
     "cors-not-probed": { status: "info", summary: "The CORS probe got no response." },
   },
   run(e: WebEvidence) {
@@ -37,7 +40,13 @@ export const cors = defineCheck({
         : outcome("cors-reflected", `${value} was allowed; allow-list trusted origins instead.`, evidence);
     }
     if (value === "*") {
-      return credentials ? outcome("cors-wildcard-credentials", "Browsers refuse credentialed reads with *, but the pair shows credentials are meant to be shared cross-origin; allow-list trusted origins.", evidence) : outcome("cors-public", "Fine for public content only.", evidence);
+      return credentials
+        ? outcome(
+            "cors-wildcard-credentials",
+            "Browsers refuse credentialed reads with *, but the pair shows credentials are meant to be shared cross-origin; allow-list trusted origins.",
+            evidence,
+          )
+        : outcome("cors-public", "Fine for public content only.", evidence);
     }
     return outcome("cors-none", `Only ${value} is allowed.`, evidence);
   },

@@ -6,11 +6,34 @@ import type { HttpExchange, WebEvidence } from "../../../shared/platform/net/out
 import { NO_RESPONSE_DETAIL, primaryResponse } from "./support.js";
 
 const KNOWN_DIRECTIVES = new Set([
-  "default-src", "script-src", "script-src-elem", "script-src-attr", "style-src", "style-src-elem", "style-src-attr",
-  "img-src", "connect-src", "font-src", "object-src", "media-src", "frame-src", "child-src", "worker-src",
-  "manifest-src", "base-uri", "form-action", "frame-ancestors", "sandbox", "report-uri", "report-to",
-  "upgrade-insecure-requests", "block-all-mixed-content", "require-trusted-types-for", "trusted-types",
-  "fenced-frame-src", "webrtc",
+  "default-src",
+  "script-src",
+  "script-src-elem",
+  "script-src-attr",
+  "style-src",
+  "style-src-elem",
+  "style-src-attr",
+  "img-src",
+  "connect-src",
+  "font-src",
+  "object-src",
+  "media-src",
+  "frame-src",
+  "child-src",
+  "worker-src",
+  "manifest-src",
+  "base-uri",
+  "form-action",
+  "frame-ancestors",
+  "sandbox",
+  "report-uri",
+  "report-to",
+  "upgrade-insecure-requests",
+  "block-all-mixed-content",
+  "require-trusted-types-for",
+  "trusted-types",
+  "fenced-frame-src",
+  "webrtc",
 ]);
 /** CSP 3 4.3: a policy in `<meta>` cannot carry these; browsers drop them. */
 const NOT_IN_META = ["frame-ancestors", "report-uri", "sandbox"];
@@ -18,12 +41,28 @@ const NOT_IN_META = ["frame-ancestors", "report-uri", "sandbox"];
 const PASSIVE = new Set(["img-src", "media-src"]);
 
 type PolicyVerdict =
-  | "csp-strict" | "csp-ok" | "csp-unsafe-style" | "csp-insecure-passive" | "csp-unsafe-eval" | "csp-insecure-scheme"
-  | "csp-object-src-open" | "csp-insecure-source" | "csp-unsafe-inline" | "csp-no-script-policy";
+  | "csp-strict"
+  | "csp-ok"
+  | "csp-unsafe-style"
+  | "csp-insecure-passive"
+  | "csp-unsafe-eval"
+  | "csp-insecure-scheme"
+  | "csp-object-src-open"
+  | "csp-insecure-source"
+  | "csp-unsafe-inline"
+  | "csp-no-script-policy";
 /** Best first: with several enforced policies the strictest one bounds what can run. */
 const RANK: readonly PolicyVerdict[] = [
-  "csp-strict", "csp-ok", "csp-unsafe-style", "csp-insecure-passive", "csp-unsafe-eval", "csp-insecure-scheme",
-  "csp-object-src-open", "csp-insecure-source", "csp-unsafe-inline", "csp-no-script-policy",
+  "csp-strict",
+  "csp-ok",
+  "csp-unsafe-style",
+  "csp-insecure-passive",
+  "csp-unsafe-eval",
+  "csp-insecure-scheme",
+  "csp-object-src-open",
+  "csp-insecure-source",
+  "csp-unsafe-inline",
+  "csp-no-script-policy",
 ];
 
 const insecureScheme = (source: string) => /^(http|ftp):/i.test(source);
@@ -31,31 +70,57 @@ const insecureScheme = (source: string) => /^(http|ftp):/i.test(source);
 /** Script sources as a browser applies them: a nonce or hash disables 'unsafe-inline'; with 'strict-dynamic' hosts and schemes too. */
 function effectiveScript(script: readonly string[]): readonly string[] {
   if (!hasNonceOrHash(script)) return script;
-  if (script.includes("'strict-dynamic'")) return script.filter((s) => s !== "'unsafe-inline'" && s !== "'self'" && broadSources([s]).length === 0 && !/^[a-z][a-z0-9+.-]*:\/\//i.test(s));
+  if (script.includes("'strict-dynamic'"))
+    return script.filter(
+      (s) => s !== "'unsafe-inline'" && s !== "'self'" && broadSources([s]).length === 0 && !/^[a-z][a-z0-9+.-]*:\/\//i.test(s),
+    );
   return script.filter((s) => s !== "'unsafe-inline'");
 }
 
 /** One policy judged in the order of Observatory's CSP test: the first problem found names the result. */
 function judge(policy: CspPolicy, secure: boolean): { verdict: PolicyVerdict; detail: string } {
   const declared = scriptSources(policy);
-  if (declared === null) return { verdict: "csp-no-script-policy", detail: "Neither script-src nor default-src is set, so scripts are unrestricted." };
+  if (declared === null)
+    return { verdict: "csp-no-script-policy", detail: "Neither script-src nor default-src is set, so scripts are unrestricted." };
   const script = effectiveScript(declared);
-  if (script.includes("'unsafe-inline'")) return { verdict: "csp-unsafe-inline", detail: "script-src allows 'unsafe-inline': injected inline scripts run." };
+  if (script.includes("'unsafe-inline'"))
+    return { verdict: "csp-unsafe-inline", detail: "script-src allows 'unsafe-inline': injected inline scripts run." };
   const broad = broadSources(script);
-  if (broad.length > 0) return { verdict: "csp-insecure-source", detail: `script-src allows ${broad.join(" ")}: scripts from any host are accepted.` };
+  if (broad.length > 0)
+    return { verdict: "csp-insecure-source", detail: `script-src allows ${broad.join(" ")}: scripts from any host are accepted.` };
   const objects = effectiveSources(policy, "object-src", ["default-src"]);
   if (objects === null || broadSources(objects).length > 0) {
-    return { verdict: "csp-object-src-open", detail: objects === null ? "object-src is not restricted (no object-src or default-src); set object-src 'none'." : `object-src allows ${broadSources(objects).join(" ")}.` };
+    return {
+      verdict: "csp-object-src-open",
+      detail:
+        objects === null
+          ? "object-src is not restricted (no object-src or default-src); set object-src 'none'."
+          : `object-src allows ${broadSources(objects).join(" ")}.`,
+    };
   }
-  const active = [...policy.entries()].filter(([d]) => !PASSIVE.has(d) && d !== "script-src").flatMap(([, s]) => s).concat(script);
-  if (secure && active.some(insecureScheme)) return { verdict: "csp-insecure-scheme", detail: `The policy allows active content over plain HTTP: ${active.filter(insecureScheme).join(" ")}.` };
+  const active = [...policy.entries()]
+    .filter(([d]) => !PASSIVE.has(d) && d !== "script-src")
+    .flatMap(([, s]) => s)
+    .concat(script);
+  if (secure && active.some(insecureScheme))
+    return {
+      verdict: "csp-insecure-scheme",
+      detail: `The policy allows active content over plain HTTP: ${active.filter(insecureScheme).join(" ")}.`,
+    };
   const style = effectiveSources(policy, "style-src", ["default-src"]) ?? ["*"];
-  if (script.includes("'unsafe-eval'") || style.includes("'unsafe-eval'")) return { verdict: "csp-unsafe-eval", detail: "The policy allows 'unsafe-eval': strings can be run as code." };
+  if (script.includes("'unsafe-eval'") || style.includes("'unsafe-eval'"))
+    return { verdict: "csp-unsafe-eval", detail: "The policy allows 'unsafe-eval': strings can be run as code." };
   const passive = [...PASSIVE].flatMap((d) => effectiveSources(policy, d, ["default-src"]) ?? []);
-  if (secure && passive.some(insecureScheme)) return { verdict: "csp-insecure-passive", detail: `Images or media may load over plain HTTP: ${passive.filter(insecureScheme).join(" ")}.` };
+  if (secure && passive.some(insecureScheme))
+    return {
+      verdict: "csp-insecure-passive",
+      detail: `Images or media may load over plain HTTP: ${passive.filter(insecureScheme).join(" ")}.`,
+    };
   const styleUnsafe = effectiveScript(style).filter((s) => s === "'unsafe-inline'" || broadSources([s]).length > 0);
-  if (styleUnsafe.length > 0) return { verdict: "csp-unsafe-style", detail: `Scripts are locked down, but style-src allows ${styleUnsafe.join(" ")}.` };
-  if (policy.get("default-src")?.join(" ") === "'none'") return { verdict: "csp-strict", detail: "default-src 'none' with no unsafe sources." };
+  if (styleUnsafe.length > 0)
+    return { verdict: "csp-unsafe-style", detail: `Scripts are locked down, but style-src allows ${styleUnsafe.join(" ")}.` };
+  if (policy.get("default-src")?.join(" ") === "'none'")
+    return { verdict: "csp-strict", detail: "default-src 'none' with no unsafe sources." };
   return { verdict: "csp-ok", detail: "Scripts, objects and styles are restricted without unsafe sources." };
 }
 
@@ -85,7 +150,10 @@ export const csp = defineCheck({
   results: {
     "csp-strict": { status: "pass", summary: "A strict CSP: everything denied by default, no unsafe sources." },
     "csp-ok": { status: "pass", summary: "CSP restricts scripts, objects and styles without unsafe sources." },
-    "csp-unsafe-style": { status: "pass", summary: "CSP locks scripts down but allows unsafe style sources ('unsafe-inline', broad hosts)." },
+    "csp-unsafe-style": {
+      status: "pass",
+      summary: "CSP locks scripts down but allows unsafe style sources ('unsafe-inline', broad hosts).",
+    },
     "csp-insecure-passive": { status: "warn", summary: "CSP lets images or media load over plain HTTP." },
     "csp-unsafe-eval": { status: "warn", summary: "CSP allows 'unsafe-eval'." },
     "csp-insecure-scheme": { status: "fail", summary: "CSP lets scripts or other active content load over plain HTTP." },
@@ -104,10 +172,18 @@ export const csp = defineCheck({
     const { headers, metas, policies, note } = policiesOf(page);
     if (headers.length === 0 && metas.length === 0) {
       const reportOnly = headerValues(page, "content-security-policy-report-only");
-      if (reportOnly.length > 0) return outcome("csp-report-only", `Only Content-Security-Policy-Report-Only is sent.${note}`, headerLine("content-security-policy-report-only", reportOnly[0]));
+      if (reportOnly.length > 0)
+        return outcome(
+          "csp-report-only",
+          `Only Content-Security-Policy-Report-Only is sent.${note}`,
+          headerLine("content-security-policy-report-only", reportOnly[0]),
+        );
       return outcome("csp-missing", `${page.url} sends no Content-Security-Policy header or <meta> policy.${note}`);
     }
-    const evidence = [...headers.map((v) => headerLine("content-security-policy", v)), ...metas.map((v) => `<meta http-equiv="Content-Security-Policy" content="${v}">`)].join("\n");
+    const evidence = [
+      ...headers.map((v) => headerLine("content-security-policy", v)),
+      ...metas.map((v) => `<meta http-equiv="Content-Security-Policy" content="${v}">`),
+    ].join("\n");
     if (policies.length === 0) return outcome("csp-invalid", `No known directive in the policy.${note}`, evidence);
     const secure = page.url.startsWith("https:");
     const judged = policies.map((p) => judge(p, secure)).sort((a, b) => RANK.indexOf(a.verdict) - RANK.indexOf(b.verdict));

@@ -21,7 +21,11 @@ export const danglingCname = defineCheck({
     const checked = e.cnames.map((c) => c.name).join(", ") || "none";
     if (dangling.length === 0) {
       const aliases = e.cnames.filter((c) => c.target !== null);
-      return outcome("dangling-none", `Checked ${checked}; ${aliases.length} alias(es), all resolving.`, aliases.map((c) => formatAnswer(c.cname)).join("\n"));
+      return outcome(
+        "dangling-none",
+        `Checked ${checked}; ${aliases.length} alias(es), all resolving.`,
+        aliases.map((c) => formatAnswer(c.cname)).join("\n"),
+      );
     }
     const evidence = dangling.map((c) => `${formatAnswer(c.cname)}\n${c.target ? formatAnswer(c.target) : ""}`).join("\n");
     const pairs = dangling.map((c) => {

@@ -36,14 +36,21 @@ export const dmarc = defineCheck({
       const seen = [e.dmarc, ...(e.dmarcZone ? [e.dmarcZone] : [])];
       return outcome("dmarc-missing", `No v=DMARC1 record at ${seen.map((a) => a.name).join(" or ")}.`, seen.map(formatAnswer).join("\n"));
     }
-    if (records.length > 1) return outcome("dmarc-multiple", `${records.length} DMARC records at ${answer.name}; publish exactly one.`, evidence);
+    if (records.length > 1)
+      return outcome("dmarc-multiple", `${records.length} DMARC records at ${answer.name}; publish exactly one.`, evidence);
     const parsed = parseDmarc(records[0]);
     if (parsed.errors.length > 0) return outcome("dmarc-syntax", parsed.errors.join("; "), evidence);
     const policy = useZone ? (parsed.subdomainPolicy ?? parsed.policy) : parsed.policy;
     const where = useZone ? ` (inherited from ${answer.name})` : "";
-    if (policy === "none" || policy === null) return outcome("dmarc-none", `p=none${where}: move to quarantine, then reject, once reports look clean.`, evidence);
-    if (parsed.pct < 100) return outcome("dmarc-partial", `p=${policy} with pct=${parsed.pct}${where}: the rest of failing mail is only monitored.`, evidence);
+    if (policy === "none" || policy === null)
+      return outcome("dmarc-none", `p=none${where}: move to quarantine, then reject, once reports look clean.`, evidence);
+    if (parsed.pct < 100)
+      return outcome("dmarc-partial", `p=${policy} with pct=${parsed.pct}${where}: the rest of failing mail is only monitored.`, evidence);
     if (parsed.rua.length === 0) return outcome("dmarc-no-rua", `p=${policy}${where}, but without rua= nobody sees the reports.`, evidence);
-    return outcome(policy === "reject" ? "dmarc-reject" : "dmarc-quarantine", `p=${policy}${where}; reports to ${parsed.rua.join(", ")}.`, evidence);
+    return outcome(
+      policy === "reject" ? "dmarc-reject" : "dmarc-quarantine",
+      `p=${policy}${where}; reports to ${parsed.rua.join(", ")}.`,
+      evidence,
+    );
   },
 });

@@ -28,7 +28,10 @@ export const dnssec = defineCheck({
   section: "dns",
   results: {
     "dnssec-validated": { status: "pass", summary: "The domain's DNS answers are DNSSEC-validated." },
-    "dnssec-signed-unconfirmed": { status: "info", summary: "The zone publishes DNSSEC keys, but its answers were not validated (no chain of trust, or the resolver does not validate)." },
+    "dnssec-signed-unconfirmed": {
+      status: "info",
+      summary: "The zone publishes DNSSEC keys, but its answers were not validated (no chain of trust, or the resolver does not validate).",
+    },
     "dnssec-unsigned": { status: "warn", summary: "The domain's zone is not signed with DNSSEC." },
     "dnssec-bogus": { status: "fail", summary: "DNSSEC validation of the domain fails: validating resolvers cannot resolve it." },
     "dnssec-lookup-failed": { status: "warn", summary: "The DNSSEC status could not be determined." },
@@ -41,14 +44,26 @@ export const dnssec = defineCheck({
     const bogus = e.dnssec.answers.filter(isBogus);
     if (bogus.length > 0) {
       const names = bogus.map(({ answer }) => `${answer.name} ${answer.type}`).join(", ");
-      const shown = bogus.map(({ answer, unchecked }) => `${formatAnswer(answer)}\n${formatAnswer(unchecked ?? answer)} (CD set)`).join("\n");
+      const shown = bogus
+        .map(({ answer, unchecked }) => `${formatAnswer(answer)}\n${formatAnswer(unchecked ?? answer)} (CD set)`)
+        .join("\n");
       return outcome("dnssec-bogus", `${names} fail validation (SERVFAIL) but resolve with checking disabled; ${zoneNote}.`, shown);
     }
-    if (lookupFailed(own.answer)) return outcome("dnssec-lookup-failed", `SOA lookup of ${own.answer.name} failed: ${describeStatus(own.answer)}.`, evidence);
-    if (own.answer.authenticated) return outcome("dnssec-validated", `The resolver set the AD flag on the answer for ${own.answer.name} SOA; ${zoneNote}.`, evidence);
+    if (lookupFailed(own.answer))
+      return outcome("dnssec-lookup-failed", `SOA lookup of ${own.answer.name} failed: ${describeStatus(own.answer)}.`, evidence);
+    if (own.answer.authenticated)
+      return outcome("dnssec-validated", `The resolver set the AD flag on the answer for ${own.answer.name} SOA; ${zoneNote}.`, evidence);
     if (keys.records.some((r) => r.type === "DNSKEY")) {
-      return outcome("dnssec-signed-unconfirmed", `${e.zone} has DNSKEY records, but the answers for ${e.domain} carried no AD flag.`, evidence);
+      return outcome(
+        "dnssec-signed-unconfirmed",
+        `${e.zone} has DNSKEY records, but the answers for ${e.domain} carried no AD flag.`,
+        evidence,
+      );
     }
-    return outcome("dnssec-unsigned", `${e.zone} has no DNSKEY records and answers for ${e.domain} are not authenticated; ${zoneNote}.`, evidence);
+    return outcome(
+      "dnssec-unsigned",
+      `${e.zone} has no DNSKEY records and answers for ${e.domain} are not authenticated; ${zoneNote}.`,
+      evidence,
+    );
   },
 });

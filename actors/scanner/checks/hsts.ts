@@ -49,10 +49,12 @@ export const hsts = defineCheck({
     const values = headerValues(hop, "strict-transport-security");
     if (values.length === 0) return outcome("hsts-missing", `https://${e.domain}/ sends no Strict-Transport-Security header.`);
     const evidence = values.map((v) => headerLine("strict-transport-security", v)).join("\n");
-    if (values.length > 1) return outcome("hsts-invalid", `Strict-Transport-Security is sent ${values.length} times; send it once.`, evidence);
+    if (values.length > 1)
+      return outcome("hsts-invalid", `Strict-Transport-Security is sent ${values.length} times; send it once.`, evidence);
     const parsed = parseHsts(values[0]);
     if (parsed.errors.length > 0 || parsed.maxAge === null) return outcome("hsts-invalid", parsed.errors.join("; "), evidence);
-    if (parsed.maxAge < HSTS_MIN_MAX_AGE) return outcome("hsts-short", `max-age=${parsed.maxAge}; use at least ${HSTS_MIN_MAX_AGE} (six months).`, evidence);
+    if (parsed.maxAge < HSTS_MIN_MAX_AGE)
+      return outcome("hsts-short", `max-age=${parsed.maxAge}; use at least ${HSTS_MIN_MAX_AGE} (six months).`, evidence);
     if (parsed.includeSubDomains && parsed.preload && parsed.maxAge >= HSTS_PRELOAD_MAX_AGE) {
       return outcome("hsts-preload-ready", `max-age=${parsed.maxAge} with includeSubDomains and preload.`, evidence);
     }

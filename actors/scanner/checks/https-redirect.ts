@@ -22,7 +22,10 @@ export const httpsRedirect = defineCheck({
   section: "web",
   results: {
     "redirect-ok": { status: "pass", summary: "http:// redirects straight to https:// on the same host." },
-    "redirect-off-host": { status: "warn", summary: "http:// redirects to https:// on another host first, so HSTS is not set for this host." },
+    "redirect-off-host": {
+      status: "warn",
+      summary: "http:// redirects to https:// on another host first, so HSTS is not set for this host.",
+    },
     "redirect-not-initial": { status: "warn", summary: "http:// reaches https:// only after an intermediate plain-HTTP redirect." },
     "redirect-not-to-https": { status: "fail", summary: "http:// redirects, but never to https://." },
     "redirect-missing": { status: "fail", summary: "http:// serves the site without redirecting to https://." },
@@ -38,13 +41,20 @@ export const httpsRedirect = defineCheck({
     }
     if (end === "loop") return outcome("redirect-invalid", "The redirects come back to a URL already visited.", evidence);
     if (end === "too-many-redirects") return outcome("redirect-invalid", `More than ${hops.length - 1} redirects.`, evidence);
-    if (end === "error") return outcome("redirect-invalid", `The chain breaks at ${hops.at(-1)?.url}: ${hops.at(-1)?.error ?? "no response"}.`, evidence);
+    if (end === "error")
+      return outcome("redirect-invalid", `The chain breaks at ${hops.at(-1)?.url}: ${hops.at(-1)?.error ?? "no response"}.`, evidence);
     if (hops.length === 1) return outcome("redirect-missing", `http://${e.domain}/ answers ${first.status} without a redirect.`, evidence);
     const final = hops[hops.length - 1];
     if (!final.url.startsWith("https:")) return outcome("redirect-not-to-https", `The chain ends at ${final.url}.`, evidence);
     const second = new URL(hops[1].url);
-    if (second.protocol !== "https:") return outcome("redirect-not-initial", `The first redirect goes to ${second.href}, still plain HTTP.`, evidence);
-    if (second.hostname !== e.domain) return outcome("redirect-off-host", `The first redirect leaves for ${second.hostname}; redirect to https://${e.domain}/ first.`, evidence);
+    if (second.protocol !== "https:")
+      return outcome("redirect-not-initial", `The first redirect goes to ${second.href}, still plain HTTP.`, evidence);
+    if (second.hostname !== e.domain)
+      return outcome(
+        "redirect-off-host",
+        `The first redirect leaves for ${second.hostname}; redirect to https://${e.domain}/ first.`,
+        evidence,
+      );
     return outcome("redirect-ok", `http://${e.domain}/ -> ${second.href}.`, evidence);
   },
 });

@@ -16,7 +16,10 @@ export const mtaSts = defineCheck({
     "mta-sts-enforce": { status: "pass", summary: "MTA-STS is enforced: senders require TLS to the listed MX hosts." },
     "mta-sts-testing": { status: "warn", summary: "MTA-STS is in testing mode: failures are reported, not prevented." },
     "mta-sts-mode-none": { status: "warn", summary: "The MTA-STS policy mode is none." },
-    "mta-sts-mx-mismatch": { status: "fail", summary: "An MX host is not covered by the MTA-STS policy: senders that enforce will not deliver to it." },
+    "mta-sts-mx-mismatch": {
+      status: "fail",
+      summary: "An MX host is not covered by the MTA-STS policy: senders that enforce will not deliver to it.",
+    },
     "mta-sts-policy-invalid": { status: "fail", summary: "The MTA-STS record or policy file is invalid." },
     "mta-sts-policy-unavailable": { status: "fail", summary: "The MTA-STS policy file cannot be fetched over valid HTTPS." },
     "mta-sts-missing": { status: "warn", summary: "No MTA-STS: mail to this domain can be downgraded to plain text." },
@@ -33,23 +36,35 @@ export const mtaSts = defineCheck({
       return outcome("mta-sts-missing", `No v=STSv1 record at ${name}.`, formatAnswer(e.mtaStsTxt));
     }
     const txt = txtEvidence(name, texts);
-    if (texts.length > 1) return outcome("mta-sts-policy-invalid", `${texts.length} STSv1 records at ${name}; senders ignore them all.`, txt);
+    if (texts.length > 1)
+      return outcome("mta-sts-policy-invalid", `${texts.length} STSv1 records at ${name}; senders ignore them all.`, txt);
     const record = parseMtaStsTxt(texts[0]);
     if (record.errors.length > 0) return outcome("mta-sts-policy-invalid", record.errors.join("; "), txt);
     const fetched = e.mtaStsPolicy;
-    if (!fetched || fetched.status === null) return outcome("mta-sts-policy-unavailable", `The policy could not be fetched: ${fetched?.error ?? "not attempted"}.`, txt);
+    if (!fetched || fetched.status === null)
+      return outcome("mta-sts-policy-unavailable", `The policy could not be fetched: ${fetched?.error ?? "not attempted"}.`, txt);
     const request = `GET ${fetched.url} -> ${fetched.status}`;
     if (fetched.tls && !fetched.tls.authorized) {
-      return outcome("mta-sts-policy-unavailable", `The policy host's certificate does not validate (${fetched.tls.authorizationError ?? "untrusted"}).`, `${txt}\n${request}`);
+      return outcome(
+        "mta-sts-policy-unavailable",
+        `The policy host's certificate does not validate (${fetched.tls.authorizationError ?? "untrusted"}).`,
+        `${txt}\n${request}`,
+      );
     }
-    if (fetched.status !== 200) return outcome("mta-sts-policy-unavailable", `The policy URL answered ${fetched.status}; RFC 8461 3.3 requires 200 without redirects.`, `${txt}\n${request}`);
+    if (fetched.status !== 200)
+      return outcome(
+        "mta-sts-policy-unavailable",
+        `The policy URL answered ${fetched.status}; RFC 8461 3.3 requires 200 without redirects.`,
+        `${txt}\n${request}`,
+      );
     const policy = parseMtaStsPolicy(fetched.body);
     const evidence = `${txt}\n${request}\n${fetched.body.trim()}`;
     if (policy.errors.length > 0) return outcome("mta-sts-policy-invalid", policy.errors.join("; "), evidence);
     if (policy.mode === "none") return outcome("mta-sts-mode-none", "mode: none withdraws the policy.", evidence);
     const uncovered = mxHosts.filter((host) => !policy.mx.some((pattern) => mxMatchesPattern(host, pattern)));
     if (uncovered.length > 0) return outcome("mta-sts-mx-mismatch", `Not matched by any mx: line: ${uncovered.join(", ")}.`, evidence);
-    if (policy.mode === "testing") return outcome("mta-sts-testing", `mode: testing, max_age ${policy.maxAge}; switch to enforce once TLS reports are clean.`, evidence);
+    if (policy.mode === "testing")
+      return outcome("mta-sts-testing", `mode: testing, max_age ${policy.maxAge}; switch to enforce once TLS reports are clean.`, evidence);
     return outcome("mta-sts-enforce", `mode: enforce, max_age ${policy.maxAge}, mx ${policy.mx.join(", ")}.`, evidence);
   },
 });

@@ -25,15 +25,21 @@ export const mx = defineCheck({
     const evidence = formatAnswer(e.mx);
     if (lookupFailed(e.mx)) return outcome("mx-lookup-failed", `MX lookup of ${e.domain} failed: ${describeStatus(e.mx)}.`, evidence);
     const records = e.mx.records.flatMap((r) => (r.type === "MX" ? [r] : []));
-    if (records.length === 0) return outcome("mx-missing", `${e.domain} has no MX records (${describeStatus(e.mx)}); publish MX, or "0 ." if it sends and receives no mail.`, evidence);
+    if (records.length === 0)
+      return outcome(
+        "mx-missing",
+        `${e.domain} has no MX records (${describeStatus(e.mx)}); publish MX, or "0 ." if it sends and receives no mail.`,
+        evidence,
+      );
     if (hasNullMx(e.mx)) return outcome("mx-null", `${e.domain} declares it receives no mail (RFC 7505).`, evidence);
-    if (records.some((r) => r.exchange === "")) return outcome("mx-invalid", "A null MX must be the only MX record (RFC 7505 3).", evidence);
+    if (records.some((r) => r.exchange === ""))
+      return outcome("mx-invalid", "A null MX must be the only MX record (RFC 7505 3).", evidence);
     const literal = records.find((r) => /^[\d.]+$|:/.test(r.exchange));
     if (literal) return outcome("mx-invalid", `MX ${literal.exchange} is an IP address; MX must name a host.`, evidence);
     const hostEvidence = e.mxHosts.map((h) => `${formatAnswer(h.a)}\n${formatAnswer(h.aaaa)}`).join("\n");
     const aliased = e.mxHosts.filter((h) => h.a.aliases.length > 0 || h.aaaa.aliases.length > 0);
     if (aliased.length > 0) {
-      const list = aliased.map((h) => `${h.exchange} -> ${(h.a.aliases[0] ?? h.aaaa.aliases[0])}`).join(", ");
+      const list = aliased.map((h) => `${h.exchange} -> ${h.a.aliases[0] ?? h.aaaa.aliases[0]}`).join(", ");
       return outcome("mx-cname", `MX target is a CNAME: ${list}.`, `${evidence}\n${hostEvidence}`);
     }
     const dead = e.mxHosts.filter((h) => h.a.records.length === 0 && h.aaaa.records.length === 0 && !lookupFailed(h.a));

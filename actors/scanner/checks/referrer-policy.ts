@@ -32,10 +32,15 @@ export const referrerPolicy = defineCheck({
     // The <meta> policy is applied after the header, so its last known token wins.
     const values = [...headers, ...metas];
     if (values.length === 0) return outcome("referrer-missing", `Set Referrer-Policy explicitly so older browsers behave the same.${note}`);
-    const evidence = [...headers.map((v) => headerLine("referrer-policy", v)), ...metas.map((v) => `<meta name="referrer" content="${v}">`)].join("\n");
+    const evidence = [
+      ...headers.map((v) => headerLine("referrer-policy", v)),
+      ...metas.map((v) => `<meta name="referrer" content="${v}">`),
+    ].join("\n");
     const policy = effectiveReferrerPolicy(values);
-    if (policy === null) return outcome("referrer-invalid", `No known policy in ${boundedList(values.map((v) => `"${v}"`))}.${note}`, evidence);
-    if (UNSAFE.has(policy)) return outcome("referrer-unsafe", `${policy} leaks full URLs; use strict-origin-when-cross-origin or stricter.${note}`, evidence);
+    if (policy === null)
+      return outcome("referrer-invalid", `No known policy in ${boundedList(values.map((v) => `"${v}"`))}.${note}`, evidence);
+    if (UNSAFE.has(policy))
+      return outcome("referrer-unsafe", `${policy} leaks full URLs; use strict-origin-when-cross-origin or stricter.${note}`, evidence);
     if (PRIVATE.has(policy)) return outcome("referrer-private", `Effective policy: ${policy}.${note}`, evidence);
     return outcome("referrer-ok", `Effective policy: ${policy}.${note}`, evidence);
   },

@@ -24,8 +24,16 @@ export const serverBanner = defineCheck({
     const lines = BANNERS.flatMap((name) => headerValues(page, name).map((value) => ({ name, value })));
     const leaking = lines.filter((l) => VERSION.test(l.value));
     if (leaking.length > 0) {
-      return outcome("banner-version", `Remove or genericise ${leaking.map((l) => l.name).join(", ")}.`, leaking.map((l) => headerLine(l.name, l.value)).join("\n"));
+      return outcome(
+        "banner-version",
+        `Remove or genericise ${leaking.map((l) => l.name).join(", ")}.`,
+        leaking.map((l) => headerLine(l.name, l.value)).join("\n"),
+      );
     }
-    return outcome("banner-ok", lines.length > 0 ? "Product names only, no versions." : "No banner headers.", lines.map((l) => headerLine(l.name, l.value)).join("\n"));
+    return outcome(
+      "banner-ok",
+      lines.length > 0 ? "Product names only, no versions." : "No banner headers.",
+      lines.map((l) => headerLine(l.name, l.value)).join("\n"),
+    );
   },
 });

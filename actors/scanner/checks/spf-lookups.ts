@@ -26,15 +26,24 @@ export const spfLookups = defineCheck({
     const evidence = walk.trail.join("\n");
     const counts = `${walk.lookups} lookup(s), ${walk.voidLookups} void`;
     if (walk.lookups > SPF_LOOKUP_LIMIT) {
-      return outcome("spf-lookups-exceeded", `${counts}; the limit is ${SPF_LOOKUP_LIMIT}. Flatten includes or drop unused ones.`, evidence);
+      return outcome(
+        "spf-lookups-exceeded",
+        `${counts}; the limit is ${SPF_LOOKUP_LIMIT}. Flatten includes or drop unused ones.`,
+        evidence,
+      );
     }
     if (walk.voidLookups > SPF_VOID_LIMIT) {
-      return outcome("spf-void-exceeded", `${counts}; at most ${SPF_VOID_LIMIT} lookups may return no data. Remove terms that name non-existent hosts.`, evidence);
+      return outcome(
+        "spf-void-exceeded",
+        `${counts}; at most ${SPF_VOID_LIMIT} lookups may return no data. Remove terms that name non-existent hosts.`,
+        evidence,
+      );
     }
     // The apex's own syntax errors belong to mail:spf; errors below it are this check's.
     const nested = walk.errors.filter((error) => !error.startsWith(`${e.domain}: `) || /loops back/.test(error));
     if (nested.length > 0) return outcome("spf-include-broken", nested.join("; "), evidence);
-    if (walk.missing.length > 0) return outcome("spf-lookups-ok", `${counts} among the records retrieved (not all nested records were fetched).`, evidence);
+    if (walk.missing.length > 0)
+      return outcome("spf-lookups-ok", `${counts} among the records retrieved (not all nested records were fetched).`, evidence);
     return outcome("spf-lookups-ok", `${counts}.`, evidence);
   },
 });

@@ -30,7 +30,8 @@ export const spf = defineCheck({
     const records = spfRecords(apex);
     const evidence = txtEvidence(e.domain, records);
     if (records.length === 0) return outcome("spf-missing", `${e.domain} has no TXT record starting with v=spf1.`, formatAnswer(apex));
-    if (records.length > 1) return outcome("spf-multiple", `${records.length} SPF records found; publish exactly one (RFC 7208 4.5).`, evidence);
+    if (records.length > 1)
+      return outcome("spf-multiple", `${records.length} SPF records found; publish exactly one (RFC 7208 4.5).`, evidence);
     const parsed = parseSpf(records[0]);
     if (parsed.errors.length > 0) return outcome("spf-syntax", parsed.errors.join("; "), evidence);
     const get = (key: string) => e.spf[key];
@@ -38,7 +39,13 @@ export const spf = defineCheck({
     const via = all && all.source !== e.domain ? ` (through redirect to ${all.source})` : "";
     if (all?.qualifier === "+") return outcome("spf-pass-all", `The record ends in +all${via}; use -all or ~all.`, evidence);
     if (!all || all.qualifier === "?") {
-      return outcome("spf-neutral", all ? `The record ends in ?all${via}, which says nothing about strangers.` : "The record has no all mechanism and no redirect: unlisted senders get neutral.", evidence);
+      return outcome(
+        "spf-neutral",
+        all
+          ? `The record ends in ?all${via}, which says nothing about strangers.`
+          : "The record has no all mechanism and no redirect: unlisted senders get neutral.",
+        evidence,
+      );
     }
     if (parsed.terms.some((t) => t.kind === "mechanism" && t.name === "ptr")) {
       return outcome("spf-ptr", "ptr is slow, unreliable and deprecated (RFC 7208 5.5); list the addresses instead.", evidence);

@@ -37,15 +37,28 @@ export const sri = defineCheck({
       }
     });
     const insecure = scripts.filter((s) => s.url.protocol === "http:" && base.protocol === "https:");
-    if (insecure.length > 0) return outcome("sri-insecure-scripts", `Over http: ${boundedList(insecure.map((s) => s.url.href))}.${note}`, boundedLines(insecure.map((s) => s.tag.tag)));
+    if (insecure.length > 0)
+      return outcome(
+        "sri-insecure-scripts",
+        `Over http: ${boundedList(insecure.map((s) => s.url.href))}.${note}`,
+        boundedLines(insecure.map((s) => s.tag.tag)),
+      );
     // As the Observatory: a script from the same registrable domain (cdn.example.com on www.example.com) is first-party.
     const site = (host: string) => getDomain(host, { allowPrivateDomains: true }) ?? host;
     const foreign = scripts.filter((s) => site(s.url.hostname) !== site(base.hostname));
     if (foreign.length === 0) return outcome("sri-same-origin", `${scripts.length} script(s), all from ${site(base.hostname)}.${note}`);
     const unprotected = foreign.filter((s) => !s.tag.integrity);
     if (unprotected.length > 0) {
-      return outcome("sri-missing", `Without integrity: ${boundedList(unprotected.map((s) => s.url.href))}.${note}`, boundedLines(unprotected.map((s) => s.tag.tag)));
+      return outcome(
+        "sri-missing",
+        `Without integrity: ${boundedList(unprotected.map((s) => s.url.href))}.${note}`,
+        boundedLines(unprotected.map((s) => s.tag.tag)),
+      );
     }
-    return outcome("sri-ok", `${foreign.length} cross-origin script(s), all with integrity.${note}`, boundedLines(foreign.map((s) => s.tag.tag)));
+    return outcome(
+      "sri-ok",
+      `${foreign.length} cross-origin script(s), all with integrity.${note}`,
+      boundedLines(foreign.map((s) => s.tag.tag)),
+    );
   },
 });

@@ -22,7 +22,9 @@ export const tlsRpt = defineCheck({
     const texts = txtTexts(e.tlsRpt).filter(isTlsRptRecord);
     if (texts.length === 0) {
       const noMail = hasNullMx(e.mx) || !e.mx.records.some((r) => r.type === "MX");
-      return noMail ? outcome("tls-rpt-not-applicable", "No MX hosts.") : outcome("tls-rpt-missing", `No v=TLSRPTv1 record at ${name}.`, formatAnswer(e.tlsRpt));
+      return noMail
+        ? outcome("tls-rpt-not-applicable", "No MX hosts.")
+        : outcome("tls-rpt-missing", `No v=TLSRPTv1 record at ${name}.`, formatAnswer(e.tlsRpt));
     }
     const evidence = txtEvidence(name, texts);
     if (texts.length > 1) return outcome("tls-rpt-invalid", `${texts.length} TLSRPTv1 records; RFC 8460 3 allows one.`, evidence);

@@ -21,7 +21,12 @@ export const tlsVersion = defineCheck({
     if (protocol === null) return outcome("tls-not-applicable", "See the certificate finding.");
     const evidence = `negotiated: ${protocol}${e.legacyTls === null ? "" : `\nTLS 1.1 handshake: ${e.legacyTls ? "accepted" : "refused"}`}`;
     if (!MODERN.has(protocol)) return outcome("tls-obsolete", `Negotiated ${protocol}; enable TLS 1.2 and 1.3.`, evidence);
-    if (e.legacyTls === true) return outcome("tls-legacy-enabled", `Negotiated ${protocol}, but a TLS 1.1 handshake also succeeds; disable TLS 1.0 and 1.1.`, evidence);
+    if (e.legacyTls === true)
+      return outcome(
+        "tls-legacy-enabled",
+        `Negotiated ${protocol}, but a TLS 1.1 handshake also succeeds; disable TLS 1.0 and 1.1.`,
+        evidence,
+      );
     return outcome("tls-modern", `Negotiated ${protocol}.`, evidence);
   },
 });

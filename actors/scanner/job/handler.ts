@@ -46,7 +46,8 @@ export function scanHandler(runScan: RunScan, options: ScanOptions, runRecheck?:
       result = await runScan(job.domain, options, startedMs);
     } catch (error) {
       // Over its budget the scan answers scan_failed and stores nothing: a partial grade would read as the site's.
-      if (error instanceof CheckBudgetExceeded) helpers.logger.warn({ domain: job.domain, orgId: job.org_id, budgetMs: error.budgetMs }, "scan checks exceeded their time budget");
+      if (error instanceof CheckBudgetExceeded)
+        helpers.logger.warn({ domain: job.domain, orgId: job.org_id, budgetMs: error.budgetMs }, "scan checks exceeded their time budget");
       else helpers.logger.error({ err: error, domain: job.domain }, "scan failed");
       await helpers.reply?.({ ok: false, error: "scan_failed" } satisfies ScanReply);
       return;
@@ -58,27 +59,52 @@ export function scanHandler(runScan: RunScan, options: ScanOptions, runRecheck?:
       // Reopening and automatic assignment lock assignment rows: done before the first event
       // takes the organization's event lock, in the order every other writer uses (row, then event lock).
       if (!(await jobStored(tx, job.job_id))) {
-        await applyScanToFindings(tx, { orgId: job.org_id, domain: job.domain, findings: [...result.dns.findings, ...result.web.findings], nowMs: completedMs });
+        await applyScanToFindings(tx, {
+          orgId: job.org_id,
+          domain: job.domain,
+          findings: [...result.dns.findings, ...result.web.findings],
+          nowMs: completedMs,
+        });
       }
       for (const kind of ["dns", "web"] as const) {
         const section = result[kind];
         const { scan, created } = await insertScan(tx, {
-          orgId: job.org_id, domain: job.domain, kind, section, algorithm: result.algorithm, trigger: job.trigger,
-          jobId: job.job_id, startedMs, completedMs,
+          orgId: job.org_id,
+          domain: job.domain,
+          kind,
+          section,
+          algorithm: result.algorithm,
+          trigger: job.trigger,
+          jobId: job.job_id,
+          startedMs,
+          completedMs,
         });
         stored[kind] = scan.id;
         if (!created) continue;
         createdAny = true;
         await insertEvent(tx, {
-          orgId: job.org_id, type: "scan.completed", timeMs: completedMs, domain: job.domain,
-          payload: { kind, grade: section.grade, score: section.score, fail_count: section.fail_count, warn_count: section.warn_count, scan_id: scan.id },
+          orgId: job.org_id,
+          type: "scan.completed",
+          timeMs: completedMs,
+          domain: job.domain,
+          payload: {
+            kind,
+            grade: section.grade,
+            score: section.score,
+            fail_count: section.fail_count,
+            warn_count: section.warn_count,
+            scan_id: scan.id,
+          },
         });
         const previous = await previousScan(tx, job.org_id, job.domain, kind, scan.id);
         if (previous) {
           const change = compareFindings(await findingsOf(tx, previous.id), section.findings);
           if (change.new_issues.length > 0) {
             await insertEvent(tx, {
-              orgId: job.org_id, type: "scan.regression", timeMs: completedMs, domain: job.domain,
+              orgId: job.org_id,
+              type: "scan.regression",
+              timeMs: completedMs,
+              domain: job.domain,
               payload: { kind, ...change, previous_grade: previous.grade, grade: section.grade },
             });
           }
@@ -86,9 +112,15 @@ export function scanHandler(runScan: RunScan, options: ScanOptions, runRecheck?:
       }
       if (!createdAny) return stored;
       await recordActivity(tx, {
-        orgId: job.org_id, atMs: completedMs, who: job.trigger === "api" ? "API" : "system", via: job.trigger === "api" ? "api" : "system",
-        group: "monitoring", domain: job.domain, action: `Scan of ${job.domain}: web ${result.web.grade}, dns ${result.dns.grade}`,
-        actionCode: "scan.completed", detail: { web: result.web.grade, dns: result.dns.grade },
+        orgId: job.org_id,
+        atMs: completedMs,
+        who: job.trigger === "api" ? "API" : "system",
+        via: job.trigger === "api" ? "api" : "system",
+        group: "monitoring",
+        domain: job.domain,
+        action: `Scan of ${job.domain}: web ${result.web.grade}, dns ${result.dns.grade}`,
+        actionCode: "scan.completed",
+        detail: { web: result.web.grade, dns: result.dns.grade },
       });
       return stored;
     });

@@ -10,7 +10,6 @@ import type { RunRecheck } from "./recheck.js";
 import { scanHandler, type RunScan } from "./handler.js";
 import { SCAN_STREAM, scanJobSchema, type ScanJob } from "../../../shared/scans/index.js";
 
-
 /** Worker threads per scanner process that run the checks (offload/pool.ts). */
 export const CHECK_WORKERS = 4;
 /**

@@ -11,7 +11,12 @@ export type RunRecheck = (domain: string, findingKey: string, options: ScanOptio
  * result and replies. Whether the assignment moves is the requester's business (it holds
  * the assignment row in its own transaction).
  */
-export async function handleRecheck(job: ScanJob & { finding_key: string }, helpers: Helpers<Pool>, run: RunRecheck, options: ScanOptions): Promise<void> {
+export async function handleRecheck(
+  job: ScanJob & { finding_key: string },
+  helpers: Helpers<Pool>,
+  run: RunRecheck,
+  options: ScanOptions,
+): Promise<void> {
   let finding: StoredFinding | null;
   try {
     finding = await run(job.domain, job.finding_key, options, helpers.clock.now());
@@ -25,8 +30,15 @@ export async function handleRecheck(job: ScanJob & { finding_key: string }, help
     return;
   }
   await insertRecheck(helpers.db, {
-    orgId: job.org_id, domain: job.domain, findingKey: job.finding_key, status: finding.status, summary: finding.summary,
-    detail: finding.detail, evidence: finding.evidence, jobId: job.job_id, atMs: helpers.clock.now(),
+    orgId: job.org_id,
+    domain: job.domain,
+    findingKey: job.finding_key,
+    status: finding.status,
+    summary: finding.summary,
+    detail: finding.detail,
+    evidence: finding.evidence,
+    jobId: job.job_id,
+    atMs: helpers.clock.now(),
   });
   const { id, status, summary, detail, evidence } = finding;
   await helpers.reply?.({ ok: true, finding: { id, status, summary, detail, evidence } } satisfies RecheckReply);

@@ -26,7 +26,7 @@ export function compareFindings(
 ): { new_issues: string[]; resolved: string[]; changes: FindingChange[] } {
   const before = new Map(previous.map((f) => [f.id, f]));
   const after = new Map(current.map((f) => [f.id, RANK[f.status] ?? 0]));
-  const rank = (f: Comparable | undefined) => (f ? RANK[f.status] ?? 0 : 0);
+  const rank = (f: Comparable | undefined) => (f ? (RANK[f.status] ?? 0) : 0);
   const worse = current.filter((f) => rank(f) > rank(before.get(f.id)));
   const resolved = previous.filter((f) => rank(f) > 0 && (after.get(f.id) ?? 0) === 0).map((f) => f.id);
   const changes = worse.map((f) => {

@@ -6,7 +6,10 @@
 export type CspPolicy = ReadonlyMap<string, readonly string[]>;
 
 export function parseCspPolicies(headerValues: readonly string[]): CspPolicy[] {
-  return headerValues.flatMap((value) => value.split(",")).map(parseCspPolicy).filter((p) => p.size > 0);
+  return headerValues
+    .flatMap((value) => value.split(","))
+    .map(parseCspPolicy)
+    .filter((p) => p.size > 0);
 }
 
 export function parseCspPolicy(text: string): CspPolicy {
@@ -16,7 +19,11 @@ export function parseCspPolicy(text: string): CspPolicy {
     if (!name) continue;
     const key = name.toLowerCase();
     // CSP 3 2.2.1: a repeated directive is ignored, the first one wins.
-    if (!directives.has(key)) directives.set(key, sources.map((s) => (s.startsWith("'") ? s.toLowerCase() : s)));
+    if (!directives.has(key))
+      directives.set(
+        key,
+        sources.map((s) => (s.startsWith("'") ? s.toLowerCase() : s)),
+      );
   }
   return directives;
 }

@@ -36,10 +36,14 @@ function policyOf(value: string | undefined, tag: string, errors: string[]): Dma
 /** A DMARC URI list: comma separated, each `mailto:` or `https:` with an optional `!size`. */
 function uris(value: string | undefined, tag: string, errors: string[]): string[] {
   if (value === undefined) return [];
-  const list = value.split(",").map((u) => u.trim()).filter((u) => u !== "");
+  const list = value
+    .split(",")
+    .map((u) => u.trim())
+    .filter((u) => u !== "");
   for (const uri of list) {
     const bare = uri.replace(/![0-9]+[kmgt]?$/i, "");
-    if (!/^mailto:[^@\s]+@[^@\s]+$/i.test(bare) && !/^https:\/\/\S+$/i.test(bare)) errors.push(`${tag} entry "${uri}" is not a mailto: or https: URI`);
+    if (!/^mailto:[^@\s]+@[^@\s]+$/i.test(bare) && !/^https:\/\/\S+$/i.test(bare))
+      errors.push(`${tag} entry "${uri}" is not a mailto: or https: URI`);
   }
   return list;
 }

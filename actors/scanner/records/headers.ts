@@ -38,7 +38,10 @@ export function parseHsts(value: string): ParsedHsts {
     if (seen.has(name)) errors.push(`${name} appears twice`);
     seen.add(name);
     if (name === "max-age") {
-      const v = rest.join("=").trim().replace(/^"(.*)"$/, "$1");
+      const v = rest
+        .join("=")
+        .trim()
+        .replace(/^"(.*)"$/, "$1");
       if (/^\d+$/.test(v)) maxAge = Number(v);
       else errors.push(`max-age=${v} is not a number of seconds`);
     }

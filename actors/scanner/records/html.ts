@@ -67,13 +67,23 @@ export function metaTags(html: string): MetaTag[] {
   return startTags(html, META).flatMap((tag) => {
     const content = tag.attributes.get("content");
     if (content === undefined) return [];
-    return [{ httpEquiv: lower(tag.attributes.get("http-equiv")), name: lower(tag.attributes.get("name")), content: decodeEntities(content), tag: tag.source }];
+    return [
+      {
+        httpEquiv: lower(tag.attributes.get("http-equiv")),
+        name: lower(tag.attributes.get("name")),
+        content: decodeEntities(content),
+        tag: tag.source,
+      },
+    ];
   });
 }
 
 /** The few character references a policy in an attribute can carry. */
 function decodeEntities(text: string): string {
-  return text.replace(/&(quot|apos|#39|amp|lt|gt);/g, (_, entity: string) => ({ quot: '"', apos: "'", "#39": "'", amp: "&", lt: "<", gt: ">" })[entity] ?? "");
+  return text.replace(
+    /&(quot|apos|#39|amp|lt|gt);/g,
+    (_, entity: string) => ({ quot: '"', apos: "'", "#39": "'", amp: "&", lt: "<", gt: ">" })[entity] ?? "",
+  );
 }
 
 /**
@@ -81,10 +91,14 @@ function decodeEntities(text: string): string {
  * that frame-ancestors, report-uri and sandbox are ignored there.
  */
 export function metaCsp(html: string): string[] {
-  return metaTags(html).filter((m) => m.httpEquiv === "content-security-policy").map((m) => m.content);
+  return metaTags(html)
+    .filter((m) => m.httpEquiv === "content-security-policy")
+    .map((m) => m.content);
 }
 
 /** `<meta name="referrer">` (Referrer Policy 4.3): sets the document's policy like the header. */
 export function metaReferrer(html: string): string[] {
-  return metaTags(html).filter((m) => m.name === "referrer").map((m) => m.content);
+  return metaTags(html)
+    .filter((m) => m.name === "referrer")
+    .map((m) => m.content);
 }

@@ -88,7 +88,13 @@ export function parseTlsRpt(text: string): ParsedTlsRpt {
   const errors = [...tagErrors];
   if (order[0] !== "v" || tags.get("v") !== "TLSRPTv1") errors.push("v=TLSRPTv1 must be the first tag");
   const raw = tags.get("rua");
-  const rua = raw === undefined ? [] : raw.split(",").map((u) => u.trim()).filter((u) => u !== "");
+  const rua =
+    raw === undefined
+      ? []
+      : raw
+          .split(",")
+          .map((u) => u.trim())
+          .filter((u) => u !== "");
   if (rua.length === 0) errors.push("the required rua= tag is missing");
   for (const uri of rua) {
     if (!/^mailto:[^@\s]+@[^@\s]+$/i.test(uri) && !/^https:\/\/\S+$/i.test(uri)) errors.push(`rua entry "${uri}" is not mailto: or https:`);

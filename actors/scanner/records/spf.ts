@@ -11,7 +11,13 @@ const MECHANISMS = ["all", "include", "a", "mx", "ptr", "ip4", "ip6", "exists"] 
 export type MechanismName = (typeof MECHANISMS)[number];
 
 export type SpfTerm =
-  | { readonly kind: "mechanism"; readonly qualifier: Qualifier; readonly name: MechanismName; readonly domain: string | null; readonly text: string }
+  | {
+      readonly kind: "mechanism";
+      readonly qualifier: Qualifier;
+      readonly name: MechanismName;
+      readonly domain: string | null;
+      readonly text: string;
+    }
   | { readonly kind: "modifier"; readonly name: string; readonly value: string; readonly text: string };
 
 export interface ParsedSpf {
@@ -76,7 +82,10 @@ function parseMechanism(term: string, errors: string[]): SpfTerm | null {
     return bad("invalid domain");
   }
   if ((mechanism === "a" || mechanism === "mx") && (!validCidr(cidr4, 32) || !validCidr(cidr6, 128))) return bad("invalid prefix length");
-  if (mechanism === "ip4" && !(arg && /^(\d{1,3}\.){3}\d{1,3}$/.test(arg) && arg.split(".").every((o) => Number(o) <= 255) && validCidr(cidr4, 32))) {
+  if (
+    mechanism === "ip4" &&
+    !(arg && /^(\d{1,3}\.){3}\d{1,3}$/.test(arg) && arg.split(".").every((o) => Number(o) <= 255) && validCidr(cidr4, 32))
+  ) {
     return bad("invalid IPv4 network");
   }
   if (mechanism === "ip6") {
@@ -170,7 +179,8 @@ export function walkSpf(domain: string, get: SpfLookupFn): SpfWalk {
     const hasAll = parsed.terms.some((t) => t.kind === "mechanism" && t.name === "all");
     for (const term of parsed.terms) {
       if (lookups > WALK_CEILING) return;
-      const counted = term.kind === "mechanism" ? term.name !== "all" && term.name !== "ip4" && term.name !== "ip6" : term.name === "redirect";
+      const counted =
+        term.kind === "mechanism" ? term.name !== "all" && term.name !== "ip4" && term.name !== "ip6" : term.name === "redirect";
       // RFC 7208 6.1: redirect is ignored when the record has an all mechanism.
       if (!counted || (term.kind === "modifier" && hasAll)) continue;
       lookups++;

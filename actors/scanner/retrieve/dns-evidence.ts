@@ -9,7 +9,15 @@ import { spfKey, walkSpf } from "../records/spf.js";
 import { isMtaStsTxt } from "../records/mail-tls.js";
 import { joinTxt } from "../records/tags.js";
 import { createDnsClient, type DnsQuery, normalizeName } from "../../../shared/platform/net/outbound/dns-client.js";
-import type { CnameLookup, DkimLookup, DnsAnswer, DnsEvidence, HttpExchange, MxHostLookup, RecordType } from "../../../shared/platform/net/outbound/evidence.js";
+import type {
+  CnameLookup,
+  DkimLookup,
+  DnsAnswer,
+  DnsEvidence,
+  HttpExchange,
+  MxHostLookup,
+  RecordType,
+} from "../../../shared/platform/net/outbound/evidence.js";
 import { fetchOnce, type HttpContext } from "../../../shared/platform/net/outbound/http-client.js";
 import { dnsHostResolver } from "../../../shared/platform/net/outbound/ssrf.js";
 import { askChecked, findZoneCut, organizationalDomain } from "./zone-cut.js";
@@ -100,7 +108,9 @@ export async function retrieveDns(domainInput: string, options: ScanOptions, now
   const nsPromise = ask(zone, "NS");
   const dnskeyPromise = askChecked(ask, zone, "DNSKEY");
   const dkimPromise = Promise.all(
-    DKIM_SELECTORS.map(async (selector): Promise<DkimLookup> => ({ selector, answer: await ask(`${selector}._domainkey.${domain}`, "TXT") })),
+    DKIM_SELECTORS.map(
+      async (selector): Promise<DkimLookup> => ({ selector, answer: await ask(`${selector}._domainkey.${domain}`, "TXT") }),
+    ),
   );
   const caaPromise = Promise.all(namesUpToZone(domain, orgDomain).map((name) => ask(name, "CAA")));
   const cnamePromise = Promise.all([domain, ...CNAME_PROBES.map((p) => `${p}.${domain}`)].map((name) => lookupCname(name, ask)));

@@ -36,15 +36,17 @@ function epochSeconds(time: string): number {
 
 async function sendHec(destination: LoadedDestination, events: readonly SyslogEvent[], network: PushNetwork): Promise<void> {
   const body = events
-    .map((event) => JSON.stringify({
-      time: epochSeconds(event.time),
-      host: network.hostname,
-      source: SOURCE,
-      sourcetype: "_json",
-      ...(destination.index ? { index: destination.index } : {}),
-      event,
-      fields: { event_id: String(event.id), event_type: event.type },
-    }))
+    .map((event) =>
+      JSON.stringify({
+        time: epochSeconds(event.time),
+        host: network.hostname,
+        source: SOURCE,
+        sourcetype: "_json",
+        ...(destination.index ? { index: destination.index } : {}),
+        event,
+        fields: { event_id: String(event.id), event_type: event.type },
+      }),
+    )
     .join("\n");
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (destination.token !== null) headers.authorization = `Splunk ${destination.token}`;
@@ -58,7 +60,10 @@ interface BulkItem {
 async function sendBulk(destination: LoadedDestination, events: readonly SyslogEvent[], network: PushNetwork): Promise<void> {
   const index = destination.index ?? DEFAULT_INDEX;
   const body = events
-    .map((event) => `${JSON.stringify({ create: { _index: index, _id: String(event.id) } })}\n${JSON.stringify({ ...event, "@timestamp": event.time })}\n`)
+    .map(
+      (event) =>
+        `${JSON.stringify({ create: { _index: index, _id: String(event.id) } })}\n${JSON.stringify({ ...event, "@timestamp": event.time })}\n`,
+    )
     .join("");
   const headers: Record<string, string> = { "content-type": "application/x-ndjson" };
   if (destination.token !== null) headers.authorization = `ApiKey ${destination.token}`;
@@ -78,12 +83,16 @@ async function sendBulk(destination: LoadedDestination, events: readonly SyslogE
   });
   if (failed.length === 0) return;
   const first = failed[0].create;
-  throw new DeliveryError(`Elasticsearch _bulk refused ${failed.length} of ${events.length}: ${first?.status ?? "?"} ${first?.error?.type ?? ""} ${first?.error?.reason ?? ""}`.trim());
+  throw new DeliveryError(
+    `Elasticsearch _bulk refused ${failed.length} of ${events.length}: ${first?.status ?? "?"} ${first?.error?.type ?? ""} ${first?.error?.reason ?? ""}`.trim(),
+  );
 }
 
 export function idempotencyKey(destinationId: number, events: readonly Pick<SyslogEvent, "id">[]): string {
   const ids = events.map((event) => event.id).sort((a, b) => a - b);
-  return createHash("sha256").update(`${destinationId}:${ids.join(",")}`).digest("hex");
+  return createHash("sha256")
+    .update(`${destinationId}:${ids.join(",")}`)
+    .digest("hex");
 }
 
 async function sendHttp(destination: LoadedDestination, events: readonly SyslogEvent[], network: PushNetwork): Promise<void> {

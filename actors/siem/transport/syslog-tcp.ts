@@ -25,15 +25,19 @@ export async function sendSyslog(target: SiemTarget, events: readonly SyslogEven
       if (error) reject(error instanceof DeliveryError ? error : new DeliveryError(error.message));
       else resolve();
     };
-    const socket: net.Socket = target.protocol === "tls"
-      ? tls.connect({
-        host: address,
-        port: target.port,
-        servername: net.isIP(target.host) ? undefined : target.host,
-        ca: network.caPem ? [...tls.rootCertificates, network.caPem] : undefined,
-      })
-      : net.connect({ host: address, port: target.port });
-    const timer = setTimeout(() => finish(new DeliveryError(`syslog collector did not close within ${network.timeoutMs} ms`)), network.timeoutMs);
+    const socket: net.Socket =
+      target.protocol === "tls"
+        ? tls.connect({
+            host: address,
+            port: target.port,
+            servername: net.isIP(target.host) ? undefined : target.host,
+            ca: network.caPem ? [...tls.rootCertificates, network.caPem] : undefined,
+          })
+        : net.connect({ host: address, port: target.port });
+    const timer = setTimeout(
+      () => finish(new DeliveryError(`syslog collector did not close within ${network.timeoutMs} ms`)),
+      network.timeoutMs,
+    );
     socket.once(target.protocol === "tls" ? "secureConnect" : "connect", () => {
       socket.end(payload);
     });

@@ -49,10 +49,24 @@ export function ActivityPage() {
           )}
         </Field>
         <Field label="From">
-          {(a) => <input {...a} type="date" value={from} onChange={(e: InputEvent) => setQuery({ from: valueOf(e), page: null }, { replace: true })} />}
+          {(a) => (
+            <input
+              {...a}
+              type="date"
+              value={from}
+              onChange={(e: InputEvent) => setQuery({ from: valueOf(e), page: null }, { replace: true })}
+            />
+          )}
         </Field>
         <Field label="To">
-          {(a) => <input {...a} type="date" value={until} onChange={(e: InputEvent) => setQuery({ to: valueOf(e), page: null }, { replace: true })} />}
+          {(a) => (
+            <input
+              {...a}
+              type="date"
+              value={until}
+              onChange={(e: InputEvent) => setQuery({ to: valueOf(e), page: null }, { replace: true })}
+            />
+          )}
         </Field>
         <Field label="Scanned domain" class="grow">
           {(a) => (
@@ -97,7 +111,9 @@ export function ActivityPage() {
                         <div class="muted mono">{entry.action_code}</div>
                       </td>
                       <td>{entry.group ? <Badge value="plain" label={entry.group.replace("_", " ")} /> : null}</td>
-                      <td class="break" data-label="Domain">{entry.domain ? <Ext text={entry.domain} /> : <span class="muted">—</span>}</td>
+                      <td class="break" data-label="Domain">
+                        {entry.domain ? <Ext text={entry.domain} /> : <span class="muted">—</span>}
+                      </td>
                     </tr>
                   ))}
                 </Table>

@@ -3,7 +3,22 @@ import { api, type ContentItem } from "../api.js";
 import { may } from "../auth.js";
 import { useOrg } from "../layout.js";
 import { setQuery, usePlace } from "../router.js";
-import { Confirm, Empty, Ext, Field, Outcome, PageTitle, Section, Show, Table, Time, useAction, useAnswer, valueOf, type InputEvent } from "../ui.js";
+import {
+  Confirm,
+  Empty,
+  Ext,
+  Field,
+  Outcome,
+  PageTitle,
+  Section,
+  Show,
+  Table,
+  Time,
+  useAction,
+  useAnswer,
+  valueOf,
+  type InputEvent,
+} from "../ui.js";
 
 /**
  * Managed content and runtime secrets (operator-api.md "Content, secrets"; interface.md
@@ -71,7 +86,9 @@ function Editor(props: { org: number; editing: Listed | null; onSaved: () => voi
   return (
     <form class="grid-form" onSubmit={(e) => void save(e)} noValidate>
       <Field label="Content key" error={problems.key}>
-        {(a) => <input {...a} value={key} readOnly={editing !== null} onInput={(e: InputEvent) => setKey(valueOf(e))} placeholder="banner" />}
+        {(a) => (
+          <input {...a} value={key} readOnly={editing !== null} onInput={(e: InputEvent) => setKey(valueOf(e))} placeholder="banner" />
+        )}
       </Field>
       <Field label="Type">
         {(a) => (
@@ -86,7 +103,9 @@ function Editor(props: { org: number; editing: Listed | null; onSaved: () => voi
         label="Value"
         error={problems.value}
         class="wide"
-        hint={type === "html" ? "Sites receive it as given; here it is always shown as text." : type === "json" ? "Any JSON value." : undefined}
+        hint={
+          type === "html" ? "Sites receive it as given; here it is always shown as text." : type === "json" ? "Any JSON value." : undefined
+        }
       >
         {(a) =>
           type === "boolean" ? (
@@ -97,7 +116,13 @@ function Editor(props: { org: number; editing: Listed | null; onSaved: () => voi
           ) : type === "number" ? (
             <input {...a} inputMode="decimal" value={raw} onInput={(e: InputEvent) => setRaw(valueOf(e))} />
           ) : (
-            <textarea {...a} rows={type === "text" ? 3 : 8} class={type === "text" ? undefined : "mono"} value={raw} onInput={(e: InputEvent) => setRaw(valueOf(e))} />
+            <textarea
+              {...a}
+              rows={type === "text" ? 3 : 8}
+              class={type === "text" ? undefined : "mono"}
+              value={raw}
+              onInput={(e: InputEvent) => setRaw(valueOf(e))}
+            />
           )
         }
       </Field>
@@ -166,7 +191,13 @@ function Secrets(props: { org: number }) {
                         <button type="button" onClick={() => setName(s.name)} aria-label={`Replace the value of ${s.name}`}>
                           Replace
                         </button>
-                        <Confirm label="Delete" danger title={`Delete the secret "${s.name}"?`} confirm="Delete" onConfirm={() => remove(s.name)}>
+                        <Confirm
+                          label="Delete"
+                          danger
+                          title={`Delete the secret "${s.name}"?`}
+                          confirm="Delete"
+                          onConfirm={() => remove(s.name)}
+                        >
                           <p>Servers asking for it get unknown_secret from now on.</p>
                         </Confirm>
                       </>
@@ -181,10 +212,28 @@ function Secrets(props: { org: number }) {
       {may("manage") ? (
         <form class="grid-form" onSubmit={(e) => void save(e)} noValidate>
           <Field label="Name" error={problem.name}>
-            {(a) => <input {...a} value={name} class="mono" onInput={(e: InputEvent) => setName(valueOf(e))} placeholder="STRIPE_KEY" autocomplete="off" />}
+            {(a) => (
+              <input
+                {...a}
+                value={name}
+                class="mono"
+                onInput={(e: InputEvent) => setName(valueOf(e))}
+                placeholder="STRIPE_KEY"
+                autocomplete="off"
+              />
+            )}
           </Field>
           <Field label="Value" error={problem.value} hint="Sent once, stored encrypted, never shown again.">
-            {(a) => <input {...a} type="password" value={value} onInput={(e: InputEvent) => setValue(valueOf(e))} autocomplete="new-password" spellcheck={false} />}
+            {(a) => (
+              <input
+                {...a}
+                type="password"
+                value={value}
+                onInput={(e: InputEvent) => setValue(valueOf(e))}
+                autocomplete="new-password"
+                spellcheck={false}
+              />
+            )}
           </Field>
           <div class="form-actions">
             <button type="submit" class="primary">
@@ -212,7 +261,9 @@ export function ContentPage() {
   };
   return (
     <>
-      <PageTitle sub="Values your keys read with content.php, and secrets your servers read with secret.php.">Content and secrets</PageTitle>
+      <PageTitle sub="Values your keys read with content.php, and secrets your servers read with secret.php.">
+        Content and secrets
+      </PageTitle>
       <Section title="Content">
         <Show loaded={list} label="Loading the content…">
           {() =>
@@ -235,10 +286,20 @@ export function ContentPage() {
                     <td class="row-actions">
                       {may("manage") ? (
                         <>
-                          <button type="button" onClick={() => setQuery({ edit: item.content_key })} aria-label={`Edit ${item.content_key}`}>
+                          <button
+                            type="button"
+                            onClick={() => setQuery({ edit: item.content_key })}
+                            aria-label={`Edit ${item.content_key}`}
+                          >
                             Edit
                           </button>
-                          <Confirm label="Delete" danger title={`Delete "${item.content_key}"?`} confirm="Delete" onConfirm={() => remove(item.content_key)}>
+                          <Confirm
+                            label="Delete"
+                            danger
+                            title={`Delete "${item.content_key}"?`}
+                            confirm="Delete"
+                            onConfirm={() => remove(item.content_key)}
+                          >
                             <p>Keys asking for it get not_found from now on.</p>
                           </Confirm>
                         </>

@@ -3,7 +3,23 @@ import { api, type Domain } from "../api.js";
 import { may } from "../auth.js";
 import { useOrg } from "../layout.js";
 import { Link, to } from "../router.js";
-import { Badge, CopyField, Empty, Ext, Field, Outcome, PageTitle, Section, Show, Time, useAction, useAnswer, valueOf, type InputEvent, type OutcomeState } from "../ui.js";
+import {
+  Badge,
+  CopyField,
+  Empty,
+  Ext,
+  Field,
+  Outcome,
+  PageTitle,
+  Section,
+  Show,
+  Time,
+  useAction,
+  useAnswer,
+  valueOf,
+  type InputEvent,
+  type OutcomeState,
+} from "../ui.js";
 import { domainProblem } from "../validate.js";
 
 /**
@@ -18,12 +34,16 @@ interface Checked {
 
 function VerifyResult(props: { domain: Domain; checked: Checked | null; verifiedNow: boolean }) {
   const { domain, checked } = props;
-  if (domain.verified) return props.verifiedNow ? <p class="done">Verified: the organization owns {domain.name}. Keys may lock to it and scans may run.</p> : null;
+  if (domain.verified)
+    return props.verifiedNow ? (
+      <p class="done">Verified: the organization owns {domain.name}. Keys may lock to it and scans may run.</p>
+    ) : null;
   if (!checked) return null;
   if (checked.error) {
     return (
       <div class="refusal" role="alert">
-        The lookup of <code>{domain.txt_record.name}</code> failed (<code>{checked.error}</code>): the DNS server did not answer. Try again in a minute.
+        The lookup of <code>{domain.txt_record.name}</code> failed (<code>{checked.error}</code>): the DNS server did not answer. Try again
+        in a minute.
       </div>
     );
   }
@@ -126,12 +146,22 @@ export function DomainsPage() {
   };
   return (
     <>
-      <PageTitle sub="A domain is proved yours by a DNS TXT record. Client keys lock to verified domains; scans run on them.">Domains</PageTitle>
+      <PageTitle sub="A domain is proved yours by a DNS TXT record. Client keys lock to verified domains; scans run on them.">
+        Domains
+      </PageTitle>
       {may("manage") ? (
         <Section title="Add a domain">
           <form class="inline-form" onSubmit={(e) => void add(e)} noValidate>
             <Field label="Domain" error={problem}>
-              {(a) => <input {...a} value={name} placeholder="shop.example.com" onInput={(e: InputEvent) => setName(valueOf(e))} autocomplete="off" />}
+              {(a) => (
+                <input
+                  {...a}
+                  value={name}
+                  placeholder="shop.example.com"
+                  onInput={(e: InputEvent) => setName(valueOf(e))}
+                  autocomplete="off"
+                />
+              )}
             </Field>
             <button type="submit" class="primary">
               Add the domain
@@ -143,10 +173,16 @@ export function DomainsPage() {
       <Show loaded={list} label="Loading the domains…">
         {(d) => {
           const all = merge(d.domains);
-          return all.length === 0 ? <Empty>No domains yet.</Empty> : <>{all.map((domain) => <DomainCard key={domain.name} org={org} domain={domain} onVerified={replace} />)}</>;
+          return all.length === 0 ? (
+            <Empty>No domains yet.</Empty>
+          ) : (
+            all.map((domain) => <DomainCard key={domain.name} org={org} domain={domain} onVerified={replace} />)
+          );
         }}
       </Show>
-      {list.state === "refused" && added.length > 0 ? added.map((domain) => <DomainCard key={domain.name} org={org} domain={domain} onVerified={replace} />) : null}
+      {list.state === "refused" && added.length > 0
+        ? added.map((domain) => <DomainCard key={domain.name} org={org} domain={domain} onVerified={replace} />)
+        : null}
     </>
   );
 }

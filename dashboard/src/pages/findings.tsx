@@ -4,7 +4,23 @@ import { principal, serverKey } from "../auth.js";
 import { useOrg } from "../layout.js";
 import { Link, setQuery, to, usePlace } from "../router.js";
 import {
-  Badge, Empty, Ext, Field, Loading, Outcome, PageTitle, Section, Show, Table, Time, idle, today, useAction, useAnswer, valueOf, type InputEvent,
+  Badge,
+  Empty,
+  Ext,
+  Field,
+  Loading,
+  Outcome,
+  PageTitle,
+  Section,
+  Show,
+  Table,
+  Time,
+  idle,
+  today,
+  useAction,
+  useAnswer,
+  valueOf,
+  type InputEvent,
   type Loaded,
 } from "../ui.js";
 import { ServerKeyPanel } from "./server-key.js";
@@ -93,8 +109,12 @@ export function FindingsPage() {
         </Field>
         <div class="field">
           <label class="check">
-            <input type="checkbox" checked={overdue} onChange={(e) => setQuery({ overdue: (e.currentTarget as HTMLInputElement).checked ? "1" : null })} /> Overdue
-            only
+            <input
+              type="checkbox"
+              checked={overdue}
+              onChange={(e) => setQuery({ overdue: (e.currentTarget as HTMLInputElement).checked ? "1" : null })}
+            />{" "}
+            Overdue only
           </label>
         </div>
       </form>
@@ -153,7 +173,10 @@ function AssignForm(props: { domain: string; findingKey: string; current: Assign
   const [outcome, run] = useAction();
   const save = async (event: Event) => {
     event.preventDefault();
-    const body: { for_domain: string; finding_key: string; owner?: string; status?: string; due?: string } = { for_domain: props.domain, finding_key: props.findingKey };
+    const body: { for_domain: string; finding_key: string; owner?: string; status?: string; due?: string } = {
+      for_domain: props.domain,
+      finding_key: props.findingKey,
+    };
     if (owner !== (current?.owner?.email ?? "") || !current) body.owner = owner;
     if (status !== (current?.status ?? "") || !current) body.status = status;
     if (due !== (current?.due_at ?? "").slice(0, 10)) body.due = due;
@@ -200,7 +223,10 @@ export function FindingPage(props: { domain: string; findingKey: string }) {
   const { id: org } = useOrg();
   const [round, setRound] = useState(0);
   const members = useMembers(org);
-  const [story, reload] = useAnswer(() => (serverKey() ? data.story(props.domain, props.findingKey) : idle<never>()), [props.domain, props.findingKey, round]);
+  const [story, reload] = useAnswer(
+    () => (serverKey() ? data.story(props.domain, props.findingKey) : idle<never>()),
+    [props.domain, props.findingKey, round],
+  );
   const [note, setNote] = useState("");
   const [noteOutcome, runNote] = useAction();
   const [checkOutcome, runCheck] = useAction();
@@ -228,7 +254,9 @@ export function FindingPage(props: { domain: string; findingKey: string }) {
       <p class="crumbs">
         <Link href={to.findings(org)}>Findings</Link> / <Link href={to.scan(org, props.domain)}>{props.domain}</Link> /
       </p>
-      <PageTitle sub={<code>{props.findingKey}</code>}>{assigned ? <Ext text={assigned.finding} /> : <Ext text={props.findingKey} />}</PageTitle>
+      <PageTitle sub={<code>{props.findingKey}</code>}>
+        {assigned ? <Ext text={assigned.finding} /> : <Ext text={props.findingKey} />}
+      </PageTitle>
       <ServerKeyPanel onChange={() => setRound(round + 1)} />
       {!serverKey() ? null : story.state === "loading" ? (
         <Loading label="Loading the finding's story…" />
@@ -238,7 +266,8 @@ export function FindingPage(props: { domain: string; findingKey: string }) {
           <Section title="Owner, status and due date">
             {assigned ? (
               <p>
-                <Badge value={assigned.status} /> <Flags a={assigned} /> owned by {ownerLabel(assigned.owner)}, due <Time iso={assigned.due_at} empty="no date" />.
+                <Badge value={assigned.status} /> <Flags a={assigned} /> owned by {ownerLabel(assigned.owner)}, due{" "}
+                <Time iso={assigned.due_at} empty="no date" />.
               </p>
             ) : (
               <p class="muted">Nobody owns this finding yet.</p>

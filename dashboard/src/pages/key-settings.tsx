@@ -2,7 +2,17 @@ import { useState } from "preact/hooks";
 import { api, type KeyDetails } from "../api.js";
 import { may } from "../auth.js";
 import { Field, Outcome, Section, useAction, valueOf, type InputEvent } from "../ui.js";
-import { cidrProblem, countryProblem, domainProblem, fieldOfRefusal, firstProblem, listOf, rateProblem, scopeProblem, urlProblem } from "../validate.js";
+import {
+  cidrProblem,
+  countryProblem,
+  domainProblem,
+  fieldOfRefusal,
+  firstProblem,
+  listOf,
+  rateProblem,
+  scopeProblem,
+  urlProblem,
+} from "../validate.js";
 
 /**
  * Every setting of a key (operator-api.md "Keys"), as a form: each rule is checked here
@@ -134,7 +144,14 @@ function patchOf(draft: Draft, d: KeyDetails): Record<string, unknown> {
   // Compared field by field with what the form edits: the key's botcheck carries more
   // (difficulty), which the server keeps when a PATCH leaves it out.
   const b = d.botcheck;
-  const before = { enabled: b.enabled, hold_ms: b.hold_ms, allow_desktop: b.allow_desktop, allow_tablet: b.allow_tablet, allow_mobile: b.allow_mobile, blocked_url: b.blocked_url ?? null };
+  const before = {
+    enabled: b.enabled,
+    hold_ms: b.hold_ms,
+    allow_desktop: b.allow_desktop,
+    allow_tablet: b.allow_tablet,
+    allow_mobile: b.allow_mobile,
+    blocked_url: b.blocked_url ?? null,
+  };
   put("botcheck", botcheck, before);
   return out;
 }
@@ -145,16 +162,25 @@ export function KeySettings(props: { details: KeyDetails; onSaved: (details: Key
   const [problems, setProblems] = useState<Problems>({});
   const [outcome, run, setOutcome] = useAction();
   const editable = may("manage") && details.status !== "revoked";
-  const set = <K extends keyof Draft>(field: K) => (event: InputEvent) => {
-    const target = event.currentTarget as HTMLInputElement;
-    setDraft({ ...draft, [field]: target.type === "checkbox" ? target.checked : valueOf(event) });
-  };
+  const set =
+    <K extends keyof Draft>(field: K) =>
+    (event: InputEvent) => {
+      const target = event.currentTarget as HTMLInputElement;
+      setDraft({ ...draft, [field]: target.type === "checkbox" ? target.checked : valueOf(event) });
+    };
   const save = async (event: Event) => {
     event.preventDefault();
     const found = check(draft, details.kind);
     setProblems(found);
     if (Object.keys(found).length > 0) {
-      setOutcome({ refusal: { ok: false, status: 0, reason: "check_fields", message: `Fix the ${Object.keys(found).length === 1 ? "field" : "fields"} marked below.` } });
+      setOutcome({
+        refusal: {
+          ok: false,
+          status: 0,
+          reason: "check_fields",
+          message: `Fix the ${Object.keys(found).length === 1 ? "field" : "fields"} marked below.`,
+        },
+      });
       return;
     }
     const body = patchOf(draft, details);
@@ -162,7 +188,10 @@ export function KeySettings(props: { details: KeyDetails; onSaved: (details: Key
       setOutcome({ done: "Nothing changed." });
       return;
     }
-    const answer = await run(api.patchKey(details.id, body), `Saved (${Object.keys(body).join(", ")}): it applies from the very next verify.`);
+    const answer = await run(
+      api.patchKey(details.id, body),
+      `Saved (${Object.keys(body).join(", ")}): it applies from the very next verify.`,
+    );
     if (answer.ok) {
       props.onSaved(answer.data.details);
       setDraft(draftOf(answer.data.details));
@@ -186,7 +215,11 @@ export function KeySettings(props: { details: KeyDetails; onSaved: (details: Key
           <Field label="Name" error={problems.name}>
             {(a) => input("name", a, { maxLength: 200 })}
           </Field>
-          <Field label="Domain lock" error={problems.domain} hint={details.kind === "client" ? "Calls for other domains are refused domain_mismatch." : "Optional for server keys."}>
+          <Field
+            label="Domain lock"
+            error={problems.domain}
+            hint={details.kind === "client" ? "Calls for other domains are refused domain_mismatch." : "Optional for server keys."}
+          >
             {(a) => input("domain", a, { placeholder: "shop.example.com" })}
           </Field>
           <Field label="Environment">
@@ -198,9 +231,7 @@ export function KeySettings(props: { details: KeyDetails; onSaved: (details: Key
               </select>
             )}
           </Field>
-          <Field label="Industry">
-            {(a) => input("industry", a, { maxLength: 100 })}
-          </Field>
+          <Field label="Industry">{(a) => input("industry", a, { maxLength: 100 })}</Field>
         </div>
       </Section>
       <Section title="Who may call">
@@ -212,12 +243,36 @@ export function KeySettings(props: { details: KeyDetails; onSaved: (details: Key
             {(a) => input("rate_per_minute", a, { inputMode: "numeric" })}
           </Field>
           <Field label="Allowed addresses" hint="One address or CIDR block per line; empty allows every address." error={problems.ip_allow}>
-            {(a) => <textarea {...a} rows={3} value={draft.ip_allow} onInput={set("ip_allow")} disabled={!editable} spellcheck={false} placeholder="203.0.113.0/24" />}
+            {(a) => (
+              <textarea
+                {...a}
+                rows={3}
+                value={draft.ip_allow}
+                onInput={set("ip_allow")}
+                disabled={!editable}
+                spellcheck={false}
+                placeholder="203.0.113.0/24"
+              />
+            )}
           </Field>
           <Field label="Denied addresses" hint="Deny always wins over allow." error={problems.ip_deny}>
-            {(a) => <textarea {...a} rows={3} value={draft.ip_deny} onInput={set("ip_deny")} disabled={!editable} spellcheck={false} placeholder="2001:db8::/32" />}
+            {(a) => (
+              <textarea
+                {...a}
+                rows={3}
+                value={draft.ip_deny}
+                onInput={set("ip_deny")}
+                disabled={!editable}
+                spellcheck={false}
+                placeholder="2001:db8::/32"
+              />
+            )}
           </Field>
-          <Field label="Allowed countries" hint="ISO 3166-1 alpha-2 codes, comma separated; empty allows all." error={problems.countries_allow}>
+          <Field
+            label="Allowed countries"
+            hint="ISO 3166-1 alpha-2 codes, comma separated; empty allows all."
+            error={problems.countries_allow}
+          >
             {(a) => input("countries_allow", a, { placeholder: "FR, DE" })}
           </Field>
           <Field label="Blocked countries" error={problems.countries_block}>
@@ -231,12 +286,26 @@ export function KeySettings(props: { details: KeyDetails; onSaved: (details: Key
           <Field label="Hard end" hint="Empty: the key follows the organization's window." error={problems.expires_at}>
             {(a) => input("expires_at", a, { type: "date" })}
           </Field>
-          <Field label="Content page" hint="The page protected content is published on (origin_mismatch elsewhere)." error={problems.content_origin}>
+          <Field
+            label="Content page"
+            hint="The page protected content is published on (origin_mismatch elsewhere)."
+            error={problems.content_origin}
+          >
             {(a) => input("content_origin", a, { type: "url", placeholder: "https://shop.example.com/pricing" })}
           </Field>
           <div class="field">{box("is_trial", "Trial key")}</div>
           <Field label="Firewall rules (JSON object)" hint="Returned to server calls as firewall." error={problems.firewall} class="wide">
-            {(a) => <textarea {...a} rows={4} value={draft.firewall} onInput={set("firewall")} disabled={!editable} spellcheck={false} class="mono" />}
+            {(a) => (
+              <textarea
+                {...a}
+                rows={4}
+                value={draft.firewall}
+                onInput={set("firewall")}
+                disabled={!editable}
+                spellcheck={false}
+                class="mono"
+              />
+            )}
           </Field>
         </div>
       </Section>
@@ -263,12 +332,21 @@ export function KeySettings(props: { details: KeyDetails; onSaved: (details: Key
           <button type="submit" class="primary">
             Save the settings
           </button>
-          <button type="button" onClick={() => (setDraft(draftOf(details)), setProblems({}), setOutcome(null))}>
+          <button
+            type="button"
+            onClick={() => {
+              setDraft(draftOf(details));
+              setProblems({});
+              setOutcome(null);
+            }}
+          >
             Undo changes
           </button>
         </div>
       ) : (
-        <p class="muted">{details.status === "revoked" ? "A revoked key cannot change." : "Your role may read these settings, not change them."}</p>
+        <p class="muted">
+          {details.status === "revoked" ? "A revoked key cannot change." : "Your role may read these settings, not change them."}
+        </p>
       )}
     </form>
   );

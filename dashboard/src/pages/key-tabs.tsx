@@ -3,7 +3,20 @@ import { may } from "../auth.js";
 import { OUTCOME_SERIES, StackedBars, outcomeStacks, reasonSeries, reasonStacks } from "../charts.js";
 import { setQuery, usePlace } from "../router.js";
 import {
-  Badge, CopyField, Empty, Ext, Field, Outcome, Section, Show, Table, Time, useAction, useAnswer, valueOf, type InputEvent,
+  Badge,
+  CopyField,
+  Empty,
+  Ext,
+  Field,
+  Outcome,
+  Section,
+  Show,
+  Table,
+  Time,
+  useAction,
+  useAnswer,
+  valueOf,
+  type InputEvent,
 } from "../ui.js";
 
 /** The key page's tabs other than settings: installations, usage, integration. */
@@ -14,14 +27,17 @@ export function KeyInstallations(props: { id: number }) {
   const [list, reload] = useAnswer(() => api.installations(props.id), [props.id]);
   const [outcome, run] = useAction();
   const decide = async (install: string, decision: "approve" | "block") => {
-    const answer = await run(api.decideInstallation(props.id, install, decision), decision === "approve" ? "Installation approved." : "Installation blocked.");
+    const answer = await run(
+      api.decideInstallation(props.id, install, decision),
+      decision === "approve" ? "Installation approved." : "Installation blocked.",
+    );
     if (answer.ok) reload();
   };
   return (
     <Section title="Installations">
       <p class="hint">
-        The first installation a key is seen on keeps working; each new one waits (<code>installation_pending</code>) until it is approved here. A
-        blocked one is refused <code>installation_blocked</code>.
+        The first installation a key is seen on keeps working; each new one waits (<code>installation_pending</code>) until it is approved
+        here. A blocked one is refused <code>installation_blocked</code>.
       </p>
       <Outcome outcome={outcome} />
       <Show loaded={list} label="Loading the installations…">
@@ -50,12 +66,21 @@ export function KeyInstallations(props: { id: number }) {
                       {may("manage") ? (
                         <>
                           {row.status !== "approved" ? (
-                            <button type="button" onClick={() => void decide(row.install, "approve")} aria-label={`Approve installation ${row.install}`}>
+                            <button
+                              type="button"
+                              onClick={() => void decide(row.install, "approve")}
+                              aria-label={`Approve installation ${row.install}`}
+                            >
                               Approve
                             </button>
                           ) : null}
                           {row.status !== "blocked" ? (
-                            <button type="button" class="danger" onClick={() => void decide(row.install, "block")} aria-label={`Block installation ${row.install}`}>
+                            <button
+                              type="button"
+                              class="danger"
+                              onClick={() => void decide(row.install, "block")}
+                              aria-label={`Block installation ${row.install}`}
+                            >
                               Block
                             </button>
                           ) : null}
@@ -76,7 +101,8 @@ export function KeyInstallations(props: { id: number }) {
 
 function endpointTotals(days: UsageDay[]): [string, number][] {
   const totals = new Map<string, number>();
-  for (const day of days) for (const [endpoint, n] of Object.entries(day.by_endpoint)) totals.set(endpoint, (totals.get(endpoint) ?? 0) + n);
+  for (const day of days)
+    for (const [endpoint, n] of Object.entries(day.by_endpoint)) totals.set(endpoint, (totals.get(endpoint) ?? 0) + n);
   return [...totals.entries()].sort((a, b) => b[1] - a[1]);
 }
 
@@ -93,14 +119,34 @@ export function KeyUsage(props: { id: number }) {
     <Section title="Usage by day">
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Usage range">
         <Field label="From">
-          {(a) => <input {...a} type="date" value={shownFrom} max={shownTo} onChange={(e: InputEvent) => setQuery({ from: valueOf(e) }, { replace: true })} />}
+          {(a) => (
+            <input
+              {...a}
+              type="date"
+              value={shownFrom}
+              max={shownTo}
+              onChange={(e: InputEvent) => setQuery({ from: valueOf(e) }, { replace: true })}
+            />
+          )}
         </Field>
         <Field label="To">
-          {(a) => <input {...a} type="date" value={shownTo} min={shownFrom} onChange={(e: InputEvent) => setQuery({ to: valueOf(e) }, { replace: true })} />}
+          {(a) => (
+            <input
+              {...a}
+              type="date"
+              value={shownTo}
+              min={shownFrom}
+              onChange={(e: InputEvent) => setQuery({ to: valueOf(e) }, { replace: true })}
+            />
+          )}
         </Field>
         <Field label="Stack by">
           {(a) => (
-            <select {...a} value={by} onChange={(e: InputEvent) => setQuery({ by: valueOf(e) === "reason" ? "reason" : null }, { replace: true })}>
+            <select
+              {...a}
+              value={by}
+              onChange={(e: InputEvent) => setQuery({ by: valueOf(e) === "reason" ? "reason" : null }, { replace: true })}
+            >
               <option value="outcome">outcome</option>
               <option value="reason">refusal reason</option>
             </select>
@@ -135,7 +181,9 @@ export function KeyUsage(props: { id: number }) {
                       <th scope="row">
                         <Ext text={endpoint} />
                       </th>
-                      <td class="num" data-label="Calls">{n.toLocaleString("en")}</td>
+                      <td class="num" data-label="Calls">
+                        {n.toLocaleString("en")}
+                      </td>
                     </tr>
                   ))}
                 </Table>
@@ -201,7 +249,9 @@ export function KeyIntegration(props: { details: KeyDetails }) {
           />
           <CopyField
             label="Bot-check widget tag"
-            hint={details.botcheck.enabled ? "Bot check is on for this key." : "Bot check is off for this key: turn it on in Settings first."}
+            hint={
+              details.botcheck.enabled ? "Bot check is on for this key." : "Bot check is off for this key: turn it on in Settings first."
+            }
             value={`<div data-gateway-botcheck></div>\n<script src="${site}/botcheck.js" data-key="${placeholder}" async></script>`}
             multiline
           />

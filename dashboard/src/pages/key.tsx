@@ -22,7 +22,11 @@ const GRACES: { label: string; seconds: number }[] = [
   { label: "7 days", seconds: 604_800 },
 ];
 
-function Actions(props: { details: KeyDetails; onChanged: (details: KeyDetails) => void; onRotated: (fresh: { key: string; details: KeyDetails }) => void }) {
+function Actions(props: {
+  details: KeyDetails;
+  onChanged: (details: KeyDetails) => void;
+  onRotated: (fresh: { key: string; details: KeyDetails }) => void;
+}) {
   const { details } = props;
   const [outcome, run] = useAction();
   const [grace, setGrace] = useState(0);
@@ -31,7 +35,10 @@ function Actions(props: { details: KeyDetails; onChanged: (details: KeyDetails) 
     if (answer.ok) props.onChanged(answer.data.details);
   };
   const rotate = async () => {
-    const answer: Answer<{ key: string; details: KeyDetails }> = await run(api.rotateKey(details.id, grace), "Key rotated: the new key is below.");
+    const answer: Answer<{ key: string; details: KeyDetails }> = await run(
+      api.rotateKey(details.id, grace),
+      "Key rotated: the new key is below.",
+    );
     if (answer.ok) props.onRotated(answer.data);
   };
   if (!may("manage") || details.status === "revoked") return <Outcome outcome={outcome} />;
@@ -49,11 +56,16 @@ function Actions(props: { details: KeyDetails; onChanged: (details: KeyDetails) 
             confirm="Suspend the key"
             onConfirm={() => act("suspend", "Key suspended: calls are refused key_suspended (not charged) until it is resumed.")}
           >
-            <p>Every call with this key is refused <code>key_suspended</code> until you resume it. Refused calls are not charged.</p>
+            <p>
+              Every call with this key is refused <code>key_suspended</code> until you resume it. Refused calls are not charged.
+            </p>
           </Confirm>
         )}
         <Confirm label="Rotate" title={`Rotate "${details.name}"?`} confirm="Rotate the key" onConfirm={rotate}>
-          <p>A new key with the same settings and installations is made and shown once. The old one is refused <code>invalid_key</code> after the grace period.</p>
+          <p>
+            A new key with the same settings and installations is made and shown once. The old one is refused <code>invalid_key</code> after
+            the grace period.
+          </p>
           <Field label="Grace period of the old key">
             {(a) => (
               <select {...a} value={String(grace)} onChange={(e: InputEvent) => setGrace(Number(valueOf(e)))}>
@@ -74,8 +86,8 @@ function Actions(props: { details: KeyDetails; onChanged: (details: KeyDetails) 
           onConfirm={() => act("revoke", "Key revoked: it is refused invalid_key from now on, for ever.")}
         >
           <p>
-            A revoked key never comes back: every call with it is refused <code>invalid_key</code> from now on. Sites using it stop working until they
-            get a new key.
+            A revoked key never comes back: every call with it is refused <code>invalid_key</code> from now on. Sites using it stop working
+            until they get a new key.
           </p>
         </Confirm>
       </div>

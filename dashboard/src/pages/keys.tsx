@@ -5,7 +5,21 @@ import type { Answer } from "../http.js";
 import { useOrg } from "../layout.js";
 import { Link, setQuery, to, usePlace, withQuery } from "../router.js";
 import {
-  Badge, CopyField, Empty, Ext, Field, Outcome, PageTitle, Pager, Section, Show, Table, Time, useAction, useAnswer, valueOf,
+  Badge,
+  CopyField,
+  Empty,
+  Ext,
+  Field,
+  Outcome,
+  PageTitle,
+  Pager,
+  Section,
+  Show,
+  Table,
+  Time,
+  useAction,
+  useAnswer,
+  valueOf,
   type InputEvent,
 } from "../ui.js";
 import { domainProblem } from "../validate.js";
@@ -57,13 +71,27 @@ function sums(days: UsageDay[]): { counted: number; refused: number } {
 
 function UsageCells(props: { id: number; from?: string; to?: string }) {
   const [usage] = useAnswer(() => api.usage(props.id, props.from, props.to), [props.id, props.from, props.to]);
-  if (usage.state === "loading") return <td colSpan={2} class="muted" aria-busy="true">…</td>;
-  if (usage.state === "refused") return <td colSpan={2} class="muted">{usage.refusal.reason}</td>;
+  if (usage.state === "loading")
+    return (
+      <td colSpan={2} class="muted" aria-busy="true">
+        …
+      </td>
+    );
+  if (usage.state === "refused")
+    return (
+      <td colSpan={2} class="muted">
+        {usage.refusal.reason}
+      </td>
+    );
   const total = sums(usage.data.usage);
   return (
     <>
-      <td class="num" data-label="Counted">{total.counted.toLocaleString("en")}</td>
-      <td class="num" data-label="Refused">{total.refused.toLocaleString("en")}</td>
+      <td class="num" data-label="Counted">
+        {total.counted.toLocaleString("en")}
+      </td>
+      <td class="num" data-label="Refused">
+        {total.refused.toLocaleString("en")}
+      </td>
     </>
   );
 }
@@ -154,7 +182,9 @@ export function KeysPage() {
   const [keys, reload] = useAnswer(() => api.keys(org, { status, kind, page, limit: PAGE_SIZE }), [org, status, kind, page]);
   return (
     <>
-      <PageTitle sub="Every key of the organization, newest first. The key's page has its settings, installations, usage and snippets.">Keys</PageTitle>
+      <PageTitle sub="Every key of the organization, newest first. The key's page has its settings, installations, usage and snippets.">
+        Keys
+      </PageTitle>
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter the keys">
         <Field label="Status">
           {(a) => (
@@ -177,10 +207,26 @@ export function KeysPage() {
           )}
         </Field>
         <Field label="Calls from" hint={from || until ? undefined : "Empty: the last 30 days."}>
-          {(a) => <input {...a} type="date" value={from ?? ""} max={until} onChange={(e: InputEvent) => setQuery({ from: valueOf(e) }, { replace: true })} />}
+          {(a) => (
+            <input
+              {...a}
+              type="date"
+              value={from ?? ""}
+              max={until}
+              onChange={(e: InputEvent) => setQuery({ from: valueOf(e) }, { replace: true })}
+            />
+          )}
         </Field>
         <Field label="Calls to">
-          {(a) => <input {...a} type="date" value={until ?? ""} min={from} onChange={(e: InputEvent) => setQuery({ to: valueOf(e) }, { replace: true })} />}
+          {(a) => (
+            <input
+              {...a}
+              type="date"
+              value={until ?? ""}
+              min={from}
+              onChange={(e: InputEvent) => setQuery({ to: valueOf(e) }, { replace: true })}
+            />
+          )}
         </Field>
       </form>
       <Show loaded={keys} label="Loading the keys…">
@@ -212,7 +258,13 @@ export function KeysPage() {
                   </tr>
                 ))}
               </Table>
-              <Pager page={data.page ?? page} hasMore={data.has_more} total={data.total} limit={PAGE_SIZE} href={(n) => withQuery(place, { page: n })} />
+              <Pager
+                page={data.page ?? page}
+                hasMore={data.has_more}
+                total={data.total}
+                limit={PAGE_SIZE}
+                href={(n) => withQuery(place, { page: n })}
+              />
             </>
           )
         }

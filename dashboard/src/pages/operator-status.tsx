@@ -1,6 +1,21 @@
 import { useState } from "preact/hooks";
 import { api, type Incident, type Maintenance, type Service } from "../api.js";
-import { Badge, Confirm, Empty, Ext, Field, Outcome, Section, Show, Table, Time, useAction, useAnswer, valueOf, type InputEvent } from "../ui.js";
+import {
+  Badge,
+  Confirm,
+  Empty,
+  Ext,
+  Field,
+  Outcome,
+  Section,
+  Show,
+  Table,
+  Time,
+  useAction,
+  useAnswer,
+  valueOf,
+  type InputEvent,
+} from "../ui.js";
 
 /**
  * The operator's status page tabs (operator-api.md "Status page"; docs/status.md): each
@@ -19,11 +34,26 @@ function ServiceRow(props: { service: Service; onSaved: () => void }) {
   const check = service.last_probe;
   const save = async (event: Event) => {
     event.preventDefault();
-    const answer = await run(api.putService(service.key, { name: name.trim(), url: url.trim() || null }), "Saved: the prober uses it from its next round.");
+    const answer = await run(
+      api.putService(service.key, { name: name.trim(), url: url.trim() || null }),
+      "Saved: the prober uses it from its next round.",
+    );
     if (answer.ok) props.onSaved();
   };
   return (
-    <Section title={`${service.name} (${service.key})`} level={3} actions={!service.configured ? <Badge value="plain" label="not configured" /> : check ? <Badge value={check.ok ? "operational" : "outage"} label={check.ok ? "up" : "down"} /> : <Badge value="pending" label="not probed yet" />}>
+    <Section
+      title={`${service.name} (${service.key})`}
+      level={3}
+      actions={
+        !service.configured ? (
+          <Badge value="plain" label="not configured" />
+        ) : check ? (
+          <Badge value={check.ok ? "operational" : "outage"} label={check.ok ? "up" : "down"} />
+        ) : (
+          <Badge value="pending" label="not probed yet" />
+        )
+      }
+    >
       {check ? (
         <p class="muted">
           Last probe <Time iso={check.at} />: {check.ok ? "answered" : "failed"}
@@ -37,9 +67,19 @@ function ServiceRow(props: { service: Service; onSaved: () => void }) {
         </div>
       ) : null}
       <form class="grid-form" onSubmit={(e) => void save(e)}>
-        <Field label="Shown as">{(a) => <input {...a} required maxLength={100} value={name} onInput={(e: InputEvent) => setName(valueOf(e))} />}</Field>
+        <Field label="Shown as">
+          {(a) => <input {...a} required maxLength={100} value={name} onInput={(e: InputEvent) => setName(valueOf(e))} />}
+        </Field>
         <Field label="Probed address" hint="Empty: not probed (shown as not configured).">
-          {(a) => <input {...a} type="url" value={url} placeholder="https://api.example.com/healthz" onInput={(e: InputEvent) => setUrl(valueOf(e))} />}
+          {(a) => (
+            <input
+              {...a}
+              type="url"
+              value={url}
+              placeholder="https://api.example.com/healthz"
+              onInput={(e: InputEvent) => setUrl(valueOf(e))}
+            />
+          )}
         </Field>
         <div class="form-actions">
           <button type="submit">Save {service.key}</button>
@@ -78,7 +118,9 @@ function AffectsBoxes(props: { value: string[]; onChange: (value: string[]) => v
           <input
             type="checkbox"
             checked={props.value.includes(s)}
-            onChange={(e) => props.onChange((e.currentTarget as HTMLInputElement).checked ? [...props.value, s] : props.value.filter((x) => x !== s))}
+            onChange={(e) =>
+              props.onChange((e.currentTarget as HTMLInputElement).checked ? [...props.value, s] : props.value.filter((x) => x !== s))
+            }
           />{" "}
           {s}
         </label>
@@ -171,7 +213,10 @@ export function Incidents() {
   const [outcome, run] = useAction();
   const open = async (event: Event) => {
     event.preventDefault();
-    const answer = await run(api.createIncident({ title: title.trim(), impact, affects, status: "investigating", body }), "Incident opened on the status page.");
+    const answer = await run(
+      api.createIncident({ title: title.trim(), impact, affects, status: "investigating", body }),
+      "Incident opened on the status page.",
+    );
     if (answer.ok) {
       setTitle("");
       setBody("");
@@ -184,7 +229,9 @@ export function Incidents() {
       <h2 class="group-title">Incidents</h2>
       <Section title="Open an incident" level={3}>
         <form class="grid-form" onSubmit={(e) => void open(e)}>
-          <Field label="Title">{(a) => <input {...a} required maxLength={200} value={title} onInput={(e: InputEvent) => setTitle(valueOf(e))} />}</Field>
+          <Field label="Title">
+            {(a) => <input {...a} required maxLength={200} value={title} onInput={(e: InputEvent) => setTitle(valueOf(e))} />}
+          </Field>
           <Field label="Impact">
             {(a) => (
               <select {...a} value={impact} onChange={(e: InputEvent) => setImpact(valueOf(e))}>
@@ -210,11 +257,13 @@ export function Incidents() {
           d.incidents.length === 0 ? (
             <Empty>No incidents.</Empty>
           ) : (
-            <>
-              {d.incidents.map((incident) => (
-                <IncidentCard key={`${incident.id}:${incident.updates.length}:${incident.postmortem ?? ""}`} incident={incident} onChanged={reload} />
-              ))}
-            </>
+            d.incidents.map((incident) => (
+              <IncidentCard
+                key={`${incident.id}:${incident.updates.length}:${incident.postmortem ?? ""}`}
+                incident={incident}
+                onChanged={reload}
+              />
+            ))
           )
         }
       </Show>
@@ -264,9 +313,15 @@ export function MaintenanceTab() {
       <h2 class="group-title">Maintenance</h2>
       <Section title="Plan a window" level={3}>
         <form class="grid-form" onSubmit={(e) => void plan(e)}>
-          <Field label="Title">{(a) => <input {...a} required maxLength={200} value={title} onInput={(e: InputEvent) => setTitle(valueOf(e))} />}</Field>
-          <Field label="Starts (your time)">{(a) => <input {...a} type="datetime-local" required value={starts} onInput={(e: InputEvent) => setStarts(valueOf(e))} />}</Field>
-          <Field label="Ends (your time)">{(a) => <input {...a} type="datetime-local" required value={ends} onInput={(e: InputEvent) => setEnds(valueOf(e))} />}</Field>
+          <Field label="Title">
+            {(a) => <input {...a} required maxLength={200} value={title} onInput={(e: InputEvent) => setTitle(valueOf(e))} />}
+          </Field>
+          <Field label="Starts (your time)">
+            {(a) => <input {...a} type="datetime-local" required value={starts} onInput={(e: InputEvent) => setStarts(valueOf(e))} />}
+          </Field>
+          <Field label="Ends (your time)">
+            {(a) => <input {...a} type="datetime-local" required value={ends} onInput={(e: InputEvent) => setEnds(valueOf(e))} />}
+          </Field>
           <AffectsBoxes value={affects} onChange={setAffects} />
           <Field label="Details" class="wide">
             {(a) => <textarea {...a} rows={3} maxLength={10_000} value={body} onInput={(e: InputEvent) => setBody(valueOf(e))} />}
@@ -306,7 +361,13 @@ export function MaintenanceTab() {
                     </td>
                     <td>
                       {state === "upcoming" || state === "in progress" ? (
-                        <Confirm label="Cancel" danger title={`Cancel "${m.title}"?`} confirm="Cancel the window" onConfirm={() => cancel(m)}>
+                        <Confirm
+                          label="Cancel"
+                          danger
+                          title={`Cancel "${m.title}"?`}
+                          confirm="Cancel the window"
+                          onConfirm={() => cancel(m)}
+                        >
                           <p>The status page stops announcing it.</p>
                         </Confirm>
                       ) : null}

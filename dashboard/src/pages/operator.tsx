@@ -1,7 +1,25 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.js";
 import { Link, navigate, to, usePlace, withQuery } from "../router.js";
-import { Badge, Empty, Ext, Field, Outcome, PageTitle, Pager, Section, Show, Table, Tabs, Time, plural, useAction, useAnswer, valueOf, type InputEvent } from "../ui.js";
+import {
+  Badge,
+  Empty,
+  Ext,
+  Field,
+  Outcome,
+  PageTitle,
+  Pager,
+  Section,
+  Show,
+  Table,
+  Tabs,
+  Time,
+  plural,
+  useAction,
+  useAnswer,
+  valueOf,
+  type InputEvent,
+} from "../ui.js";
 import { Incidents, MaintenanceTab, Services } from "./operator-status.js";
 
 /**
@@ -67,7 +85,9 @@ function Orgs() {
       </Section>
       <Section title="Create an organization">
         <form class="inline-form" onSubmit={(e) => void create(e)}>
-          <Field label="Name">{(a) => <input {...a} required maxLength={200} value={name} onInput={(e: InputEvent) => setName(valueOf(e))} />}</Field>
+          <Field label="Name">
+            {(a) => <input {...a} required maxLength={200} value={name} onInput={(e: InputEvent) => setName(valueOf(e))} />}
+          </Field>
           <Field label="Plan">
             {(a) => (
               <select {...a} value={plan} onChange={(e: InputEvent) => setPlan(valueOf(e))}>
@@ -95,7 +115,9 @@ export function OperatorPage() {
   const down = services.state === "ok" ? services.data.services.filter((s) => s.last_probe && !s.last_probe.ok).length : 0;
   return (
     <>
-      <PageTitle sub={down > 0 ? `${plural(down, "service")} failing its probe.` : "Every organization, and the public status page."}>Operator</PageTitle>
+      <PageTitle sub={down > 0 ? `${plural(down, "service")} failing its probe.` : "Every organization, and the public status page."}>
+        Operator
+      </PageTitle>
       <Tabs
         label="Operator sections"
         current={tab}

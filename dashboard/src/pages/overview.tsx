@@ -24,7 +24,17 @@ function Allowance(props: { used: number; allowance: number | null; resets: stri
       <p class="big">
         {used.toLocaleString("en")} <span class="muted">of {allowance === null ? "unlimited" : allowance.toLocaleString("en")} calls</span>
       </p>
-      {allowance !== null ? <meter min={0} max={allowance} value={used} low={allowance * 0.8} high={allowance * 0.95} optimum={0} aria-label="Calls used this cycle" /> : null}
+      {allowance !== null ? (
+        <meter
+          min={0}
+          max={allowance}
+          value={used}
+          low={allowance * 0.8}
+          high={allowance * 0.95}
+          optimum={0}
+          aria-label="Calls used this cycle"
+        />
+      ) : null}
       <p class="muted">
         {share !== null ? `${share}% used; ` : ""}cycle started <Time iso={props.started} />, resets <Time iso={props.resets} />.
       </p>
@@ -83,7 +93,12 @@ function UsageChart(props: { keys: KeyDetails[]; from: string; to: string }) {
 function KeysByStatus(props: { keys: KeyDetails[]; org: number }) {
   const counts = new Map<string, number>();
   for (const key of props.keys) counts.set(key.status, (counts.get(key.status) ?? 0) + 1);
-  if (props.keys.length === 0) return <Empty>No keys yet. <Link href={to.keys(props.org)}>Create one</Link>.</Empty>;
+  if (props.keys.length === 0)
+    return (
+      <Empty>
+        No keys yet. <Link href={to.keys(props.org)}>Create one</Link>.
+      </Empty>
+    );
   return (
     <ul class="tallies">
       {["active", "suspended", "expired", "revoked"].map((status) => (
@@ -102,7 +117,9 @@ function PendingInstallations(props: { keys: KeyDetails[]; org: number }) {
     const answers = await Promise.all(live.map(async (k) => ({ key: k, answer: await api.installations(k.id) })));
     const failed = answers.find((a) => !a.answer.ok);
     if (failed && !failed.answer.ok) return failed.answer;
-    const rows = answers.flatMap(({ key, answer }) => (answer.ok ? answer.data.installations.filter((i) => i.status === "pending").map((i) => ({ key, install: i })) : []));
+    const rows = answers.flatMap(({ key, answer }) =>
+      answer.ok ? answer.data.installations.filter((i) => i.status === "pending").map((i) => ({ key, install: i })) : [],
+    );
     return { ok: true as const, status: 200, headers: new Headers(), data: rows };
   }, [ids]);
   return (
@@ -133,7 +150,12 @@ function DomainGrades(props: { domains: Domain[]; org: number }) {
   const first = verified[0]?.name ?? "";
   const [grades] = useAnswer(() => (serverKey() && first ? data.grades(first) : idle<never>()), [first]);
   const byName = grades.state === "ok" ? new Map(grades.data.domains.map((g) => [g.domain, g])) : new Map();
-  if (props.domains.length === 0) return <Empty>No domains yet. <Link href={to.domains(props.org)}>Add one</Link>.</Empty>;
+  if (props.domains.length === 0)
+    return (
+      <Empty>
+        No domains yet. <Link href={to.domains(props.org)}>Add one</Link>.
+      </Empty>
+    );
   return (
     <>
       {!serverKey() ? (
@@ -209,7 +231,9 @@ function SiemHealth(props: { org: number }) {
     <Show loaded={list}>
       {(d) =>
         d.destinations.length === 0 ? (
-          <Empty>No SIEM destination. <Link href={to.siem(props.org)}>Add one</Link>.</Empty>
+          <Empty>
+            No SIEM destination. <Link href={to.siem(props.org)}>Add one</Link>.
+          </Empty>
         ) : (
           <ul class="plain-list">
             {d.destinations.map((dest) => (
@@ -239,8 +263,9 @@ export function OverviewPage() {
               <PageTitle
                 sub={
                   <>
-                    Plan {d.org.plan} · subscription <Badge value={d.org.subscription === "active" ? "active" : "expired"} label={d.org.subscription} /> ·
-                    findings fixed within {d.org.fix_target_days} days
+                    Plan {d.org.plan} · subscription{" "}
+                    <Badge value={d.org.subscription === "active" ? "active" : "expired"} label={d.org.subscription} /> · findings fixed
+                    within {d.org.fix_target_days} days
                   </>
                 }
               >

@@ -5,7 +5,24 @@ import { ScoreHistory } from "../charts.js";
 import { useOrg } from "../layout.js";
 import { Link, to, usePlace, withQuery } from "../router.js";
 import {
-  Badge, Confirm, Empty, Ext, Field, Grade, Loading, Outcome, PageTitle, Section, Show, Time, idle, isoShort, useAction, useAnswer, valueOf, type InputEvent,
+  Badge,
+  Confirm,
+  Empty,
+  Ext,
+  Field,
+  Grade,
+  Loading,
+  Outcome,
+  PageTitle,
+  Section,
+  Show,
+  Time,
+  idle,
+  isoShort,
+  useAction,
+  useAnswer,
+  valueOf,
+  type InputEvent,
 } from "../ui.js";
 import { ServerKeyPanel } from "./server-key.js";
 
@@ -24,13 +41,23 @@ export function ScansPage() {
   const [grades] = useAnswer(() => (serverKey() && first ? data.grades(first) : idle<never>()), [first, round]);
   return (
     <>
-      <PageTitle sub="Read-only scans of the organization's verified domains: DNS and e-mail, and the web site's security posture.">Scans</PageTitle>
+      <PageTitle sub="Read-only scans of the organization's verified domains: DNS and e-mail, and the web site's security posture.">
+        Scans
+      </PageTitle>
       <ServerKeyPanel onChange={() => setRound(round + 1)} />
       <Show loaded={domains} label="Loading the domains…">
         {(d) => {
           const names = d.domains.filter((x) => x.verified).map((x) => x.name);
-          if (names.length === 0) return <Empty>No verified domain yet: <Link href={to.domains(org)}>verify one</Link> to scan it.</Empty>;
-          const byName = grades.state === "ok" ? new Map(grades.data.domains.map((g) => [g.domain, g])) : new Map<string, { web: string | null; dns: string | null }>();
+          if (names.length === 0)
+            return (
+              <Empty>
+                No verified domain yet: <Link href={to.domains(org)}>verify one</Link> to scan it.
+              </Empty>
+            );
+          const byName =
+            grades.state === "ok"
+              ? new Map(grades.data.domains.map((g) => [g.domain, g]))
+              : new Map<string, { web: string | null; dns: string | null }>();
           return (
             <ul class="domain-grades big-list">
               {names.map((name) => {
@@ -102,7 +129,12 @@ function FindingItem(props: { org: number; domain: string; finding: Finding; onC
   const [outcome, run] = useAction();
   const accept = async () => {
     const answer = await run(
-      api.acceptRisk(props.org, { domain: props.domain, finding_key: finding.id, note: note.trim(), expires_at: until ? `${until}T23:59:59Z` : null }),
+      api.acceptRisk(props.org, {
+        domain: props.domain,
+        finding_key: finding.id,
+        note: note.trim(),
+        expires_at: until ? `${until}T23:59:59Z` : null,
+      }),
       `Risk accepted until ${until || "released"}.`,
     );
     if (answer.ok) props.onChanged();
@@ -164,7 +196,15 @@ function FindingItem(props: { org: number; domain: string; finding: Finding; onC
               {(a) => <textarea {...a} rows={3} maxLength={2000} value={note} onInput={(e: InputEvent) => setNote(valueOf(e))} />}
             </Field>
             <Field label="Until">
-              {(a) => <input {...a} type="date" value={until} min={new Date().toISOString().slice(0, 10)} onInput={(e: InputEvent) => setUntil(valueOf(e))} />}
+              {(a) => (
+                <input
+                  {...a}
+                  type="date"
+                  value={until}
+                  min={new Date().toISOString().slice(0, 10)}
+                  onInput={(e: InputEvent) => setUntil(valueOf(e))}
+                />
+              )}
             </Field>
           </Confirm>
         ) : null}
@@ -264,7 +304,14 @@ export function ScanPage(props: { domain: string }) {
                 <Link href={withQuery(place, { all: all ? null : "1" })}>{all ? "Hide passing checks" : "Show passing checks too"}</Link>
               </p>
               <Findings org={org} domain={props.domain} title="Web findings" section={result.web} all={all} onChanged={changed} />
-              <Findings org={org} domain={props.domain} title="DNS and e-mail findings" section={result.dns} all={all} onChanged={changed} />
+              <Findings
+                org={org}
+                domain={props.domain}
+                title="DNS and e-mail findings"
+                section={result.dns}
+                all={all}
+                onChanged={changed}
+              />
             </>
           ) : null}
         </>

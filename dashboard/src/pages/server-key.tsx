@@ -50,12 +50,21 @@ export function ServerKeyPanel(props: { onChange: () => void }) {
   return (
     <Section title="Connect a server key">
       <p class="hint">
-        Scans, findings and the activity record are read through the public API with a server key (sk_…); each call counts like any call of the
-        key. The key stays in this tab only. Create one on the Keys page: the new key offers to be used here.
+        Scans, findings and the activity record are read through the public API with a server key (sk_…); each call counts like any call of
+        the key. The key stays in this tab only. Create one on the Keys page: the new key offers to be used here.
       </p>
       <form class="grid-form" onSubmit={connect} noValidate>
         <Field label="Server key">
-          {(a) => <input {...a} type="password" autocomplete="off" spellcheck={false} value={key} onInput={(e: InputEvent) => setKey(valueOf(e))} />}
+          {(a) => (
+            <input
+              {...a}
+              type="password"
+              autocomplete="off"
+              spellcheck={false}
+              value={key}
+              onInput={(e: InputEvent) => setKey(valueOf(e))}
+            />
+          )}
         </Field>
         <Field label="Its domain lock, if it has one" hint="Sent as domain: a locked key is refused for any other.">
           {(a) => <input {...a} value={lock} placeholder="(none)" onInput={(e: InputEvent) => setLock(valueOf(e))} />}

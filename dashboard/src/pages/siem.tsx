@@ -3,7 +3,24 @@ import { api, type Destination, type Webhook } from "../api.js";
 import { may } from "../auth.js";
 import { useOrg } from "../layout.js";
 import { Link, usePlace, withQuery } from "../router.js";
-import { Badge, Confirm, Empty, Ext, Field, Outcome, PageTitle, Section, Show, Table, Time, plural, useAction, useAnswer, valueOf, type InputEvent } from "../ui.js";
+import {
+  Badge,
+  Confirm,
+  Empty,
+  Ext,
+  Field,
+  Outcome,
+  PageTitle,
+  Section,
+  Show,
+  Table,
+  Time,
+  plural,
+  useAction,
+  useAnswer,
+  valueOf,
+  type InputEvent,
+} from "../ui.js";
 import { urlProblem } from "../validate.js";
 
 /**
@@ -24,7 +41,13 @@ function ago(iso: string | null | undefined): string {
   return `${Math.round(s / 86_400)} days ago`;
 }
 
-function health(d: { last_error?: string | null; failed?: number; pending?: number; last_delivered_at?: string | null; last_error_at?: string | null }) {
+function health(d: {
+  last_error?: string | null;
+  failed?: number;
+  pending?: number;
+  last_delivered_at?: string | null;
+  last_error_at?: string | null;
+}) {
   const failing = d.last_error && (!d.last_delivered_at || (d.last_error_at ?? "") > d.last_delivered_at);
   if (failing) return <Badge value="failed" label="failing" />;
   if ((d.pending ?? 0) > 0) return <Badge value="pending" label="catching up" />;
@@ -35,7 +58,10 @@ function DeadLetters(props: { org: number; id: number }) {
   const [list, reload] = useAnswer(() => api.deadLetters(props.org, props.id), [props.org, props.id]);
   const [outcome, run] = useAction();
   const retry = async (ids?: string[]) => {
-    const answer = await run(api.retryDeadLetters(props.org, props.id, ids), (d) => `${plural(d.retried, "event")} sent back for delivery.`);
+    const answer = await run(
+      api.retryDeadLetters(props.org, props.id, ids),
+      (d) => `${plural(d.retried, "event")} sent back for delivery.`,
+    );
     if (answer.ok) reload();
   };
   return (
@@ -64,7 +90,9 @@ function DeadLetters(props: { org: number; id: number }) {
                     <td class="break">
                       <code>{l.reason}</code> <Ext text={l.error} />
                     </td>
-                    <td class="num" data-label="Tries">{l.attempts}</td>
+                    <td class="num" data-label="Tries">
+                      {l.attempts}
+                    </td>
                     <td data-label="When">
                       <Time iso={l.at} />
                     </td>
@@ -198,14 +226,21 @@ function AddDestination(props: { org: number; onAdded: () => void }) {
           )}
         </Field>
         <Field label="URL" error={problem}>
-          {(a) => <input {...a} value={url} placeholder="https://siem.example.com:8088/services/collector" onInput={(e: InputEvent) => setUrl(valueOf(e))} />}
+          {(a) => (
+            <input
+              {...a}
+              value={url}
+              placeholder="https://siem.example.com:8088/services/collector"
+              onInput={(e: InputEvent) => setUrl(valueOf(e))}
+            />
+          )}
         </Field>
         <Field label="Token (optional)" hint="Stored encrypted; never shown again.">
-          {(a) => <input {...a} type="password" autocomplete="new-password" value={token} onInput={(e: InputEvent) => setToken(valueOf(e))} />}
+          {(a) => (
+            <input {...a} type="password" autocomplete="new-password" value={token} onInput={(e: InputEvent) => setToken(valueOf(e))} />
+          )}
         </Field>
-        <Field label="Index (optional)">
-          {(a) => <input {...a} value={index} onInput={(e: InputEvent) => setIndex(valueOf(e))} />}
-        </Field>
+        <Field label="Index (optional)">{(a) => <input {...a} value={index} onInput={(e: InputEvent) => setIndex(valueOf(e))} />}</Field>
         <div class="form-actions">
           <button type="submit" class="primary">
             Add the destination
@@ -241,7 +276,9 @@ function Deliveries(props: { org: number; id: number }) {
                       </div>
                     ) : null}
                   </td>
-                  <td class="num" data-label="Tries">{x.attempts}</td>
+                  <td class="num" data-label="Tries">
+                    {x.attempts}
+                  </td>
                   <td class="break" data-label="Last answer">
                     {x.last_status ?? ""} <Ext text={x.last_error} />
                   </td>
@@ -275,8 +312,8 @@ function WebhookCard(props: { org: number; hook: Webhook; open: boolean; onChang
         <Ext text={hook.url} />
       </p>
       <p class="muted">
-        {plural(hook.delivered ?? 0, "delivery", "deliveries")}, {(hook.pending ?? 0).toLocaleString("en")} waiting, {plural(hook.failed ?? 0, "failure")}; last
-        delivered {ago(hook.last_delivered_at)}.
+        {plural(hook.delivered ?? 0, "delivery", "deliveries")}, {(hook.pending ?? 0).toLocaleString("en")} waiting,{" "}
+        {plural(hook.failed ?? 0, "failure")}; last delivered {ago(hook.last_delivered_at)}.
       </p>
       {hook.last_error ? (
         <div class="refusal">
@@ -323,10 +360,14 @@ function AddWebhook(props: { org: number; onAdded: () => void }) {
     <Section title="Add a webhook" level={3}>
       <form class="grid-form" onSubmit={(e) => void add(e)} noValidate>
         <Field label="URL" error={problems.url}>
-          {(a) => <input {...a} value={url} placeholder="https://hooks.example.com/gateway" onInput={(e: InputEvent) => setUrl(valueOf(e))} />}
+          {(a) => (
+            <input {...a} value={url} placeholder="https://hooks.example.com/gateway" onInput={(e: InputEvent) => setUrl(valueOf(e))} />
+          )}
         </Field>
         <Field label="Signing secret" error={problems.secret} hint="Stored encrypted; never shown again.">
-          {(a) => <input {...a} type="password" autocomplete="new-password" value={secret} onInput={(e: InputEvent) => setSecret(valueOf(e))} />}
+          {(a) => (
+            <input {...a} type="password" autocomplete="new-password" value={secret} onInput={(e: InputEvent) => setSecret(valueOf(e))} />
+          )}
         </Field>
         <div class="form-actions">
           <button type="submit" class="primary">
@@ -348,18 +389,18 @@ export function SiemPage() {
   const [webhooks, reloadWebhooks] = useAnswer(() => api.webhooks(org), [org]);
   return (
     <>
-      <PageTitle sub="Where the organization's security events go as they happen: SIEM collectors, and signed webhooks.">SIEM and webhooks</PageTitle>
+      <PageTitle sub="Where the organization's security events go as they happen: SIEM collectors, and signed webhooks.">
+        SIEM and webhooks
+      </PageTitle>
       <h2 class="group-title">SIEM destinations</h2>
       <Show loaded={destinations} label="Loading the destinations…">
         {(d) =>
           d.destinations.length === 0 ? (
             <Empty>No SIEM destination yet.</Empty>
           ) : (
-            <>
-              {d.destinations.map((dest) => (
-                <DestinationCard key={dest.id} org={org} dest={dest} open={openDest === dest.id} onChanged={reloadDestinations} />
-              ))}
-            </>
+            d.destinations.map((dest) => (
+              <DestinationCard key={dest.id} org={org} dest={dest} open={openDest === dest.id} onChanged={reloadDestinations} />
+            ))
           )
         }
       </Show>
@@ -370,11 +411,9 @@ export function SiemPage() {
           d.webhooks.length === 0 ? (
             <Empty>No webhook yet.</Empty>
           ) : (
-            <>
-              {d.webhooks.map((hook) => (
-                <WebhookCard key={hook.id} org={org} hook={hook} open={openHook === hook.id} onChanged={reloadWebhooks} />
-              ))}
-            </>
+            d.webhooks.map((hook) => (
+              <WebhookCard key={hook.id} org={org} hook={hook} open={openHook === hook.id} onChanged={reloadWebhooks} />
+            ))
           )
         }
       </Show>

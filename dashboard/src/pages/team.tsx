@@ -2,7 +2,24 @@ import { useState } from "preact/hooks";
 import { api, type TokenDetails } from "../api.js";
 import { addPasskey, may, mode } from "../auth.js";
 import { useOrg } from "../layout.js";
-import { Badge, Confirm, Empty, Ext, Field, Outcome, PageTitle, Section, Show, Table, Time, idle, useAction, useAnswer, valueOf, type InputEvent } from "../ui.js";
+import {
+  Badge,
+  Confirm,
+  Empty,
+  Ext,
+  Field,
+  Outcome,
+  PageTitle,
+  Section,
+  Show,
+  Table,
+  Time,
+  idle,
+  useAction,
+  useAnswer,
+  valueOf,
+  type InputEvent,
+} from "../ui.js";
 import { ShownOnce } from "./keys.js";
 
 /**
@@ -18,7 +35,10 @@ function Members(props: { org: number }) {
   const [outcome, run] = useAction();
   const invite = async (event: Event) => {
     event.preventDefault();
-    const answer = await run(api.addMember(props.org, { name: name.trim(), email: email.trim(), role }), (d) => `${d.member.email} is invited: the e-mail has a link to register a passkey.`);
+    const answer = await run(
+      api.addMember(props.org, { name: name.trim(), email: email.trim(), role }),
+      (d) => `${d.member.email} is invited: the e-mail has a link to register a passkey.`,
+    );
     if (answer.ok) {
       setName("");
       setEmail("");
@@ -27,7 +47,10 @@ function Members(props: { org: number }) {
   };
   return (
     <Section title="Members">
-      <p class="hint">A member reads everything and changes assignments and notes; an admin also manages keys, domains, content, secrets, risks and destinations; an owner also manages members, tokens and the organization.</p>
+      <p class="hint">
+        A member reads everything and changes assignments and notes; an admin also manages keys, domains, content, secrets, risks and
+        destinations; an owner also manages members, tokens and the organization.
+      </p>
       <Show loaded={list} label="Loading the members…">
         {(d) =>
           d.members.length === 0 ? (
@@ -58,9 +81,13 @@ function Members(props: { org: number }) {
         <>
           <h3>Invite a member</h3>
           <form class="grid-form" onSubmit={(e) => void invite(e)}>
-            <Field label="Name">{(a) => <input {...a} required maxLength={200} value={name} onInput={(e: InputEvent) => setName(valueOf(e))} />}</Field>
+            <Field label="Name">
+              {(a) => <input {...a} required maxLength={200} value={name} onInput={(e: InputEvent) => setName(valueOf(e))} />}
+            </Field>
             <Field label="E-mail">
-              {(a) => <input {...a} type="email" required value={email} autocomplete="off" onInput={(e: InputEvent) => setEmail(valueOf(e))} />}
+              {(a) => (
+                <input {...a} type="email" required value={email} autocomplete="off" onInput={(e: InputEvent) => setEmail(valueOf(e))} />
+              )}
             </Field>
             <Field label="Role">
               {(a) => (
@@ -93,7 +120,10 @@ function Tokens(props: { org: number }) {
   const [outcome, run] = useAction();
   const create = async (event: Event) => {
     event.preventDefault();
-    const body: { name: string; scopes: string[]; expires_at?: string } = { name: name.trim(), scopes: write ? ["read", "write"] : ["read"] };
+    const body: { name: string; scopes: string[]; expires_at?: string } = {
+      name: name.trim(),
+      scopes: write ? ["read", "write"] : ["read"],
+    };
     if (expires) body.expires_at = `${expires}T23:59:59Z`;
     const answer = await run(api.createToken(props.org, body), "Token created.");
     if (answer.ok) {
@@ -108,7 +138,9 @@ function Tokens(props: { org: number }) {
   };
   return (
     <Section title="Organization tokens">
-      <p class="hint">For scripts and the ops command line: the same reach as a member, read or read and write. Tokens never create tokens or members.</p>
+      <p class="hint">
+        For scripts and the ops command line: the same reach as a member, read or read and write. Tokens never create tokens or members.
+      </p>
       <Show loaded={list} label="Loading the tokens…">
         {(d) =>
           d.tokens.length === 0 ? (
@@ -148,11 +180,16 @@ function Tokens(props: { org: number }) {
         <>
           <h3>Create a token</h3>
           <form class="grid-form" onSubmit={(e) => void create(e)}>
-            <Field label="Name">{(a) => <input {...a} required maxLength={200} value={name} onInput={(e: InputEvent) => setName(valueOf(e))} />}</Field>
-            <Field label="Ends (optional)">{(a) => <input {...a} type="date" value={expires} onInput={(e: InputEvent) => setExpires(valueOf(e))} />}</Field>
+            <Field label="Name">
+              {(a) => <input {...a} required maxLength={200} value={name} onInput={(e: InputEvent) => setName(valueOf(e))} />}
+            </Field>
+            <Field label="Ends (optional)">
+              {(a) => <input {...a} type="date" value={expires} onInput={(e: InputEvent) => setExpires(valueOf(e))} />}
+            </Field>
             <div class="field">
               <label class="check">
-                <input type="checkbox" checked={write} onChange={(e) => setWrite((e.currentTarget as HTMLInputElement).checked)} /> May write too
+                <input type="checkbox" checked={write} onChange={(e) => setWrite((e.currentTarget as HTMLInputElement).checked)} /> May
+                write too
               </label>
             </div>
             <div class="form-actions">
@@ -177,7 +214,9 @@ function Mine() {
   if (!member) {
     return (
       <Section title="My sessions and passkeys">
-        <p class="muted">You are signed in with a token: sessions and passkeys belong to members who sign in with a passkey or an e-mailed link.</p>
+        <p class="muted">
+          You are signed in with a token: sessions and passkeys belong to members who sign in with a passkey or an e-mailed link.
+        </p>
       </Section>
     );
   }
@@ -194,8 +233,8 @@ function Mine() {
           <ul class="plain-list">
             {d.sessions.map((s) => (
               <li key={s.id}>
-                {s.current ? <strong>This session</strong> : <Ext text={s.user_agent || "A browser"} />}: signed in <Time iso={s.created_at} /> by {s.method}, last seen{" "}
-                <Time iso={s.last_seen_at} />{" "}
+                {s.current ? <strong>This session</strong> : <Ext text={s.user_agent || "A browser"} />}: signed in{" "}
+                <Time iso={s.created_at} /> by {s.method}, last seen <Time iso={s.last_seen_at} />{" "}
                 {s.current ? null : (
                   <button type="button" onClick={() => void run(api.revokeSession(s.id), "Session revoked.").then(reloadSessions)}>
                     Revoke

@@ -40,7 +40,8 @@ function parseBody(request: HttpRequest): { body: Params } | { reply: HttpReply 
   const body = readJson(request);
   if (body === null) return { reply: refuseField("bad_json", "the body is not a JSON object") };
   const unstorable = unstorableField(body);
-  if (unstorable !== null) return { reply: refuseField(`bad_${isStorableText(unstorable) ? unstorable : "json"}`, "NUL, a lone surrogate or too deep nesting") };
+  if (unstorable !== null)
+    return { reply: refuseField(`bad_${isStorableText(unstorable) ? unstorable : "json"}`, "NUL, a lone surrogate or too deep nesting") };
   return { body };
 }
 
@@ -65,7 +66,13 @@ export function ceremony(handler: CeremonyHandler, budget: Budget = BUDGETS.cere
   };
 }
 
-export type SessionHandler = (request: HttpRequest, deps: IngressDeps, params: RouteParams, body: Params, live: LiveSession) => Promise<HttpReply>;
+export type SessionHandler = (
+  request: HttpRequest,
+  deps: IngressDeps,
+  params: RouteParams,
+  body: Params,
+  live: LiveSession,
+) => Promise<HttpReply>;
 
 /** A call made with the member's session (and, for a change, its CSRF proof: session-principal.ts). */
 export function withSession(handler: SessionHandler) {
@@ -150,14 +157,25 @@ export async function openSession(
   const token = newToken();
   const hash = tokenHash(token);
   const session = await insertSession(tx, {
-    memberId: input.member.id, tokenHash: hash, method: input.method, passkeyId: input.passkeyId,
-    userAgent: (request.headers["user-agent"] ?? "").slice(0, 200), nowMs: input.nowMs,
-    absoluteMs: LIFETIMES.sessionAbsoluteMs, idleMs: LIFETIMES.sessionIdleMs,
+    memberId: input.member.id,
+    tokenHash: hash,
+    method: input.method,
+    passkeyId: input.passkeyId,
+    userAgent: (request.headers["user-agent"] ?? "").slice(0, 200),
+    nowMs: input.nowMs,
+    absoluteMs: LIFETIMES.sessionAbsoluteMs,
+    idleMs: LIFETIMES.sessionIdleMs,
   });
   const how = { passkey: "with a passkey", link: "with an e-mailed link", invitation: "by accepting the invitation" }[input.method];
   await recordActivity(tx, {
-    orgId: input.member.org_id, atMs: input.nowMs, who: memberWho(input.member), via: "admin", group: "team_security",
-    action: `Signed in ${how}`, actionCode: "member.signed_in", detail: { method: input.method, session_id: session.id },
+    orgId: input.member.org_id,
+    atMs: input.nowMs,
+    who: memberWho(input.member),
+    via: "admin",
+    group: "team_security",
+    action: `Signed in ${how}`,
+    actionCode: "member.signed_in",
+    detail: { method: input.method, session_id: session.id },
   });
   return { session, token, csrfToken: csrfTokenOf(deps.masterSecret, hash) };
 }
@@ -195,7 +213,12 @@ export function whoView(member: MemberRow, orgName: string) {
 
 /** The answer of every sign-in: who, the session, its CSRF token, and the cookie. */
 export function signedIn(
-  deps: IngressDeps, opened: OpenedSession, member: MemberRow, orgName: string, passkeys: number, status = 200,
+  deps: IngressDeps,
+  opened: OpenedSession,
+  member: MemberRow,
+  orgName: string,
+  passkeys: number,
+  status = 200,
 ): HttpReply {
   // A session just made: the cookie lives exactly as long as its absolute lifetime.
   const maxAgeS = (opened.session.expires_at.getTime() - opened.session.created_at.getTime()) / 1000;

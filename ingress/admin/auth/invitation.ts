@@ -45,7 +45,11 @@ export interface Invitation {
 export async function createInvitation(tx: Queryable, member: MemberRow, nowMs: number): Promise<Invitation> {
   const token = newToken();
   const link = await insertLink(tx, {
-    memberId: member.id, purpose: "invitation", tokenHash: tokenHash(token), nowMs, lifetimeMs: LIFETIMES.invitationMs,
+    memberId: member.id,
+    purpose: "invitation",
+    tokenHash: tokenHash(token),
+    nowMs,
+    lifetimeMs: LIFETIMES.invitationMs,
   });
   return { token, expiresAtMs: link.expires_at.getTime() };
 }
@@ -56,10 +60,16 @@ export async function createInvitation(tx: Queryable, member: MemberRow, nowMs: 
  */
 export async function mailInvitation(deps: IngressDeps, member: MemberRow, orgName: string, invitation: Invitation): Promise<boolean> {
   try {
-    await deps.mailer.send(invitationMail({
-      to: member.email, name: member.name, orgName, role: member.role,
-      url: invitationUrl(siteOf(deps), invitation.token), expiresAtMs: invitation.expiresAtMs,
-    }));
+    await deps.mailer.send(
+      invitationMail({
+        to: member.email,
+        name: member.name,
+        orgName,
+        role: member.role,
+        url: invitationUrl(siteOf(deps), invitation.token),
+        expiresAtMs: invitation.expiresAtMs,
+      }),
+    );
     return true;
   } catch (error) {
     deps.logger.error({ err: error, memberId: member.id }, "invitation e-mail not sent");
@@ -68,7 +78,10 @@ export async function mailInvitation(deps: IngressDeps, member: MemberRow, orgNa
 }
 
 const optionsBody = validator<{ token: string }>({
-  type: "object", required: ["token"], properties: { token: tokenSchema }, additionalProperties: false,
+  type: "object",
+  required: ["token"],
+  properties: { token: tokenSchema },
+  additionalProperties: false,
 });
 
 const verifyBody = validator<{ token: string; response: RegistrationResponseJSON; name?: string }>({
@@ -117,18 +130,28 @@ export const invitationVerify = ceremony(async (request, deps, _params, body) =>
   const credential = verified.credential;
   // A credential ID already registered (to anyone) is refused: an authenticator must not
   // take over another member's passkey by claiming its ID.
-  if (await findPasskeyByCredential(deps.db, credential.credentialId)) return refuse("conflict", { detail: "this passkey is registered already" });
+  if (await findPasskeyByCredential(deps.db, credential.credentialId))
+    return refuse("conflict", { detail: "this passkey is registered already" });
   const result = await transaction(deps.db, async (tx) => {
     const spent = await spendLink(tx, tokenHash(token), "invitation", now);
     if (!spent) return null;
     const member = spent.member;
     const passkey = await insertPasskey(tx, {
-      memberId: member.id, ...credential, name: input.value.name ?? `Passkey ${(await countPasskeys(tx, member.id)) + 1}`, nowMs: now,
+      memberId: member.id,
+      ...credential,
+      name: input.value.name ?? `Passkey ${(await countPasskeys(tx, member.id)) + 1}`,
+      nowMs: now,
     });
     if (!passkey) throw new Error("passkey credential registered concurrently");
     await recordActivity(tx, {
-      orgId: member.org_id, atMs: now, who: memberWho(member), via: "admin", group: "team_security",
-      action: `Passkey "${passkey.name}" added`, actionCode: "passkey.added", detail: { passkey_id: passkey.id, name: passkey.name },
+      orgId: member.org_id,
+      atMs: now,
+      who: memberWho(member),
+      via: "admin",
+      group: "team_security",
+      action: `Passkey "${passkey.name}" added`,
+      actionCode: "passkey.added",
+      detail: { passkey_id: passkey.id, name: passkey.name },
     });
     const opened = await openSession(tx, deps, request, { member, method: "invitation", passkeyId: passkey.id, nowMs: now });
     return { opened, member, orgName: spent.orgName, passkeys: (await listPasskeys(tx, member.id)).length };

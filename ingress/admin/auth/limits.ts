@@ -34,7 +34,11 @@ function limited(deps: IngressDeps, endS: number): HttpReply {
 export async function spend(deps: IngressDeps, budget: Budget, subject: string): Promise<HttpReply | null> {
   const { key, endS } = windowOf(deps, budget);
   const name = key(subject);
-  const result = await deps.redis.multi().incr(name).expire(name, budget.windowS + 60).exec();
+  const result = await deps.redis
+    .multi()
+    .incr(name)
+    .expire(name, budget.windowS + 60)
+    .exec();
   const used = Number(result?.[0]?.[1] ?? budget.limit + 1);
   return used > budget.limit ? limited(deps, endS) : null;
 }

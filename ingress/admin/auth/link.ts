@@ -37,7 +37,10 @@ const requestBody = validator<{ email: string }>({
 });
 
 const consumeBody = validator<{ token: string }>({
-  type: "object", required: ["token"], properties: { token: tokenSchema }, additionalProperties: false,
+  type: "object",
+  required: ["token"],
+  properties: { token: tokenSchema },
+  additionalProperties: false,
 });
 
 /** One e-mail with a link per membership of the address; nothing when it has none. */
@@ -48,7 +51,13 @@ async function sendSigninLinks(deps: IngressDeps, email: string): Promise<void> 
   const links: { orgName: string; url: string }[] = [];
   for (const member of memberships) {
     const token = newToken();
-    await insertLink(deps.db, { memberId: member.id, purpose: "signin", tokenHash: tokenHash(token), nowMs: now, lifetimeMs: LIFETIMES.signinLinkMs });
+    await insertLink(deps.db, {
+      memberId: member.id,
+      purpose: "signin",
+      tokenHash: tokenHash(token),
+      nowMs: now,
+      lifetimeMs: LIFETIMES.signinLinkMs,
+    });
     links.push({ orgName: member.org_name, url: signinLinkUrl(siteOf(deps), token) });
   }
   await deps.mailer.send(signinLinkMail({ to: memberships[0].email, links, expiresAtMs: now + LIFETIMES.signinLinkMs }));

@@ -78,14 +78,26 @@ export const addPasskeyVerify = withSession(async (request, deps, _params, body,
     deps.logger.info({ requestId: request.requestId, detail: verified.detail }, "new passkey refused");
     return refuse("invalid_passkey");
   }
-  if (await findPasskeyByCredential(deps.db, verified.credential.credentialId)) return refuse("conflict", { detail: "this passkey is registered already" });
+  if (await findPasskeyByCredential(deps.db, verified.credential.credentialId))
+    return refuse("conflict", { detail: "this passkey is registered already" });
   const passkey = await transaction(deps.db, async (tx) => {
     const count = (await listPasskeys(tx, live.member.id)).length;
-    const row = await insertPasskey(tx, { memberId: live.member.id, ...verified.credential, name: input.value.name ?? `Passkey ${count + 1}`, nowMs: now });
+    const row = await insertPasskey(tx, {
+      memberId: live.member.id,
+      ...verified.credential,
+      name: input.value.name ?? `Passkey ${count + 1}`,
+      nowMs: now,
+    });
     if (!row) throw new Error("passkey credential registered concurrently");
     await recordActivity(tx, {
-      orgId: live.member.org_id, atMs: now, who: memberWho(live.member), via: "admin", group: "team_security",
-      action: `Passkey "${row.name}" added`, actionCode: "passkey.added", detail: { passkey_id: row.id, name: row.name },
+      orgId: live.member.org_id,
+      atMs: now,
+      who: memberWho(live.member),
+      via: "admin",
+      group: "team_security",
+      action: `Passkey "${row.name}" added`,
+      actionCode: "passkey.added",
+      detail: { passkey_id: row.id, name: row.name },
     });
     return row;
   });
@@ -100,8 +112,14 @@ export const deleteMemberPasskey = withSession(async (_request, deps, params, _b
     const row = await removePasskey(tx, live.member.id, id);
     if (row === null || row === "last") return row;
     await recordActivity(tx, {
-      orgId: live.member.org_id, atMs: now, who: memberWho(live.member), via: "admin", group: "team_security",
-      action: `Passkey "${row.name}" removed`, actionCode: "passkey.removed", detail: { passkey_id: row.id, name: row.name },
+      orgId: live.member.org_id,
+      atMs: now,
+      who: memberWho(live.member),
+      via: "admin",
+      group: "team_security",
+      action: `Passkey "${row.name}" removed`,
+      actionCode: "passkey.removed",
+      detail: { passkey_id: row.id, name: row.name },
     });
     return row;
   });

@@ -1,10 +1,4 @@
-import {
-  recordActivity,
-  LIFETIMES,
-  listLiveSessions,
-  revokeSession,
-  countPasskeys,
-} from "../../../shared/accounts/index.js";
+import { recordActivity, LIFETIMES, listLiveSessions, revokeSession, countPasskeys } from "../../../shared/accounts/index.js";
 import { transaction } from "../../../shared/platform/db/pool.js";
 import { ok, refuse } from "../../reply.js";
 import { idParam } from "../common.js";
@@ -23,15 +17,22 @@ export const currentSession = withSession(async (_request, deps, _params, _body,
     session: sessionView(live.session, live.session.id),
     csrf_token: live.csrfToken,
     passkeys: await countPasskeys(deps.db, live.member.id),
-  }));
+  }),
+);
 
 export const signOut = withSession(async (_request, deps, _params, _body, live) => {
   const now = deps.clock.now();
   await transaction(deps.db, async (tx) => {
     if (!(await revokeSession(tx, live.member.id, live.session.id, now))) return;
     await recordActivity(tx, {
-      orgId: live.member.org_id, atMs: now, who: memberWho(live.member), via: "admin", group: "team_security",
-      action: "Signed out", actionCode: "member.signed_out", detail: { session_id: live.session.id },
+      orgId: live.member.org_id,
+      atMs: now,
+      who: memberWho(live.member),
+      via: "admin",
+      group: "team_security",
+      action: "Signed out",
+      actionCode: "member.signed_out",
+      detail: { session_id: live.session.id },
     });
   });
   return ok({}, 200, { "set-cookie": clearedCookie(siteOf(deps)) });
@@ -50,12 +51,21 @@ export const deleteSession = withSession(async (_request, deps, params, _body, l
     const row = await revokeSession(tx, live.member.id, id, now);
     if (!row) return null;
     await recordActivity(tx, {
-      orgId: live.member.org_id, atMs: now, who: memberWho(live.member), via: "admin", group: "team_security",
-      action: id === live.session.id ? "Signed out" : "Session revoked", actionCode: "session.revoked",
+      orgId: live.member.org_id,
+      atMs: now,
+      who: memberWho(live.member),
+      via: "admin",
+      group: "team_security",
+      action: id === live.session.id ? "Signed out" : "Session revoked",
+      actionCode: "session.revoked",
       detail: { session_id: id, by_session_id: live.session.id },
     });
     return row;
   });
   if (!revoked) return refuse("not_found");
-  return ok({ session: sessionView(revoked, live.session.id) }, 200, id === live.session.id ? { "set-cookie": clearedCookie(siteOf(deps)) } : undefined);
+  return ok(
+    { session: sessionView(revoked, live.session.id) },
+    200,
+    id === live.session.id ? { "set-cookie": clearedCookie(siteOf(deps)) } : undefined,
+  );
 });

@@ -30,7 +30,10 @@ import { emailSubject, exhausted, spend } from "./limits.js";
 const optionsBody = validator<Record<string, never>>({ type: "object", additionalProperties: false });
 
 const verifyBody = validator<{ response: AuthenticationResponseJSON }>({
-  type: "object", required: ["response"], properties: { response: authenticationResponseSchema }, additionalProperties: false,
+  type: "object",
+  required: ["response"],
+  properties: { response: authenticationResponseSchema },
+  additionalProperties: false,
 });
 
 export const signinOptions = ceremony(async (_request, deps, _params, body) => {
@@ -62,7 +65,10 @@ export const signinVerify = ceremony(async (request, deps, _params, body) => {
   const handle = Buffer.from(userHandleOf(deps.masterSecret, member.id)).toString("base64url");
   if (response.response.userHandle !== undefined && response.response.userHandle !== handle) return fail("user handle of another member");
   const verified = await verifyAuthentication(relyingPartyOf(siteOf(deps)), response, challenge, {
-    credentialId: passkey.credential_id, publicKey: passkey.public_key, counter: passkey.counter, transports: passkey.transports,
+    credentialId: passkey.credential_id,
+    publicKey: passkey.public_key,
+    counter: passkey.counter,
+    transports: passkey.transports,
   });
   if (!verified.ok) return fail(verified.detail);
   const opened = await transaction(deps.db, async (tx) => {

@@ -16,5 +16,9 @@ export interface BotcheckState {
 }
 
 export function createBotcheckState(masterSecret: Buffer): BotcheckState {
-  return { parseSignals: createSignalsParser(), parseInteraction: createInteractionParser(), tokenSecret: deriveKey(masterSecret, "botcheck-token") };
+  return {
+    parseSignals: createSignalsParser(),
+    parseInteraction: createInteractionParser(),
+    tokenSecret: deriveKey(masterSecret, "botcheck-token"),
+  };
 }

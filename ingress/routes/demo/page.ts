@@ -19,12 +19,17 @@ export interface DemoPage {
 }
 
 function verifyPanel(result: VerifyResult): string {
-  const rows: [string, string][] = [["authorized", String(result.authorized)], ["source", result.source], ["reason", result.reason]];
+  const rows: [string, string][] = [
+    ["authorized", String(result.authorized)],
+    ["source", result.source],
+    ["reason", result.reason],
+  ];
   if (result.authorized && result.entitlement) {
     rows.push(["entitlement valid until", new Date(result.entitlement.exp * 1000).toISOString()]);
     rows.push(["entitlement domain", result.entitlement.dom]);
   }
-  if (result.authorized && result.source === "service") rows.push(["key", `${result.answer.key.name} (${result.answer.key.prefix}…)`], ["latency", `${result.answer.latency_ms} ms`]);
+  if (result.authorized && result.source === "service")
+    rows.push(["key", `${result.answer.key.name} (${result.answer.key.prefix}…)`], ["latency", `${result.answer.latency_ms} ms`]);
   if (!result.authorized) rows.push(["message", result.message]);
   return rows.map(([k, v]) => `<tr><th>${escape(k)}</th><td>${escape(v)}</td></tr>`).join("");
 }

@@ -13,7 +13,10 @@ export async function statusReport(request: HttpRequest, deps: IngressDeps): Pro
   const now = deps.clock.now();
   const quarter = raw === null || raw === "" ? currentQuarter(now) : parseQuarter(raw, now);
   if (quarter === null) {
-    return { ...refuseField("bad_quarter", "quarter must be YYYY-Qn (n 1 to 4), from 2000 up to the current quarter"), headers: { "cache-control": "no-store" } };
+    return {
+      ...refuseField("bad_quarter", "quarter must be YYYY-Qn (n 1 to 4), from 2000 up to the current quarter"),
+      headers: { "cache-control": "no-store" },
+    };
   }
   const key = deps.keys.statusReport(quarter.label);
   let html = await deps.redis.get(key);

@@ -124,9 +124,12 @@ export function browserGuard(prepared: Prepared): string {
 function kindFields(prepared: Prepared, memo: AnswerMemo): string {
   if (memo.kindFields !== null) return memo.kindFields;
   const { key } = prepared;
-  const json = key.kind === "client"
-    ? `,"browser_guard":${JSON.stringify(browserGuard(prepared))}`
-    : key.firewall !== null ? `,"firewall":${JSON.stringify(key.firewall)}` : "";
+  const json =
+    key.kind === "client"
+      ? `,"browser_guard":${JSON.stringify(browserGuard(prepared))}`
+      : key.firewall !== null
+        ? `,"firewall":${JSON.stringify(key.firewall)}`
+        : "";
   memo.kindFields = json;
   return json;
 }
@@ -159,8 +162,13 @@ export function successReply(s: Success, sign: () => SignedTokens): HttpReply {
   const key = cachedKey(s.prepared, s.nowMs, memo);
   let tokens = memo.tokens;
   if (
-    memo.head === null || tokens === null || memo.domain !== s.domain || memo.install !== s.install || memo.headKey !== key ||
-    s.ts - tokens.at >= ENTITLEMENT_REUSE_S || s.ts < tokens.at
+    memo.head === null ||
+    tokens === null ||
+    memo.domain !== s.domain ||
+    memo.install !== s.install ||
+    memo.headKey !== key ||
+    s.ts - tokens.at >= ENTITLEMENT_REUSE_S ||
+    s.ts < tokens.at
   ) {
     tokens = sign();
     memo.head = `{"authorized":true,"reason":"ok","key":${key.json},"domain":${JSON.stringify(s.domain)},"ts":`;

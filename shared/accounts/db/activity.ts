@@ -47,7 +47,16 @@ export async function recordActivity(db: Queryable, entry: ActivityEntry): Promi
   await db.query(
     `INSERT INTO activity (org_id, at, who, via, grp, action, action_code, domain, detail)
      VALUES ($1, to_timestamp($2 / 1000.0), $3, $4, $5, $6, $7, $8, $9)`,
-    [entry.orgId, entry.atMs, entry.who, entry.via, entry.group, entry.action, entry.actionCode, entry.domain ?? null,
-      JSON.stringify(entry.detail ?? {})],
+    [
+      entry.orgId,
+      entry.atMs,
+      entry.who,
+      entry.via,
+      entry.group,
+      entry.action,
+      entry.actionCode,
+      entry.domain ?? null,
+      JSON.stringify(entry.detail ?? {}),
+    ],
   );
 }

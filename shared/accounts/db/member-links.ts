@@ -25,10 +25,10 @@ export async function insertLink(
 ): Promise<LinkRow> {
   // Links of this member dead for a day or more are dropped on the way: the table keeps
   // only what can still be used or was used recently.
-  await db.query(
-    "DELETE FROM member_links WHERE member_id = $1 AND expires_at < to_timestamp($2 / 1000.0) - interval '1 day'",
-    [link.memberId, link.nowMs],
-  );
+  await db.query("DELETE FROM member_links WHERE member_id = $1 AND expires_at < to_timestamp($2 / 1000.0) - interval '1 day'", [
+    link.memberId,
+    link.nowMs,
+  ]);
   const { rows } = await db.query<LinkRow>(
     `INSERT INTO member_links (member_id, purpose, token_hash, created_at, expires_at)
      VALUES ($1, $2, $3, to_timestamp($4 / 1000.0), to_timestamp(($4::bigint + $5::bigint) / 1000.0))
@@ -55,14 +55,26 @@ interface LinkJoinRow extends LinkRow {
 
 function split(row: LinkJoinRow): LinkWithMember {
   return {
-    link: { id: row.id, member_id: row.member_id, purpose: row.purpose, created_at: row.created_at, expires_at: row.expires_at, used_at: row.used_at },
+    link: {
+      id: row.id,
+      member_id: row.member_id,
+      purpose: row.purpose,
+      created_at: row.created_at,
+      expires_at: row.expires_at,
+      used_at: row.used_at,
+    },
     member: { id: row.m_id, org_id: row.org_id, name: row.name, email: row.email, role: row.role, created_at: row.m_created_at },
     orgName: row.org_name,
   };
 }
 
 /** A link still usable at `nowMs`: of this purpose, unused and unexpired. */
-export async function findUsableLink(db: Queryable, tokenHash: Buffer, purpose: LinkPurpose, nowMs: number): Promise<LinkWithMember | null> {
+export async function findUsableLink(
+  db: Queryable,
+  tokenHash: Buffer,
+  purpose: LinkPurpose,
+  nowMs: number,
+): Promise<LinkWithMember | null> {
   const { rows } = await db.query<LinkJoinRow>(
     `${LINK_WITH_MEMBER} WHERE l.token_hash = $1 AND l.purpose = $2 AND l.used_at IS NULL AND l.expires_at > to_timestamp($3 / 1000.0)`,
     [tokenHash, purpose, nowMs],

@@ -27,8 +27,14 @@ const SESSION_COLUMNS = "s.id, s.member_id, s.method, s.passkey_id, s.user_agent
 export async function insertSession(
   db: Queryable,
   session: {
-    memberId: number; tokenHash: Buffer; method: SigninMethod; passkeyId: number | null; userAgent: string;
-    nowMs: number; absoluteMs: number; idleMs: number;
+    memberId: number;
+    tokenHash: Buffer;
+    method: SigninMethod;
+    passkeyId: number | null;
+    userAgent: string;
+    nowMs: number;
+    absoluteMs: number;
+    idleMs: number;
   },
 ): Promise<SessionRow> {
   // The member's sessions dead for a day or more are dropped on the way (revoked, past

@@ -64,8 +64,16 @@ export async function updateOrg(
        default_owner_id = CASE WHEN $7 THEN $8::bigint ELSE default_owner_id END,
        updated_at = to_timestamp($6 / 1000.0)
      WHERE id = $1 RETURNING *`,
-    [id, change.name ?? null, change.plan ?? null, change.fixTargetDays ?? null, change.subscription ?? null, nowMs,
-      change.defaultOwnerId !== undefined, change.defaultOwnerId ?? null],
+    [
+      id,
+      change.name ?? null,
+      change.plan ?? null,
+      change.fixTargetDays ?? null,
+      change.subscription ?? null,
+      nowMs,
+      change.defaultOwnerId !== undefined,
+      change.defaultOwnerId ?? null,
+    ],
   );
   return rows[0] ?? null;
 }
@@ -162,7 +170,11 @@ export async function listOrgs(db: Queryable, page: PageRange): Promise<ListPage
 export async function listMembers(db: Queryable, orgId: number, page: PageRange): Promise<ListPage<MemberRow>> {
   const [count, found] = await Promise.all([
     db.query<{ n: number }>("SELECT count(*)::int AS n FROM members WHERE org_id = $1", [orgId]),
-    db.query<MemberRow>("SELECT * FROM members WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3", [orgId, page.limit, page.offset]),
+    db.query<MemberRow>("SELECT * FROM members WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3", [
+      orgId,
+      page.limit,
+      page.offset,
+    ]),
   ]);
   return { total: count.rows[0].n, rows: found.rows };
 }

@@ -18,16 +18,32 @@ export interface PasskeyRow {
 export async function insertPasskey(
   db: Queryable,
   passkey: {
-    memberId: number; credentialId: string; publicKey: Uint8Array; counter: number; transports: string[];
-    deviceType: string; backedUp: boolean; name: string; nowMs: number;
+    memberId: number;
+    credentialId: string;
+    publicKey: Uint8Array;
+    counter: number;
+    transports: string[];
+    deviceType: string;
+    backedUp: boolean;
+    name: string;
+    nowMs: number;
   },
 ): Promise<PasskeyRow | null> {
   const { rows } = await db.query<PasskeyRow>(
     `INSERT INTO member_passkeys (member_id, credential_id, public_key, counter, transports, device_type, backed_up, name, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9 / 1000.0))
      ON CONFLICT (credential_id) DO NOTHING RETURNING *`,
-    [passkey.memberId, passkey.credentialId, Buffer.from(passkey.publicKey), passkey.counter, passkey.transports,
-      passkey.deviceType, passkey.backedUp, passkey.name, passkey.nowMs],
+    [
+      passkey.memberId,
+      passkey.credentialId,
+      Buffer.from(passkey.publicKey),
+      passkey.counter,
+      passkey.transports,
+      passkey.deviceType,
+      passkey.backedUp,
+      passkey.name,
+      passkey.nowMs,
+    ],
   );
   return rows[0] ?? null;
 }
@@ -39,9 +55,12 @@ export async function findPasskeyByCredential(db: Queryable, credentialId: strin
 
 /** A passkey with its member and the member's organization name (all a sign-in needs, in one query). */
 export async function findPasskeyWithMember(
-  db: Queryable, credentialId: string,
+  db: Queryable,
+  credentialId: string,
 ): Promise<{ passkey: PasskeyRow; member: MemberRow; orgName: string } | null> {
-  const { rows } = await db.query<PasskeyRow & { org_id: number; m_name: string; email: string; role: MemberRow["role"]; m_created_at: Date; org_name: string }>(
+  const { rows } = await db.query<
+    PasskeyRow & { org_id: number; m_name: string; email: string; role: MemberRow["role"]; m_created_at: Date; org_name: string }
+  >(
     `SELECT p.*, m.org_id, m.name AS m_name, m.email, m.role, m.created_at AS m_created_at, o.name AS org_name
      FROM member_passkeys p JOIN members m ON m.id = p.member_id JOIN orgs o ON o.id = m.org_id
      WHERE p.credential_id = $1`,

@@ -25,7 +25,16 @@ export interface TokenWithOrg extends TokenRow {
 
 export async function insertToken(
   db: Queryable,
-  token: { orgId: number; name: string; hash: Buffer; prefix: string; scopes: readonly Scope[]; createdBy: string; nowMs: number; expiresMs: number | null },
+  token: {
+    orgId: number;
+    name: string;
+    hash: Buffer;
+    prefix: string;
+    scopes: readonly Scope[];
+    createdBy: string;
+    nowMs: number;
+    expiresMs: number | null;
+  },
 ): Promise<TokenRow> {
   const { rows } = await db.query<TokenRow>(
     `INSERT INTO org_tokens (org_id, name, token_hash, prefix, scopes, created_by, created_at, expires_at)
@@ -58,11 +67,21 @@ export async function touchToken(db: Queryable, id: number, nowMs: number): Prom
 }
 
 /** Live tokens (neither revoked nor expired at `nowMs`), newest first, with their number. */
-export async function liveTokens(db: Queryable, orgId: number, nowMs: number, page: { limit: number; offset: number }): Promise<{ total: number; rows: TokenRow[] }> {
+export async function liveTokens(
+  db: Queryable,
+  orgId: number,
+  nowMs: number,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; rows: TokenRow[] }> {
   const where = "org_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > to_timestamp($2 / 1000.0))";
   const [count, found] = await Promise.all([
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM org_tokens WHERE ${where}`, [orgId, nowMs]),
-    db.query<TokenRow>(`SELECT * FROM org_tokens WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, [orgId, nowMs, page.limit, page.offset]),
+    db.query<TokenRow>(`SELECT * FROM org_tokens WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, [
+      orgId,
+      nowMs,
+      page.limit,
+      page.offset,
+    ]),
   ]);
   return { total: count.rows[0].n, rows: found.rows };
 }

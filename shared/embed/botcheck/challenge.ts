@@ -78,7 +78,14 @@ export function createChallenge(
   button.setAttribute("aria-describedby", `${id}h ${id}l`);
   const ring = svg("svg", { class: "ring", viewBox: "0 0 96 96", "aria-hidden": "true", focusable: "false" });
   ring.appendChild(svg("circle", { class: "track", cx: 48, cy: 48, r: RADIUS }));
-  const bar = svg("circle", { class: "bar", cx: 48, cy: 48, r: RADIUS, "stroke-dasharray": CIRCUMFERENCE.toFixed(2), "stroke-dashoffset": CIRCUMFERENCE.toFixed(2) });
+  const bar = svg("circle", {
+    class: "bar",
+    cx: 48,
+    cy: 48,
+    r: RADIUS,
+    "stroke-dasharray": CIRCUMFERENCE.toFixed(2),
+    "stroke-dashoffset": CIRCUMFERENCE.toFixed(2),
+  });
   ring.appendChild(bar);
   const label = el("span", "label", text.button);
   button.appendChild(ring);
@@ -111,7 +118,8 @@ export function createChallenge(
     // Reduced motion: the ring moves in quarters and the label says how far, instead of a sweep.
     const shown = reduced ? Math.floor(progress * 4) / 4 : progress;
     bar.setAttribute("stroke-dashoffset", (CIRCUMFERENCE * (1 - shown)).toFixed(2));
-    if (reduced) label.textContent = progress > 0 && progress < 1 ? text.percent.replace("{n}", String(Math.round(shown * 100))) : text.button;
+    if (reduced)
+      label.textContent = progress > 0 && progress < 1 ? text.percent.replace("{n}", String(Math.round(shown * 100))) : text.button;
   };
   const stop = (): number => {
     if (startedAt < 0) return -1;

@@ -59,7 +59,7 @@ export interface Widget {
 
 const RETRY = ["hold_too_short", "expired_challenge", "invalid_challenge"];
 const script = document.currentScript as HTMLScriptElement | null;
-const scriptSrc = script && script.src ? script.src : "";
+const scriptSrc = script?.src ? script.src : "";
 const activity = watchActivity();
 
 function defaultEndpoint(): string {
@@ -80,11 +80,11 @@ function safeUrl(value: string | undefined): string | undefined {
 export function render(target: HTMLElement | string, options: RenderOptions): Widget {
   const host = typeof target === "string" ? document.querySelector<HTMLElement>(target) : target;
   if (!host) throw new Error("botcheck: no element to render into");
-  if (!options || !options.key) throw new Error("botcheck: options.key is required");
+  if (!options?.key) throw new Error("botcheck: options.key is required");
   const { lang, strings } = pick([options.lang, host.closest("[lang]")?.getAttribute("lang"), navigator.language]);
   const api = createApi(options.endpoint || defaultEndpoint(), options.key, options.actions === "check" ? "check" : "assess");
   const store = tokenStore(options.storage || "session", options.key, options.cookieName || "gateway_botcheck");
-  const nonce = options.nonce || (script && script.nonce) || undefined;
+  const nonce = options.nonce || script?.nonce || undefined;
   let view: ChallengeView | null = null;
   let solver: Solver | null = null;
   // Difficulties of the current challenge; `raise`: the service refused a full hold's proof
@@ -144,20 +144,24 @@ export function render(target: HTMLElement | string, options: RenderOptions): Wi
           const needed = raise || judgeInteraction(interaction) !== "human" ? withoutEvidence : difficulty;
           const work = solver;
           const answering = nonceOf();
-          work.until(needed).then((proof) => {
-            work.stop();
-            return api.grant(answering, heldMs, proof, interaction);
-          }).then((granted) => {
-            if (!granted.allow && granted.reason && RETRY.indexOf(granted.reason) >= 0) {
-              if (granted.reason === "hold_too_short" && heldMs >= holdMs) raise = true;
-              host.setAttribute("data-last-reason", granted.reason);
-              // The old challenge is spent: the widget is checking again until the fresh one is armed.
-              host.setAttribute("data-state", "checking");
-              // One try per nonce: ask for a fresh challenge, then tell the visitor.
-              return assess(granted.reason === "hold_too_short" ? strings.tooShort : strings.expired);
-            }
-            onAnswer(granted);
-          }).catch(fault);
+          work
+            .until(needed)
+            .then((proof) => {
+              work.stop();
+              return api.grant(answering, heldMs, proof, interaction);
+            })
+            .then((granted) => {
+              if (!granted.allow && granted.reason && RETRY.indexOf(granted.reason) >= 0) {
+                if (granted.reason === "hold_too_short" && heldMs >= holdMs) raise = true;
+                host.setAttribute("data-last-reason", granted.reason);
+                // The old challenge is spent: the widget is checking again until the fresh one is armed.
+                host.setAttribute("data-state", "checking");
+                // One try per nonce: ask for a fresh challenge, then tell the visitor.
+                return assess(granted.reason === "hold_too_short" ? strings.tooShort : strings.expired);
+              }
+              onAnswer(granted);
+            })
+            .catch(fault);
         });
         host.setAttribute("data-ready", String(performance.now()));
       }
@@ -180,7 +184,9 @@ export function render(target: HTMLElement | string, options: RenderOptions): Wi
   let current = "";
   const nonceOf = () => current;
   const assess = (retryText?: string) =>
-    gatherSignals(activity).then((signals) => api.assess(signals, store.read())).then((answer) => onAnswer(answer, retryText));
+    gatherSignals(activity)
+      .then((signals) => api.assess(signals, store.read()))
+      .then((answer) => onAnswer(answer, retryText));
 
   host.setAttribute("data-state", "checking");
   assess().catch(fault);
@@ -195,7 +201,7 @@ export function render(target: HTMLElement | string, options: RenderOptions): Wi
 
 /** The <script data-key> form: render into every [data-gateway-botcheck] once the DOM is there. */
 function auto(): void {
-  if (!script || !script.getAttribute("data-key")) return;
+  if (!script?.getAttribute("data-key")) return;
   const data = (name: string) => script.getAttribute(`data-${name}`) || undefined;
   const run = () => {
     const targets = document.querySelectorAll<HTMLElement>(data("target") || "[data-gateway-botcheck]");

@@ -22,9 +22,9 @@ type Nav = Navigator & { userAgentData?: UaData; deviceMemory?: number };
 
 /** Whole count within the schema, or undefined. */
 const count = (value: unknown): number | undefined =>
-  typeof value === "number" && isFinite(value) && value >= 0 ? Math.min(Math.round(value), MAX) : undefined;
+  typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.min(Math.round(value), MAX) : undefined;
 const millis = (value: unknown, max = MAX): number | undefined =>
-  typeof value === "number" && isFinite(value) && value >= 0 ? Math.min(value, max) : undefined;
+  typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.min(value, max) : undefined;
 const texts = (list: ArrayLike<unknown> | undefined): string[] | undefined => {
   if (!list) return undefined;
   const out: string[] = [];
@@ -33,10 +33,26 @@ const texts = (list: ArrayLike<unknown> | undefined): string[] | undefined => {
 };
 
 const GLOBALS = [
-  "callPhantom", "_phantom", "__nightmare", "domAutomation", "domAutomationController", "__selenium_unwrapped",
-  "__webdriver_evaluate", "__driver_evaluate", "__selenium_evaluate", "__fxdriver_evaluate", "__driver_unwrapped",
-  "__webdriver_unwrapped", "__fxdriver_unwrapped", "__webdriver_script_fn", "_Selenium_IDE_Recorder", "_selenium",
-  "calledSelenium", "__webdriverFunc", "__lastWatirAlert", "__pwInitScripts",
+  "callPhantom",
+  "_phantom",
+  "__nightmare",
+  "domAutomation",
+  "domAutomationController",
+  "__selenium_unwrapped",
+  "__webdriver_evaluate",
+  "__driver_evaluate",
+  "__selenium_evaluate",
+  "__fxdriver_evaluate",
+  "__driver_unwrapped",
+  "__webdriver_unwrapped",
+  "__fxdriver_unwrapped",
+  "__webdriver_script_fn",
+  "_Selenium_IDE_Recorder",
+  "_selenium",
+  "calledSelenium",
+  "__webdriverFunc",
+  "__lastWatirAlert",
+  "__pwInitScripts",
 ];
 const PATTERN = /^(\$?cdc_|__playwright|\$wdc_)/;
 
@@ -73,22 +89,34 @@ export function watchActivity(): Activity {
     if (activity.firstInteraction === undefined) activity.firstInteraction = now();
   };
   const options = { capture: true, passive: true };
-  addEventListener("pointerdown", () => {
-    first();
-    activity.approach = activity.points.slice();
-  }, options);
+  addEventListener(
+    "pointerdown",
+    () => {
+      first();
+      activity.approach = activity.points.slice();
+    },
+    options,
+  );
   addEventListener("touchstart", first, options);
   addEventListener("mousedown", first, options);
-  addEventListener("keydown", () => {
-    if (activity.firstInteraction === undefined) activity.firstInteraction = now();
-    activity.keypresses++;
-  }, options);
-  addEventListener("pointermove", (event) => {
-    activity.pointerMoves++;
-    if (event.pointerType !== "mouse" && event.pointerType !== "pen") return;
-    activity.points.push(event.clientX, event.clientY, event.timeStamp);
-    if (activity.points.length > (INTERACTION_TRAIL + 1) * 3) activity.points.splice(0, 3);
-  }, options);
+  addEventListener(
+    "keydown",
+    () => {
+      if (activity.firstInteraction === undefined) activity.firstInteraction = now();
+      activity.keypresses++;
+    },
+    options,
+  );
+  addEventListener(
+    "pointermove",
+    (event) => {
+      activity.pointerMoves++;
+      if (event.pointerType !== "mouse" && event.pointerType !== "pen") return;
+      activity.points.push(event.clientX, event.clientY, event.timeStamp);
+      if (activity.points.length > (INTERACTION_TRAIL + 1) * 3) activity.points.splice(0, 3);
+    },
+    options,
+  );
   const nav = performance.getEntriesByType && (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined);
   if (nav && nav.domContentLoadedEventStart > 0) activity.domContentLoaded = nav.domContentLoadedEventStart;
   else if (document.readyState === "loading") {
@@ -103,7 +131,7 @@ export function watchActivity(): Activity {
 function permissionsInconsistent(): Promise<boolean | undefined> {
   const N = (window as unknown as { Notification?: { permission: string } }).Notification;
   const permissions = navigator.permissions;
-  if (!N || !permissions || !permissions.query) return Promise.resolve(undefined);
+  if (!N || !permissions?.query) return Promise.resolve(undefined);
   const query = permissions.query({ name: "notifications" as PermissionName }).then(
     (status) => N.permission === "denied" && status.state === "prompt",
     () => undefined,
@@ -118,9 +146,10 @@ export async function gatherSignals(activity: Activity): Promise<Signals> {
   if (typeof nav.webdriver === "boolean") s.webdriver = nav.webdriver;
   s.automation_globals = automationGlobals();
   const ua = nav.userAgentData;
-  if (ua && ua.brands) s.user_agent_data_brands = texts(ua.brands.map((b) => b && b.brand));
+  if (ua?.brands) s.user_agent_data_brands = texts(ua.brands.map((b) => b?.brand));
   if (ua && typeof ua.mobile === "boolean") s.user_agent_data_mobile = ua.mobile;
-  s.chrome_object = typeof (window as unknown as { chrome?: unknown }).chrome === "object" && (window as unknown as { chrome?: unknown }).chrome !== null;
+  s.chrome_object =
+    typeof (window as unknown as { chrome?: unknown }).chrome === "object" && (window as unknown as { chrome?: unknown }).chrome !== null;
   const inconsistent = await permissionsInconsistent();
   if (inconsistent !== undefined) s.permissions_inconsistent = inconsistent;
   if (nav.plugins) s.plugins = count(nav.plugins.length);
@@ -167,7 +196,7 @@ export function summarise(activity: Activity, input: InputKind, contact: number)
   let mean = 0;
   let spread = 0;
   for (const v of speeds) mean += v / n;
-  for (const v of speeds) spread += (v - mean) * (v - mean) / n;
+  for (const v of speeds) spread += ((v - mean) * (v - mean)) / n;
   const last = p.length - 3;
   const span = n ? Math.sqrt((p[last] - p[0]) * (p[last] - p[0]) + (p[last + 1] - p[1]) * (p[last + 1] - p[1])) : 0;
   return {

@@ -47,10 +47,11 @@ export function createSolver(nonce: string, goal: number): Solver {
   };
   setTimeout(slice, 0);
   return {
-    until: (bits) => new Promise((resolve) => {
-      waiting.push([bits, resolve]);
-      settle();
-    }),
+    until: (bits) =>
+      new Promise((resolve) => {
+        waiting.push([bits, resolve]);
+        settle();
+      }),
     stop() {
       stopped = true;
     },

@@ -20,6 +20,7 @@ export function tokenStore(kind: StorageKind, key: string, cookieName: string): 
       },
       write: (token) => {
         const secure = location.protocol === "https:" ? "; secure" : "";
+        // biome-ignore lint/suspicious/noDocumentCookie: the widget keeps its token where the site's server sees it; Cookie Store API is not in every browser
         document.cookie = `${name}=${encodeURIComponent(token)}; path=/; max-age=86400; samesite=lax${secure}`;
       },
     };

@@ -44,7 +44,12 @@ export async function call(method: "GET" | "POST" | "DELETE", path: string, body
   } catch {
     /* no JSON: the status says enough */
   }
-  return { ...parsed, status: response.status, ok: parsed.ok === true, reason: typeof parsed.reason === "string" ? parsed.reason : undefined };
+  return {
+    ...parsed,
+    status: response.status,
+    ok: parsed.ok === true,
+    reason: typeof parsed.reason === "string" ? parsed.reason : undefined,
+  };
 }
 
 /** What a member reads for a refusal, by reason. */

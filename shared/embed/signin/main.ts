@@ -35,7 +35,11 @@ async function ceremony<T>(run: () => Promise<T>): Promise<T | null> {
     return await run();
   } catch (error) {
     const name = error instanceof Error ? error.name : "";
-    say(name === "NotAllowedError" ? "The passkey request was cancelled or timed out." : `The browser refused the passkey request (${name || "error"}).`);
+    say(
+      name === "NotAllowedError"
+        ? "The passkey request was cancelled or timed out."
+        : `The browser refused the passkey request (${name || "error"}).`,
+    );
     return null;
   }
 }
@@ -79,15 +83,23 @@ async function refreshLists(): Promise<void> {
   const [sessions, passkeys] = await Promise.all([call("GET", "/sessions"), call("GET", "/passkeys")]);
   if (!sessions.ok || !passkeys.ok) return signedOut(messageOf(sessions.ok ? passkeys : sessions));
   const sessionList = $("sessions");
-  sessionList.replaceChildren(...(sessions.sessions as Record<string, unknown>[]).map((s) => item(
-    `${s.current ? "This session" : String(s.user_agent || "A browser")}: signed in ${when(s.created_at)} by ${String(s.method)}, last seen ${when(s.last_seen_at)}`,
-    s.current ? null : { label: "Revoke", run: () => void revoke("/sessions/" + String(s.id)) },
-  )));
+  sessionList.replaceChildren(
+    ...(sessions.sessions as Record<string, unknown>[]).map((s) =>
+      item(
+        `${s.current ? "This session" : String(s.user_agent || "A browser")}: signed in ${when(s.created_at)} by ${String(s.method)}, last seen ${when(s.last_seen_at)}`,
+        s.current ? null : { label: "Revoke", run: () => void revoke(`/sessions/${String(s.id)}`) },
+      ),
+    ),
+  );
   const list = passkeys.passkeys as Record<string, unknown>[];
-  $("passkeys").replaceChildren(...list.map((p) => item(
-    `${String(p.name)}: added ${when(p.created_at)}, last used ${when(p.last_used_at)}`,
-    list.length > 1 ? { label: "Remove", run: () => void revoke("/passkeys/" + String(p.id)) } : null,
-  )));
+  $("passkeys").replaceChildren(
+    ...list.map((p) =>
+      item(
+        `${String(p.name)}: added ${when(p.created_at)}, last used ${when(p.last_used_at)}`,
+        list.length > 1 ? { label: "Remove", run: () => void revoke(`/passkeys/${String(p.id)}`) } : null,
+      ),
+    ),
+  );
   $("no-passkey").hidden = list.length > 0;
 }
 
@@ -119,7 +131,9 @@ function signedOut(message: string): void {
 async function signInWithPasskey(): Promise<void> {
   const options = await call("POST", "/signin/options");
   if (!options.ok) return say(messageOf(options));
-  const response = await ceremony(() => startAuthentication({ optionsJSON: options.options as Parameters<typeof startAuthentication>[0]["optionsJSON"] }));
+  const response = await ceremony(() =>
+    startAuthentication({ optionsJSON: options.options as Parameters<typeof startAuthentication>[0]["optionsJSON"] }),
+  );
   if (!response) return;
   const answer = await call("POST", "/signin/verify", { response });
   if (!answer.ok) return say(messageOf(answer));
@@ -130,7 +144,9 @@ async function signInWithPasskey(): Promise<void> {
 async function addPasskey(): Promise<void> {
   const options = await call("POST", "/passkeys/options");
   if (!options.ok) return say(messageOf(options));
-  const response = await ceremony(() => startRegistration({ optionsJSON: options.options as Parameters<typeof startRegistration>[0]["optionsJSON"] }));
+  const response = await ceremony(() =>
+    startRegistration({ optionsJSON: options.options as Parameters<typeof startRegistration>[0]["optionsJSON"] }),
+  );
   if (!response) return;
   const answer = await call("POST", "/passkeys/verify", { response });
   say(answer.ok ? "Passkey added." : messageOf(answer));
@@ -140,7 +156,9 @@ async function addPasskey(): Promise<void> {
 async function requestLink(event: Event): Promise<void> {
   event.preventDefault();
   const answer = await call("POST", "/signin/link", { email: $<HTMLInputElement>("email").value });
-  say(answer.ok ? "If this address belongs to a member, a sign-in link is on its way. It works once, within 15 minutes." : messageOf(answer));
+  say(
+    answer.ok ? "If this address belongs to a member, a sign-in link is on its way. It works once, within 15 minutes." : messageOf(answer),
+  );
 }
 
 /** Signs in with the link in the fragment, if any; false when there is none. */
@@ -190,14 +208,17 @@ async function invitationPage(): Promise<void> {
     return setState("invalid");
   }
   const who = invited as unknown as Who & { expires_at: string };
-  $("invite-text").textContent = `${who.member.name} (${who.member.email}): you are invited to ${who.org.name} as ${who.member.role}. Create a passkey to sign in.`;
+  $("invite-text").textContent =
+    `${who.member.name} (${who.member.email}): you are invited to ${who.org.name} as ${who.member.role}. Create a passkey to sign in.`;
   $("invited").hidden = false;
   setState("invited");
   $("create-passkey").addEventListener("click", async () => {
     // Fresh options for each try: a challenge lives five minutes and is spent by every verify.
     const options = await call("POST", "/invitation/accept/options", { token });
     if (!options.ok) return say(messageOf(options));
-    const response = await ceremony(() => startRegistration({ optionsJSON: options.options as Parameters<typeof startRegistration>[0]["optionsJSON"] }));
+    const response = await ceremony(() =>
+      startRegistration({ optionsJSON: options.options as Parameters<typeof startRegistration>[0]["optionsJSON"] }),
+    );
     if (!response) return;
     const name = $<HTMLInputElement>("passkey-name").value.trim();
     const answer = await call("POST", "/invitation/accept/verify", { token, response, ...(name ? { name } : {}) });

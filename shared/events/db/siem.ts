@@ -33,7 +33,14 @@ export function tokenAad(orgId: number, id: number): string {
  */
 export async function insertDestination(
   db: Queryable,
-  input: { orgId: number; kind: SiemKind; url: string; indexName: string | null; nowMs: number; sealToken: ((id: number) => Buffer) | null },
+  input: {
+    orgId: number;
+    kind: SiemKind;
+    url: string;
+    indexName: string | null;
+    nowMs: number;
+    sealToken: ((id: number) => Buffer) | null;
+  },
 ): Promise<SiemDestinationRow> {
   const { rows: ids } = await db.query<{ id: number }>("SELECT nextval(pg_get_serial_sequence('siem_destinations', 'id')) AS id");
   const id = ids[0].id;

@@ -18,7 +18,10 @@ export async function nextWebhookId(db: Queryable): Promise<number> {
   return Number(rows[0].id);
 }
 
-export async function insertWebhook(db: Queryable, webhook: { id: number; orgId: number; url: string; secretSealed: Buffer; nowMs: number }): Promise<WebhookRow> {
+export async function insertWebhook(
+  db: Queryable,
+  webhook: { id: number; orgId: number; url: string; secretSealed: Buffer; nowMs: number },
+): Promise<WebhookRow> {
   const { rows } = await db.query<WebhookRow>(
     "INSERT INTO webhooks (id, org_id, url, secret_sealed, created_at) VALUES ($1, $2, $3, $4, to_timestamp($5 / 1000.0)) RETURNING *",
     [webhook.id, webhook.orgId, webhook.url, webhook.secretSealed, webhook.nowMs],
@@ -105,7 +108,13 @@ export interface DeliveryJob {
  * while there is room), skipping the webhooks in `busy` (at their concurrency), and leases them until `leaseUntilMs` so another delivery loop does not
  * take them meanwhile (a crashed loop's lease runs out and the delivery is retried).
  */
-export async function claimDeliveries(db: Queryable, nowMs: number, leaseUntilMs: number, busy: readonly number[], limit: number): Promise<DeliveryJob[]> {
+export async function claimDeliveries(
+  db: Queryable,
+  nowMs: number,
+  leaseUntilMs: number,
+  busy: readonly number[],
+  limit: number,
+): Promise<DeliveryJob[]> {
   const { rows } = await db.query<DeliveryJob>(
     `WITH candidates AS (
        SELECT DISTINCT ON (webhook_id) id, next_attempt_at FROM webhook_deliveries
@@ -142,7 +151,11 @@ export async function recordAttempt(db: Queryable, id: string, outcome: AttemptO
       [id, outcome.status, boundedError(outcome.error), outcome.nextAttemptMs],
     );
   } else {
-    await db.query(`UPDATE webhook_deliveries SET status = 'failed', last_status = $2, last_error = $3 WHERE id = $1`, [id, outcome.status, boundedError(outcome.error)]);
+    await db.query(`UPDATE webhook_deliveries SET status = 'failed', last_status = $2, last_error = $3 WHERE id = $1`, [
+      id,
+      outcome.status,
+      boundedError(outcome.error),
+    ]);
   }
 }
 

@@ -14,7 +14,13 @@ export async function lockDomainRow(tx: Queryable, domainId: number): Promise<vo
 }
 
 /** Releases the current acceptance of a finding, if any; returns it. */
-export async function releaseAcceptance(tx: Queryable, orgId: number, domain: string, findingKey: string, nowMs: number): Promise<AckRow | null> {
+export async function releaseAcceptance(
+  tx: Queryable,
+  orgId: number,
+  domain: string,
+  findingKey: string,
+  nowMs: number,
+): Promise<AckRow | null> {
   const { rows } = await tx.query<AckRow>(
     `UPDATE acknowledgements SET released_at = to_timestamp($4 / 1000.0)
      WHERE org_id = $1 AND domain = $2 AND finding_key = $3 AND released_at IS NULL RETURNING *`,

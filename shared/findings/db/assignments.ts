@@ -58,7 +58,13 @@ export async function listAssignments(db: Queryable, orgId: number, filter: Assi
   return rows;
 }
 
-export async function findAssignment(db: Queryable, orgId: number, domain: string, findingKey: string, lock = false): Promise<AssignmentRow | null> {
+export async function findAssignment(
+  db: Queryable,
+  orgId: number,
+  domain: string,
+  findingKey: string,
+  lock = false,
+): Promise<AssignmentRow | null> {
   const { rows } = await db.query<AssignmentRow>(
     `${SELECT} WHERE a.org_id = $1 AND a.domain = $2 AND a.finding_key = $3${lock ? " FOR UPDATE OF a" : ""}`,
     [orgId, domain, findingKey],
@@ -113,7 +119,15 @@ export async function updateAssignment(tx: Queryable, id: number, change: Assign
                                     THEN NULL ELSE escalated_notified_at END,
        updated_at = to_timestamp($7 / 1000.0)
      WHERE id = $1`,
-    [id, change.ownerId !== undefined, change.ownerId ?? null, change.status ?? null, change.dueAt !== undefined, change.dueAt ?? null, nowMs],
+    [
+      id,
+      change.ownerId !== undefined,
+      change.ownerId ?? null,
+      change.status ?? null,
+      change.dueAt !== undefined,
+      change.dueAt ?? null,
+      nowMs,
+    ],
   );
 }
 
@@ -160,7 +174,9 @@ export async function insertNote(tx: Queryable, note: { assignmentId: number; at
 
 /** Oldest first. */
 export async function notesOf(db: Queryable, assignmentId: number): Promise<NoteRow[]> {
-  const { rows } = await db.query<NoteRow>("SELECT id, at, who, body FROM assignment_notes WHERE assignment_id = $1 ORDER BY at, id", [assignmentId]);
+  const { rows } = await db.query<NoteRow>("SELECT id, at, who, body FROM assignment_notes WHERE assignment_id = $1 ORDER BY at, id", [
+    assignmentId,
+  ]);
   return rows;
 }
 
@@ -198,7 +214,13 @@ export async function hasScans(db: Queryable, orgId: number, domain: string): Pr
  * Moves the `done` assignments of the given findings back to `open` (a later scan found
  * them failing again), locked, and returns them as they were before the move.
  */
-export async function reopenDone(tx: Queryable, orgId: number, domain: string, findingKeys: readonly string[], nowMs: number): Promise<AssignmentRow[]> {
+export async function reopenDone(
+  tx: Queryable,
+  orgId: number,
+  domain: string,
+  findingKeys: readonly string[],
+  nowMs: number,
+): Promise<AssignmentRow[]> {
   if (findingKeys.length === 0) return [];
   const { rows } = await tx.query<{ id: number }>(
     `UPDATE assignments SET status = 'open', overdue_notified_at = NULL, escalated_notified_at = NULL, updated_at = to_timestamp($4 / 1000.0)
@@ -217,7 +239,12 @@ export async function reopenDone(tx: Queryable, orgId: number, domain: string, f
  * When a stored scan of the domain first reported each finding `warn` or `fail` (the start
  * of its fix-time target); findings no stored scan reported failing are absent.
  */
-export async function firstFailingTimes(db: Queryable, orgId: number, domain: string, findingKeys: readonly string[]): Promise<Map<string, Date>> {
+export async function firstFailingTimes(
+  db: Queryable,
+  orgId: number,
+  domain: string,
+  findingKeys: readonly string[],
+): Promise<Map<string, Date>> {
   if (findingKeys.length === 0) return new Map();
   const { rows } = await db.query<{ finding_key: string; first: Date }>(
     `SELECT g.finding_key, min(s.completed_at) AS first FROM scans s JOIN findings g ON g.scan_id = s.id
@@ -255,8 +282,15 @@ export async function insertOwnedAssignments(
      ORDER BY f.position
      ON CONFLICT (org_id, domain, finding_key) DO NOTHING
      RETURNING id, finding_key`,
-    [input.orgId, input.domain, input.ownerId, input.nowMs,
-      JSON.stringify(sorted.map((f, position) => ({ finding_key: f.findingKey, finding: f.finding, due_at: f.dueAt, found_ms: f.foundMs, position })))],
+    [
+      input.orgId,
+      input.domain,
+      input.ownerId,
+      input.nowMs,
+      JSON.stringify(
+        sorted.map((f, position) => ({ finding_key: f.findingKey, finding: f.finding, due_at: f.dueAt, found_ms: f.foundMs, position })),
+      ),
+    ],
   );
   return rows.sort((a, b) => (a.finding_key < b.finding_key ? -1 : 1)).map((r) => r.id);
 }

@@ -21,7 +21,8 @@ export interface CrossingRules {
 const CONDITION: Record<FindingCrossing, string> = {
   overdue: "a.overdue_notified_at IS NULL AND a.due_at < $2::date",
   escalated: "a.escalated_notified_at IS NULL AND a.due_at <= $2::date - $4::int",
-  near_target: "a.near_target_notified_at IS NULL AND a.found_at + make_interval(days => o.fix_target_days - $3::int) <= to_timestamp($1 / 1000.0)",
+  near_target:
+    "a.near_target_notified_at IS NULL AND a.found_at + make_interval(days => o.fix_target_days - $3::int) <= to_timestamp($1 / 1000.0)",
 };
 
 const COLUMN: Record<FindingCrossing, string> = {
@@ -71,7 +72,13 @@ const RISK_CONDITION: Record<RiskCrossing, string> = {
   expired: "expired_notified_at IS NULL AND expires_at <= to_timestamp($1 / 1000.0)",
 };
 
-export async function riskCandidates(db: Queryable, crossing: RiskCrossing, nowMs: number, expiringDays: number, limit: number): Promise<number[]> {
+export async function riskCandidates(
+  db: Queryable,
+  crossing: RiskCrossing,
+  nowMs: number,
+  expiringDays: number,
+  limit: number,
+): Promise<number[]> {
   const { rows } = await db.query<{ id: number }>(
     `SELECT id FROM acknowledgements WHERE $1::float8 IS NOT NULL AND $2::int IS NOT NULL AND released_at IS NULL AND expires_at IS NOT NULL AND ${RISK_CONDITION[crossing]}
      ORDER BY org_id, id LIMIT $3`,
@@ -80,7 +87,13 @@ export async function riskCandidates(db: Queryable, crossing: RiskCrossing, nowM
   return rows.map((r) => r.id);
 }
 
-export async function claimRisk(tx: Queryable, crossing: RiskCrossing, id: number, nowMs: number, expiringDays: number): Promise<RiskRow | null> {
+export async function claimRisk(
+  tx: Queryable,
+  crossing: RiskCrossing,
+  id: number,
+  nowMs: number,
+  expiringDays: number,
+): Promise<RiskRow | null> {
   const column = crossing === "expiring" ? "expiring_notified_at" : "expired_notified_at";
   const { rows } = await tx.query<RiskRow>(
     `UPDATE acknowledgements SET ${column} = to_timestamp($1 / 1000.0)

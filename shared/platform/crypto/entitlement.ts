@@ -104,14 +104,32 @@ export interface Issued {
 export function issueEntitlement(key: SigningKey, input: IssueInput): Issued {
   const exp = input.nowS + ENTITLEMENT_TTL_S;
   // Deterministic id (time and randomness are inputs): unique per key, domain and second.
-  const jti = createHash("sha256").update(`${input.keyId}|${input.domain}|${input.install ?? ""}|${input.nowS}`).digest("base64url").slice(0, 22);
+  const jti = createHash("sha256")
+    .update(`${input.keyId}|${input.domain}|${input.install ?? ""}|${input.nowS}`)
+    .digest("base64url")
+    .slice(0, 22);
   const entitlement: EntitlementClaims = {
-    typ: "entitlement", iss: input.iss, key: input.keyId, org: input.orgId, dom: input.domain, scp: input.scopes,
-    env: input.environment, trial: input.trial, iat: input.nowS, exp, jti,
+    typ: "entitlement",
+    iss: input.iss,
+    key: input.keyId,
+    org: input.orgId,
+    dom: input.domain,
+    scp: input.scopes,
+    env: input.environment,
+    trial: input.trial,
+    iat: input.nowS,
+    exp,
+    jti,
   };
   const lifeline: LifelineClaims = {
-    typ: "lifeline", iss: input.iss, key: input.keyId, dom: input.domain, ins: installHash(input.install), ent: jti,
-    iat: input.nowS, exp,
+    typ: "lifeline",
+    iss: input.iss,
+    key: input.keyId,
+    dom: input.domain,
+    ins: installHash(input.install),
+    ent: jti,
+    iat: input.nowS,
+    exp,
   };
   return { entitlement: signToken(key, entitlement), lifeline: signToken(key, lifeline), expires: exp };
 }
@@ -120,7 +138,11 @@ export function issueEntitlement(key: SigningKey, input: IssueInput): Issued {
  * The offline check a client makes (docs/entitlement.md), given only the published JWK:
  * signature, algorithm, and expiry. Returns the claims, or null when the token fails.
  */
-export function verifyToken<T extends { exp: number }>(token: string, jwk: Omit<PublicJwk, "kid" | "use" | "alg"> & object, nowS: number): T | null {
+export function verifyToken<T extends { exp: number }>(
+  token: string,
+  jwk: Omit<PublicJwk, "kid" | "use" | "alg"> & object,
+  nowS: number,
+): T | null {
   const parts = token.split(".");
   if (parts.length !== 3) return null;
   try {

@@ -78,7 +78,11 @@ export function hmacPads(key: string): HmacPads | null {
  */
 export function hmacHexPadded(pads: HmacPads, message: string): string {
   if (Buffer.byteLength(message) > innerScratch.length - BLOCK) {
-    return hash("sha256", Buffer.concat([pads.outer, hash("sha256", Buffer.concat([pads.inner, Buffer.from(message, "utf8")]), "buffer")]), "hex");
+    return hash(
+      "sha256",
+      Buffer.concat([pads.outer, hash("sha256", Buffer.concat([pads.inner, Buffer.from(message, "utf8")]), "buffer")]),
+      "hex",
+    );
   }
   pads.inner.copy(innerScratch, 0);
   pads.outer.copy(outerScratch, 0);

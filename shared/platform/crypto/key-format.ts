@@ -92,7 +92,8 @@ const MARKER_CODE = MARKER.charCodeAt(0);
 
 /** The kind a head names (`ak_live_`, `ak_test_`, `sk_live_`, `sk_test_`), or null. */
 function kindOfHead(raw: string): KeyKind | null {
-  if (raw.length < HEAD_LENGTH || raw.charCodeAt(1) !== 107 /* k */ || raw.charCodeAt(2) !== UNDERSCORE || raw.charCodeAt(7) !== UNDERSCORE) return null;
+  if (raw.length < HEAD_LENGTH || raw.charCodeAt(1) !== 107 /* k */ || raw.charCodeAt(2) !== UNDERSCORE || raw.charCodeAt(7) !== UNDERSCORE)
+    return null;
   if (!raw.startsWith("live", 3) && !raw.startsWith("test", 3)) return null;
   const first = raw.charCodeAt(0);
   return first === 97 /* a */ ? "client" : first === 115 /* s */ ? "server" : null;

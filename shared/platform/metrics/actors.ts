@@ -43,7 +43,12 @@ export function publishActorMetrics(redis: Redis, keys: Keys, processName: strin
   return {
     async stop() {
       clearInterval(timer);
-      await redis.multi().del(keys.actorMetrics(processName)).zrem(keys.actorMetricsIndex(), processName).exec().catch(() => {});
+      await redis
+        .multi()
+        .del(keys.actorMetrics(processName))
+        .zrem(keys.actorMetricsIndex(), processName)
+        .exec()
+        .catch(() => {});
     },
   };
 }
@@ -69,6 +74,8 @@ export async function readActorMetrics(redis: Redis, keys: Keys): Promise<Metric
 export async function deploymentMetrics(own: Registry, redis: Redis, keys: Keys): Promise<string> {
   const actors = await readActorMetrics(redis, keys).catch(() => []);
   if (actors.length === 0) return own.metrics();
-  const merged = AggregatorRegistry.aggregate([await own.getMetricsAsJSON(), ...actors] as Parameters<typeof AggregatorRegistry.aggregate>[0]);
+  const merged = AggregatorRegistry.aggregate([await own.getMetricsAsJSON(), ...actors] as Parameters<
+    typeof AggregatorRegistry.aggregate
+  >[0]);
   return merged.metrics();
 }

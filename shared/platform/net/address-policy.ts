@@ -144,8 +144,10 @@ export function literalRefusal(host: string, policy: OutboundPolicy): string | n
   const verdict = checkAddress(literal, policy);
   if (verdict.ok) return null;
   const opened =
-    policy.purpose === "siem" || policy.purpose === "webhook" ? "; OUTBOUND_ALLOW_CIDRS lists the private blocks it may reach"
-    : policy.purpose === "probe" ? "; PROBE_ALLOW_PRIVATE=1 lets the prober reach the operator's private services"
-    : "";
+    policy.purpose === "siem" || policy.purpose === "webhook"
+      ? "; OUTBOUND_ALLOW_CIDRS lists the private blocks it may reach"
+      : policy.purpose === "probe"
+        ? "; PROBE_ALLOW_PRIVATE=1 lets the prober reach the operator's private services"
+        : "";
   return `the address is refused (${verdict.reason}${verdict.reason === "metadata" ? "" : opened})`;
 }

@@ -45,7 +45,12 @@ function isNoScript(error: unknown): boolean {
 }
 
 /** Runs a script; `keys` must be exactly numKeys long for a fixed-arity script. */
-export async function runScript(redis: Redis, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+export async function runScript(
+  redis: Redis,
+  script: LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> {
   if (script.numKeys !== null && keys.length !== script.numKeys) {
     throw new Error(`${script.name}: expected ${script.numKeys} keys, got ${keys.length}`);
   }

@@ -37,7 +37,12 @@ export function startHeartbeat(redis: Redis, keys: Keys, name: string, processNa
   return {
     async stop() {
       clearInterval(timer);
-      await redis.multi().del(keys.actorAlive(name, processName)).zrem(keys.actorAliveIndex(), member).exec().catch(() => {});
+      await redis
+        .multi()
+        .del(keys.actorAlive(name, processName))
+        .zrem(keys.actorAliveIndex(), member)
+        .exec()
+        .catch(() => {});
     },
   };
 }

@@ -43,15 +43,24 @@ export interface DeadLetter extends DeadLetterInput {
 /** Write the dead letter, then ack the original. */
 export async function moveToDeadLetters(redis: Redis, keys: Keys, input: DeadLetterInput, maxLen: number): Promise<void> {
   const fields = [
-    "data", input.data,
-    "stream", input.stream,
-    "id", input.id,
-    "group", input.group,
-    "consumer", input.consumer,
-    "reason", input.reason,
-    "error", input.error,
-    "attempts", String(input.attempts),
-    "at", String(input.at),
+    "data",
+    input.data,
+    "stream",
+    input.stream,
+    "id",
+    input.id,
+    "group",
+    input.group,
+    "consumer",
+    input.consumer,
+    "reason",
+    input.reason,
+    "error",
+    input.error,
+    "attempts",
+    String(input.attempts),
+    "at",
+    String(input.at),
   ];
   await redis.xadd(keys.deadLetters(input.stream), "MAXLEN", "~", maxLen, "*", ...fields);
   await redis.xack(input.stream, input.group, input.id);
@@ -130,7 +139,13 @@ export async function retryAllDeadLetters(
     // Always read from the start: retried letters are deleted, so the next page moves up.
     const page = await listDeadLetters(redis, keys, stream, { count: 100 });
     if (page.length === 0) return all;
-    const retried = await retryDeadLetters(redis, keys, stream, page.map((l) => l.deadId), options);
+    const retried = await retryDeadLetters(
+      redis,
+      keys,
+      stream,
+      page.map((l) => l.deadId),
+      options,
+    );
     if (retried.length === 0) return all;
     all.push(...retried);
   }

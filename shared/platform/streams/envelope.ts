@@ -81,7 +81,10 @@ export async function publish(redis: Redis, stream: string, payload: unknown, op
   if (options.registry === undefined) id = await redis.xadd(stream, "MAXLEN", "~", maxLen, "*", ...encodeFields(data, options));
   else {
     // Sent back to back, not as one pipeline: on a Redis Cluster the two keys may live on different nodes.
-    [id] = await Promise.all([redis.xadd(stream, "MAXLEN", "~", maxLen, "*", ...encodeFields(data, options)), redis.sadd(options.registry, stream)]);
+    [id] = await Promise.all([
+      redis.xadd(stream, "MAXLEN", "~", maxLen, "*", ...encodeFields(data, options)),
+      redis.sadd(options.registry, stream),
+    ]);
   }
   if (id === null) throw new Error(`XADD to ${stream} returned no id`);
   return id;

@@ -5,15 +5,7 @@
  */
 import type { Redis } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
-import {
-  idTimestamp,
-  integer,
-  isNoSuchKeyError,
-  parsePendingEntries,
-  parsePendingSummary,
-  record,
-  text,
-} from "./redis-replies.js";
+import { idTimestamp, integer, isNoSuchKeyError, parsePendingEntries, parsePendingSummary, record, text } from "./redis-replies.js";
 
 export interface GroupStats {
   group: string;
@@ -102,10 +94,7 @@ export async function streamStats(redis: Redis, stream: string, keys?: Keys): Pr
   const groups = await Promise.all(
     infos.map(async (info): Promise<GroupStats> => {
       const group = text(info.name);
-      const [{ lag, exact }, pending] = await Promise.all([
-        lagOf(redis, stream, info),
-        pendingOf(redis, stream, group, serverNowMs),
-      ]);
+      const [{ lag, exact }, pending] = await Promise.all([lagOf(redis, stream, info), pendingOf(redis, stream, group, serverNowMs)]);
       return {
         group,
         consumers: integer(info.consumers),

@@ -46,19 +46,15 @@ export async function markVerified(db: Queryable, id: number, by: string, nowMs:
 }
 
 export async function verifiedDomains(db: Queryable, orgId: number): Promise<string[]> {
-  const { rows } = await db.query<{ name: string }>(
-    "SELECT name FROM domains WHERE org_id = $1 AND verified ORDER BY name",
-    [orgId],
-  );
+  const { rows } = await db.query<{ name: string }>("SELECT name FROM domains WHERE org_id = $1 AND verified ORDER BY name", [orgId]);
   return rows.map((r) => r.name);
 }
 
 /** The organization holding `name` verified (the oldest such domain), or null. */
 export async function orgOfVerifiedDomain(db: Queryable, name: string): Promise<number | null> {
-  const { rows } = await db.query<{ org_id: number }>(
-    "SELECT org_id FROM domains WHERE name = $1 AND verified ORDER BY id LIMIT 1",
-    [name],
-  );
+  const { rows } = await db.query<{ org_id: number }>("SELECT org_id FROM domains WHERE name = $1 AND verified ORDER BY id LIMIT 1", [
+    name,
+  ]);
   return rows[0]?.org_id ?? null;
 }
 
@@ -66,7 +62,11 @@ export async function orgOfVerifiedDomain(db: Queryable, name: string): Promise<
 export async function listDomains(db: Queryable, orgId: number, page: PageRange): Promise<ListPage<DomainRow>> {
   const [count, found] = await Promise.all([
     db.query<{ n: number }>("SELECT count(*)::int AS n FROM domains WHERE org_id = $1", [orgId]),
-    db.query<DomainRow>("SELECT * FROM domains WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3", [orgId, page.limit, page.offset]),
+    db.query<DomainRow>("SELECT * FROM domains WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3", [
+      orgId,
+      page.limit,
+      page.offset,
+    ]),
   ]);
   return { total: count.rows[0].n, rows: found.rows };
 }

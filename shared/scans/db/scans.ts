@@ -44,14 +44,36 @@ export interface SectionInput {
  */
 export async function insertScan(
   db: Queryable,
-  scan: { orgId: number; domain: string; kind: ScanKind; section: SectionInput; algorithm: string; trigger: string; jobId: string; startedMs: number; completedMs: number },
+  scan: {
+    orgId: number;
+    domain: string;
+    kind: ScanKind;
+    section: SectionInput;
+    algorithm: string;
+    trigger: string;
+    jobId: string;
+    startedMs: number;
+    completedMs: number;
+  },
 ): Promise<{ scan: ScanRow; created: boolean }> {
   const { rows } = await db.query<ScanRow>(
     `INSERT INTO scans (org_id, domain, kind, grade, score, fail_count, warn_count, algorithm, trigger, job_id, started_at, completed_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, to_timestamp($11 / 1000.0), to_timestamp($12 / 1000.0))
      ON CONFLICT (job_id, kind) WHERE job_id IS NOT NULL DO NOTHING RETURNING *`,
-    [scan.orgId, scan.domain, scan.kind, scan.section.grade, scan.section.score, scan.section.fail_count, scan.section.warn_count,
-      scan.algorithm, scan.trigger, scan.jobId, scan.startedMs, scan.completedMs],
+    [
+      scan.orgId,
+      scan.domain,
+      scan.kind,
+      scan.section.grade,
+      scan.section.score,
+      scan.section.fail_count,
+      scan.section.warn_count,
+      scan.algorithm,
+      scan.trigger,
+      scan.jobId,
+      scan.startedMs,
+      scan.completedMs,
+    ],
   );
   if (!rows[0]) {
     const existing = await db.query<ScanRow>("SELECT * FROM scans WHERE job_id = $1 AND kind = $2", [scan.jobId, scan.kind]);
@@ -104,7 +126,11 @@ export async function previousScan(db: Queryable, orgId: number, domain: string,
 }
 
 /** Latest grade per kind for many domains, in one query. */
-export async function latestGrades(db: Queryable, orgId: number, domains: string[]): Promise<Map<string, Partial<Record<string, { grade: string; score: number; at: Date }>>>> {
+export async function latestGrades(
+  db: Queryable,
+  orgId: number,
+  domains: string[],
+): Promise<Map<string, Partial<Record<string, { grade: string; score: number; at: Date }>>>> {
   const { rows } = await db.query<{ domain: string; kind: string; grade: string; score: number; completed_at: Date }>(
     `SELECT DISTINCT ON (domain, kind) domain, kind, grade, score, completed_at FROM scans
      WHERE org_id = $1 AND domain = ANY($2) ORDER BY domain, kind, completed_at DESC, id DESC`,
@@ -142,10 +168,10 @@ export interface AckRow {
 
 /** The current (unreleased) risk acceptances of one domain, expired ones included. */
 export async function acknowledgementsOf(db: Queryable, orgId: number, domain: string): Promise<Map<string, AckRow>> {
-  const { rows } = await db.query<AckRow>(
-    "SELECT * FROM acknowledgements WHERE org_id = $1 AND domain = $2 AND released_at IS NULL",
-    [orgId, domain],
-  );
+  const { rows } = await db.query<AckRow>("SELECT * FROM acknowledgements WHERE org_id = $1 AND domain = $2 AND released_at IS NULL", [
+    orgId,
+    domain,
+  ]);
   return new Map(rows.map((r) => [r.finding_key, r]));
 }
 

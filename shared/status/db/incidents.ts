@@ -66,7 +66,9 @@ export async function createIncident(
     [input.title, input.impact, input.affects, input.status],
   );
   await db.query(`INSERT INTO incident_updates (incident_id, status, body, at) VALUES ($1, $2, $3, ${ts(input.nowMs)})`, [
-    rows[0].id, input.status, input.body,
+    rows[0].id,
+    input.status,
+    input.body,
   ]);
   return (await findIncident(db, rows[0].id)) as Incident;
 }
@@ -102,8 +104,17 @@ export async function patchIncident(
        postmortem = CASE WHEN $8 THEN $9 ELSE postmortem END,
        updated_at = ${ts(nowMs)}
      WHERE id = $1 RETURNING *`,
-    [id, "title" in fields, fields.title ?? null, "impact" in fields, fields.impact ?? null, "affects" in fields, fields.affects ?? null,
-      "postmortem" in fields, fields.postmortem ?? null],
+    [
+      id,
+      "title" in fields,
+      fields.title ?? null,
+      "impact" in fields,
+      fields.impact ?? null,
+      "affects" in fields,
+      fields.affects ?? null,
+      "postmortem" in fields,
+      fields.postmortem ?? null,
+    ],
   );
   return rows[0] ? (await withUpdates(db, rows))[0] : null;
 }

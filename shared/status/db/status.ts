@@ -63,7 +63,9 @@ export async function upsertService(db: Queryable, key: ServiceKey, name: string
 }
 
 export async function listServices(db: Queryable): Promise<ServiceRow[]> {
-  const { rows } = await db.query<ServiceRow>("SELECT * FROM status_services ORDER BY array_position(ARRAY['website','api','dashboard'], key)");
+  const { rows } = await db.query<ServiceRow>(
+    "SELECT * FROM status_services ORDER BY array_position(ARRAY['website','api','dashboard'], key)",
+  );
   return rows;
 }
 

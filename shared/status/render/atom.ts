@@ -20,11 +20,21 @@ function incidentHtml(incident: IncidentView): string {
 function maintenanceHtml(window: MaintenanceRecord): string {
   const affects = window.affects.length === 0 ? "all services" : window.affects.join(", ");
   const cancelled = window.cancelled_at ? `<p><strong>Cancelled</strong> at ${escapeXml(window.cancelled_at)}.</p>` : "";
-  return `${cancelled}<p>Scheduled from ${escapeXml(window.starts_at)} to ${escapeXml(window.ends_at)}. Affects: ${escapeXml(affects)}.</p>` +
-    (window.body ? `<p>${escapeXml(window.body)}</p>` : "");
+  return (
+    `${cancelled}<p>Scheduled from ${escapeXml(window.starts_at)} to ${escapeXml(window.ends_at)}. Affects: ${escapeXml(affects)}.</p>` +
+    (window.body ? `<p>${escapeXml(window.body)}</p>` : "")
+  );
 }
 
-function entry(fields: { id: string; title: string; updated: string; published: string; link: string; html: string; category: string }): string {
+function entry(fields: {
+  id: string;
+  title: string;
+  updated: string;
+  published: string;
+  link: string;
+  html: string;
+  category: string;
+}): string {
   return `  <entry>
     <id>${escapeXml(fields.id)}</id>
     <title>${escapeXml(fields.title)}</title>
@@ -44,8 +54,11 @@ export function renderAtom(snapshot: StatusSnapshot): string {
       xml: entry({
         id: `${page.url}#incident-${i.id}`,
         title: `${i.status === "resolved" ? "[Resolved] " : ""}${i.title}`,
-        updated: i.updated_at, published: i.created_at, link: `${page.url}#incident-${i.id}`,
-        html: incidentHtml(i), category: "incident",
+        updated: i.updated_at,
+        published: i.created_at,
+        link: `${page.url}#incident-${i.id}`,
+        html: incidentHtml(i),
+        category: "incident",
       }),
     })),
     ...snapshot.history.maintenance.map((m) => ({
@@ -53,8 +66,11 @@ export function renderAtom(snapshot: StatusSnapshot): string {
       xml: entry({
         id: `${page.url}#maintenance-${m.id}`,
         title: `${m.cancelled_at ? "[Cancelled] " : ""}Maintenance: ${m.title}`,
-        updated: m.updated_at, published: m.created_at, link: `${page.url}#maintenance-${m.id}`,
-        html: maintenanceHtml(m), category: "maintenance",
+        updated: m.updated_at,
+        published: m.created_at,
+        link: `${page.url}#maintenance-${m.id}`,
+        html: maintenanceHtml(m),
+        category: "maintenance",
       }),
     })),
   ].sort((a, b) => (a.sortKey < b.sortKey ? 1 : a.sortKey > b.sortKey ? -1 : 0));

@@ -13,7 +13,12 @@ export type BadgeLanguage = (typeof BADGE_LANGUAGES)[number];
 
 type BadgeState = "operational" | "degraded" | "outage" | "maintenance";
 
-const STATE_OF: Readonly<Record<Indicator, BadgeState>> = { ok: "operational", degraded: "degraded", down: "outage", maintenance: "maintenance" };
+const STATE_OF: Readonly<Record<Indicator, BadgeState>> = {
+  ok: "operational",
+  degraded: "degraded",
+  down: "outage",
+  maintenance: "maintenance",
+};
 
 /** WCAG AA contrast with white text (4.5:1 or better). */
 const COLOURS: Readonly<Record<BadgeState, string>> = {
@@ -24,10 +29,38 @@ const COLOURS: Readonly<Record<BadgeState, string>> = {
 };
 
 const WORDS: Readonly<Record<BadgeLanguage, { label: string; title: string } & Record<BadgeState, string>>> = {
-  en: { label: "status", title: "Service status", operational: "operational", degraded: "degraded", outage: "outage", maintenance: "maintenance" },
-  fr: { label: "statut", title: "État du service", operational: "opérationnel", degraded: "dégradé", outage: "panne", maintenance: "maintenance" },
-  de: { label: "Status", title: "Dienststatus", operational: "betriebsbereit", degraded: "eingeschränkt", outage: "Ausfall", maintenance: "Wartung" },
-  es: { label: "estado", title: "Estado del servicio", operational: "operativo", degraded: "degradado", outage: "caída", maintenance: "mantenimiento" },
+  en: {
+    label: "status",
+    title: "Service status",
+    operational: "operational",
+    degraded: "degraded",
+    outage: "outage",
+    maintenance: "maintenance",
+  },
+  fr: {
+    label: "statut",
+    title: "État du service",
+    operational: "opérationnel",
+    degraded: "dégradé",
+    outage: "panne",
+    maintenance: "maintenance",
+  },
+  de: {
+    label: "Status",
+    title: "Dienststatus",
+    operational: "betriebsbereit",
+    degraded: "eingeschränkt",
+    outage: "Ausfall",
+    maintenance: "Wartung",
+  },
+  es: {
+    label: "estado",
+    title: "Estado del servicio",
+    operational: "operativo",
+    degraded: "degradado",
+    outage: "caída",
+    maintenance: "mantenimiento",
+  },
 };
 
 /** `fr`, `fr-CA`, `FR` → fr; anything unknown → en. */

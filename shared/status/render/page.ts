@@ -27,22 +27,28 @@ footer{margin-top:40px;display:flex;flex-wrap:wrap;gap:8px 20px}
 }`;
 
 function bars(days: readonly DayBar[]): string {
-  const spans = days.map((d) => {
-    const label = `${d.date}: ${d.checks === 0 ? "no checks" : `${pct(d.uptime_pct)} of ${d.checks} checks`}`;
-    return `<span class="${barClass(d.uptime_pct)}" title="${escapeXml(label)}"></span>`;
-  }).join("");
+  const spans = days
+    .map((d) => {
+      const label = `${d.date}: ${d.checks === 0 ? "no checks" : `${pct(d.uptime_pct)} of ${d.checks} checks`}`;
+      return `<span class="${barClass(d.uptime_pct)}" title="${escapeXml(label)}"></span>`;
+    })
+    .join("");
   return `<div class="bars" role="img" aria-label="Daily uptime, oldest first">${spans}</div>
 <div class="scale muted"><span><span class="long">90 days ago</span><span class="short">30 days ago</span></span><span>Today</span></div>`;
 }
 
 function updates(incident: IncidentView): string {
-  return incident.updates.map((u) =>
-    `<div class="update"><p><strong>${escapeXml(u.status[0].toUpperCase() + u.status.slice(1))}</strong> <span class="muted">${when(u.at)}</span></p>${paragraphs(u.body)}</div>`,
-  ).join("");
+  return incident.updates
+    .map(
+      (u) =>
+        `<div class="update"><p><strong>${escapeXml(u.status[0].toUpperCase() + u.status.slice(1))}</strong> <span class="muted">${when(u.at)}</span></p>${paragraphs(u.body)}</div>`,
+    )
+    .join("");
 }
 
 function incidentCard(incident: IncidentView, names: Record<string, string>): string {
-  const colour = incident.status === "resolved" ? "#57606a" : incident.impact === "major" ? INDICATOR_COLOURS.down : INDICATOR_COLOURS.degraded;
+  const colour =
+    incident.status === "resolved" ? "#57606a" : incident.impact === "major" ? INDICATOR_COLOURS.down : INDICATOR_COLOURS.degraded;
   const postmortem = incident.postmortem ? `<h3>Postmortem</h3>${paragraphs(incident.postmortem)}` : "";
   return `<article class="card" id="incident-${incident.id}">
 <h3>${escapeXml(incident.title)} <span class="pill" style="background:${colour}">${escapeXml(incident.impact)} · ${escapeXml(incident.status)}</span></h3>
@@ -60,17 +66,22 @@ ${window.body ? paragraphs(window.body) : ""}</article>`;
 export function renderPage(snapshot: StatusSnapshot): string {
   const doc = snapshot.document;
   const names = Object.fromEntries(doc.components.map((c) => [c.key, c.name]));
-  const components = doc.components.map((c) => {
-    const word = COMPONENT_WORDS[c.status];
-    const uptime = doc.uptime_30d?.services[c.key];
-    const detail = uptime && uptime.checks > 0
-      ? `${pct(uptime.uptime_pct)} uptime over 30 days${uptime.typical_ms !== null ? ` · typically ${uptime.typical_ms} ms` : ""}`
-      : c.status === "not_configured" ? "No health URL set" : "No checks yet";
-    const serviceBars = snapshot.bars && c.status !== "not_configured" ? bars(snapshot.bars[c.key]) : "";
-    return `<section class="card" aria-label="${escapeXml(c.name)}">
+  const components = doc.components
+    .map((c) => {
+      const word = COMPONENT_WORDS[c.status];
+      const uptime = doc.uptime_30d?.services[c.key];
+      const detail =
+        uptime && uptime.checks > 0
+          ? `${pct(uptime.uptime_pct)} uptime over 30 days${uptime.typical_ms !== null ? ` · typically ${uptime.typical_ms} ms` : ""}`
+          : c.status === "not_configured"
+            ? "No health URL set"
+            : "No checks yet";
+      const serviceBars = snapshot.bars && c.status !== "not_configured" ? bars(snapshot.bars[c.key]) : "";
+      return `<section class="card" aria-label="${escapeXml(c.name)}">
 <div class="component"><h3>${escapeXml(c.name)}</h3><span class="pill" style="background:${word.colour}">${word.text}</span></div>
 ${serviceBars}<p class="muted" style="margin:4px 0 0">${detail}</p></section>`;
-  }).join("\n");
+    })
+    .join("\n");
   const section = (title: string, body: string) => (body ? `<h2>${title}</h2>\n${body}` : "");
   const colour = INDICATOR_COLOURS[doc.status.indicator];
   return `<!doctype html>

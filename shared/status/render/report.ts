@@ -20,7 +20,20 @@ header{border-bottom:2px solid #1f2328;margin-bottom:16px}
 @media print{a{color:inherit;text-decoration:none}}
 `;
 
-const MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTH_NAMES = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
 function monthName(month: string): string {
   return `${MONTH_NAMES[Number(month.slice(5, 7)) - 1]} ${month.slice(0, 4)}`;
@@ -32,17 +45,41 @@ function td(value: UptimeCell): string {
 
 export function renderReport(data: ReportData): string {
   const names = Object.fromEntries(data.services.map((s) => [s.key, s.name]));
-  const uptimeRows = data.services.map((s) => `<tr><th scope="row">${escapeXml(s.name)}</th>${s.months.map(td).join("")}${td(s.total)}
-<td class="num">${s.total.checks}</td><td class="num">${s.total.typical_ms === null ? "—" : `${s.total.typical_ms} ms`}</td></tr>`).join("\n");
-  const incidents = data.incidents.length === 0 ? "<p>No incidents this quarter.</p>" : data.incidents.map((i) => `<div class="incident">
+  const uptimeRows = data.services
+    .map(
+      (s) => `<tr><th scope="row">${escapeXml(s.name)}</th>${s.months.map(td).join("")}${td(s.total)}
+<td class="num">${s.total.checks}</td><td class="num">${s.total.typical_ms === null ? "—" : `${s.total.typical_ms} ms`}</td></tr>`,
+    )
+    .join("\n");
+  const incidents =
+    data.incidents.length === 0
+      ? "<p>No incidents this quarter.</p>"
+      : data.incidents
+          .map(
+            (i) => `<div class="incident">
 <h3>${escapeXml(i.title)}</h3>
 <p class="muted">Impact ${escapeXml(i.impact)} · ${escapeXml(affectsText(i.affects, names))} · ${when(i.created_at)} to ${i.resolved_at ? when(i.resolved_at) : "still open"}</p>
-${[...i.updates].reverse().map((u) => `<div class="update"><p><strong>${escapeXml(u.status)}</strong> <span class="muted">${when(u.at)}</span></p>${paragraphs(u.body)}</div>`).join("")}
-${i.postmortem ? `<h3>Postmortem</h3>${paragraphs(i.postmortem)}` : ""}</div>`).join("\n");
-  const maintenance = data.maintenance.length === 0 ? "<p>No planned maintenance this quarter.</p>" : data.maintenance.map((m) => `<div class="window">
+${[...i.updates]
+  .reverse()
+  .map(
+    (u) =>
+      `<div class="update"><p><strong>${escapeXml(u.status)}</strong> <span class="muted">${when(u.at)}</span></p>${paragraphs(u.body)}</div>`,
+  )
+  .join("")}
+${i.postmortem ? `<h3>Postmortem</h3>${paragraphs(i.postmortem)}` : ""}</div>`,
+          )
+          .join("\n");
+  const maintenance =
+    data.maintenance.length === 0
+      ? "<p>No planned maintenance this quarter.</p>"
+      : data.maintenance
+          .map(
+            (m) => `<div class="window">
 <h3>${escapeXml(m.title)}</h3>
 <p class="muted">${when(m.starts_at)} to ${when(m.ends_at)} · ${escapeXml(affectsText(m.affects, names))}</p>
-${m.body ? paragraphs(m.body) : ""}</div>`).join("\n");
+${m.body ? paragraphs(m.body) : ""}</div>`,
+          )
+          .join("\n");
   return `<!doctype html>
 <html lang="en">
 <head>

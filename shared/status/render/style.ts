@@ -4,7 +4,10 @@ import { escapeXml } from "./escape.js";
 /** What the human page and the report share: colours, words, time format, one stylesheet (no external assets). */
 
 export const INDICATOR_COLOURS: Readonly<Record<Indicator, string>> = {
-  ok: "#1a7f37", degraded: "#9a6700", down: "#cf222e", maintenance: "#0969da",
+  ok: "#1a7f37",
+  degraded: "#9a6700",
+  down: "#cf222e",
+  maintenance: "#0969da",
 };
 
 export const COMPONENT_WORDS: Readonly<Record<ComponentStatus, { text: string; colour: string }>> = {
@@ -37,7 +40,10 @@ export function affectsText(affects: readonly string[], names: Readonly<Record<s
 }
 
 export function paragraphs(text: string): string {
-  return text.split(/\n{2,}/).map((p) => `<p>${escapeXml(p).replace(/\n/g, "<br>")}</p>`).join("");
+  return text
+    .split(/\n{2,}/)
+    .map((p) => `<p>${escapeXml(p).replace(/\n/g, "<br>")}</p>`)
+    .join("");
 }
 
 export const BASE_CSS = `

@@ -69,16 +69,21 @@ export function secretAad(orgId: number, name: string): string {
 export async function listContent(db: Queryable, orgId: number, page: PageRange): Promise<ListPage<ContentRow>> {
   const [count, found] = await Promise.all([
     db.query<{ n: number }>("SELECT count(*)::int AS n FROM content WHERE org_id = $1", [orgId]),
-    db.query<ContentRow>(
-      "SELECT * FROM content WHERE org_id = $1 ORDER BY updated_at DESC, content_key LIMIT $2 OFFSET $3",
-      [orgId, page.limit, page.offset],
-    ),
+    db.query<ContentRow>("SELECT * FROM content WHERE org_id = $1 ORDER BY updated_at DESC, content_key LIMIT $2 OFFSET $3", [
+      orgId,
+      page.limit,
+      page.offset,
+    ]),
   ]);
   return { total: count.rows[0].n, rows: found.rows };
 }
 
 /** An organization's secret names, most recently changed first: never a sealed value. */
-export async function listSecretNames(db: Queryable, orgId: number, page: PageRange): Promise<ListPage<Pick<SecretRow, "name" | "updated_at">>> {
+export async function listSecretNames(
+  db: Queryable,
+  orgId: number,
+  page: PageRange,
+): Promise<ListPage<Pick<SecretRow, "name" | "updated_at">>> {
   const [count, found] = await Promise.all([
     db.query<{ n: number }>("SELECT count(*)::int AS n FROM secrets WHERE org_id = $1", [orgId]),
     db.query<Pick<SecretRow, "name" | "updated_at">>(

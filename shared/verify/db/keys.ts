@@ -55,8 +55,23 @@ export interface KeyRow extends Omit<KeySettings, "expires_at"> {
 }
 
 export const SETTING_COLUMNS = [
-  "name", "domain", "environment", "industry", "scopes", "ip_allow", "ip_deny", "ip_binding", "countries_allow",
-  "countries_block", "rate_per_minute", "rate_per_source_per_minute", "is_trial", "expires_at", "botcheck", "firewall", "content_origin",
+  "name",
+  "domain",
+  "environment",
+  "industry",
+  "scopes",
+  "ip_allow",
+  "ip_deny",
+  "ip_binding",
+  "countries_allow",
+  "countries_block",
+  "rate_per_minute",
+  "rate_per_source_per_minute",
+  "is_trial",
+  "expires_at",
+  "botcheck",
+  "firewall",
+  "content_origin",
 ] as const satisfies readonly (keyof KeySettings)[];
 
 const JSON_COLUMNS = new Set(["botcheck", "firewall"]);
@@ -77,7 +92,15 @@ export async function countLiveKeys(db: Queryable, orgId: number): Promise<numbe
 
 export async function insertKey(
   db: Queryable,
-  key: { orgId: number; hash: Buffer; prefix: string; kind: "client" | "server"; settings: KeySettings; nowMs: number; rotatedFrom?: number },
+  key: {
+    orgId: number;
+    hash: Buffer;
+    prefix: string;
+    kind: "client" | "server";
+    settings: KeySettings;
+    nowMs: number;
+    rotatedFrom?: number;
+  },
 ): Promise<KeyRow> {
   const values = SETTING_COLUMNS.map((c) => columnValue(c, key.settings[c]));
   const placeholders = SETTING_COLUMNS.map((_, i) => `$${i + 7}`);
@@ -95,12 +118,7 @@ export async function findKey(db: Queryable, id: number): Promise<KeyRow | null>
   return rows[0] ?? null;
 }
 
-export async function updateKeySettings(
-  db: Queryable,
-  id: number,
-  change: Partial<KeySettings>,
-  nowMs: number,
-): Promise<KeyRow | null> {
+export async function updateKeySettings(db: Queryable, id: number, change: Partial<KeySettings>, nowMs: number): Promise<KeyRow | null> {
   const columns = SETTING_COLUMNS.filter((c) => c in change);
   const sets = columns.map((c, i) => `${c} = $${i + 3}`);
   const { rows } = await db.query<KeyRow>(
@@ -143,10 +161,9 @@ export interface InstallationRow {
 }
 
 export async function installationsOf(db: Queryable, keyId: number): Promise<InstallationRow[]> {
-  const { rows } = await db.query<InstallationRow>(
-    "SELECT * FROM installations WHERE key_id = $1 ORDER BY first_seen_at, install",
-    [keyId],
-  );
+  const { rows } = await db.query<InstallationRow>("SELECT * FROM installations WHERE key_id = $1 ORDER BY first_seen_at, install", [
+    keyId,
+  ]);
   return rows;
 }
 

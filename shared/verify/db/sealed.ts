@@ -31,8 +31,20 @@ export interface SealedColumn {
  */
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: "secrets", column: "sealed", id: "name", where: "org_id = $2 AND name = $3", aad: (r) => secretAad(r.org_id, r.id) },
-  { table: "siem_destinations", column: "token_sealed", id: "id::text", where: "org_id = $2 AND id = $3::bigint", aad: (r) => `siem:${r.org_id}:${r.id}` },
-  { table: "webhooks", column: "secret_sealed", id: "id::text", where: "org_id = $2 AND id = $3::bigint", aad: (r) => `webhook:${r.org_id}:${r.id}` },
+  {
+    table: "siem_destinations",
+    column: "token_sealed",
+    id: "id::text",
+    where: "org_id = $2 AND id = $3::bigint",
+    aad: (r) => `siem:${r.org_id}:${r.id}`,
+  },
+  {
+    table: "webhooks",
+    column: "secret_sealed",
+    id: "id::text",
+    where: "org_id = $2 AND id = $3::bigint",
+    aad: (r) => `webhook:${r.org_id}:${r.id}`,
+  },
 ];
 
 /** Every sealed value of one column, locked for the rest of the transaction. */

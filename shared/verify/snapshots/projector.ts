@@ -106,7 +106,12 @@ export function createProjector(deps: ProjectorDeps) {
   async function retire(q: Queryable, row: KeyRow): Promise<boolean> {
     const heir = await liveHeirOf(q, row.id);
     if (heir === null) return false;
-    const carried = await runScript(redis, retireScript, [keys.keySnapshot(row.org_id, row.id), keys.installations(row.org_id, row.id), keys.installations(row.org_id, heir)], []);
+    const carried = await runScript(
+      redis,
+      retireScript,
+      [keys.keySnapshot(row.org_id, row.id), keys.installations(row.org_id, row.id), keys.installations(row.org_id, heir)],
+      [],
+    );
     await inheritInstallations(q, heir, pairs(carried), clock.now());
     return true;
   }
@@ -119,7 +124,12 @@ export function createProjector(deps: ProjectorDeps) {
    */
   async function inherit(q: Queryable, row: KeyRow): Promise<void> {
     if (row.rotated_from === null) return;
-    const taken = await runScript(redis, inheritScript, [keys.installations(row.org_id, row.rotated_from), keys.installations(row.org_id, row.id)], []);
+    const taken = await runScript(
+      redis,
+      inheritScript,
+      [keys.installations(row.org_id, row.rotated_from), keys.installations(row.org_id, row.id)],
+      [],
+    );
     await inheritInstallations(q, row.id, pairs(taken), clock.now());
   }
 
@@ -173,7 +183,11 @@ export function createProjector(deps: ProjectorDeps) {
     const multi = redis.multi();
     multi.del(keys.contentSnapshot(orgId), keys.secretSnapshot(orgId));
     for (const row of content) {
-      multi.hset(keys.contentSnapshot(orgId), row.content_key, JSON.stringify({ type: row.type, value: row.value, updated_at: row.updated_at.getTime() }));
+      multi.hset(
+        keys.contentSnapshot(orgId),
+        row.content_key,
+        JSON.stringify({ type: row.type, value: row.value, updated_at: row.updated_at.getTime() }),
+      );
     }
     for (const row of secrets) multi.hset(keys.secretSnapshot(orgId), row.name, row.sealed.toString("base64"));
     await multi.exec();
@@ -276,7 +290,9 @@ export type Projector = ReturnType<typeof createProjector>;
  * Watches the sentinel; when Redis has lost it, rebuilds. A short lock keeps several
  * processes from rebuilding at once (a duplicate rebuild would be harmless, only wasteful).
  */
-export function watchSnapshots(deps: ProjectorDeps & { projector: Projector; intervalMs?: number; onRebuild?: () => void }): { stop(): void } {
+export function watchSnapshots(deps: ProjectorDeps & { projector: Projector; intervalMs?: number; onRebuild?: () => void }): {
+  stop(): void;
+} {
   const { redis, keys, projector, logger } = deps;
   let running = false;
   const lockKey = `${keys.snapshotSentinel()}:rebuilding`;

@@ -10,7 +10,10 @@ import type { Projector } from "./projector.js";
  * under its advisory lock and is idempotent, so running one twice, or alongside the
  * admin call's own, is harmless. Each ingress process runs one.
  */
-export function reconcileProjections(deps: { db: Pool; projector: Projector; logger: Logger; intervalMs?: number; batch?: number }): { stop(): void; tick(): Promise<number> } {
+export function reconcileProjections(deps: { db: Pool; projector: Projector; logger: Logger; intervalMs?: number; batch?: number }): {
+  stop(): void;
+  tick(): Promise<number>;
+} {
   const { db, projector, logger } = deps;
   let running = false;
   let failing = false;

@@ -37,8 +37,14 @@ export async function retireDueKeys(deps: Omit<RetirementDeps, "logger" | "inter
       if (!claimed) return null;
       await markPending(tx, "key", id, now);
       await recordActivity(tx, {
-        orgId: claimed.org_id, atMs: now, who: "system", via: "system", group: "team_security",
-        action: `Key "${claimed.name}" retired: its rotation's grace ended`, actionCode: "key.retired", domain: claimed.domain,
+        orgId: claimed.org_id,
+        atMs: now,
+        who: "system",
+        via: "system",
+        group: "team_security",
+        action: `Key "${claimed.name}" retired: its rotation's grace ended`,
+        actionCode: "key.retired",
+        domain: claimed.domain,
         detail: { key_id: claimed.id, prefix: claimed.prefix, retired_at: claimed.retires_at?.toISOString() ?? null },
       });
       return claimed;

@@ -59,7 +59,9 @@ afterAll(async () => {
 const setDefaultOwner = (value: unknown) => gw.admin("PATCH", `/orgs/${orgId}`, { default_owner: value });
 const feedOf = async (type: string) =>
   ((await gw.call("/api/v1/events.php", { query: { key, type, since: "0", limit: "1000" } })).body as string)
-    .split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const listOf = async (domain: string) =>
   (await assignments(gw, "GET", { key, for_domain: domain, status: "all" })).body.assignments as Record<string, unknown>[];
 const count = async (sql: string, params: unknown[]) => (await gw.ctx.db.query<{ n: number }>(sql, params)).rows[0].n;
@@ -71,14 +73,19 @@ describe("the default_owner setting (PATCH /admin/v1/orgs/:org)", () => {
     expect(set.body.org.default_owner).toEqual(ALICE);
     expect((await gw.admin("GET", `/orgs/${orgId}`)).body.org.default_owner).toEqual(ALICE);
     expect((await setDefaultOwner(null)).body.org.default_owner).toBeNull();
-    const { rows } = await gw.ctx.db.query("SELECT grp, who, via, detail FROM activity WHERE org_id = $1 AND action_code = 'org.default_owner_set' ORDER BY id", [orgId]);
+    const { rows } = await gw.ctx.db.query(
+      "SELECT grp, who, via, detail FROM activity WHERE org_id = $1 AND action_code = 'org.default_owner_set' ORDER BY id",
+      [orgId],
+    );
     expect(rows).toEqual([
       { grp: "settings", who: "operator", via: "admin", detail: { default_owner: ALICE.email, previous_default_owner: null } },
       { grp: "settings", who: "operator", via: "admin", detail: { default_owner: null, previous_default_owner: ALICE.email } },
     ]);
     // "" also means nobody; setting what is already set records nothing new.
     expect((await setDefaultOwner("")).body.org.default_owner).toBeNull();
-    expect(await count("SELECT count(*)::int AS n FROM activity WHERE org_id = $1 AND action_code = 'org.default_owner_set'", [orgId])).toBe(2);
+    expect(
+      await count("SELECT count(*)::int AS n FROM activity WHERE org_id = $1 AND action_code = 'org.default_owner_set'", [orgId]),
+    ).toBe(2);
     expect((await gw.admin("POST", "/orgs", { name: "x", default_owner: ALICE.email })).body.reason).toBe("bad_default_owner");
   });
 
@@ -112,7 +119,16 @@ describe("automatic assignment when a scan is stored", () => {
     expect((await setDefaultOwner(ALICE.email)).status).toBe(200);
     // An accepted risk is never assigned automatically.
     const expires = new Date(gw.ctx.clock.now() + 90 * DAY_MS).toISOString();
-    expect((await gw.admin("POST", `/orgs/${orgId}/risks`, { domain: "a.test", finding_key: "email:dmarc", note: "vendor", expires_at: expires })).status).toBe(201);
+    expect(
+      (
+        await gw.admin("POST", `/orgs/${orgId}/risks`, {
+          domain: "a.test",
+          finding_key: "email:dmarc",
+          note: "vendor",
+          expires_at: expires,
+        })
+      ).status,
+    ).toBe(201);
     await scanNow(gw, key, "a.test");
 
     // Failing: email:spf (fail), headers:hsts (fail); email:dmarc (warn) is accepted; headers:csp passes.
@@ -133,7 +149,15 @@ describe("automatic assignment when a scan is stored", () => {
     const feed = (await feedOf("finding.assigned")).filter((e) => e.domain === "a.test");
     expect(feed.map((e) => e.finding_key)).toEqual(["email:spf", "headers:hsts"]);
     for (const e of feed) {
-      expect(e).toMatchObject({ type: "finding.assigned", automatic: true, by: "system", owner: ALICE, status: "open", due_at: due, previous_owner: null });
+      expect(e).toMatchObject({
+        type: "finding.assigned",
+        automatic: true,
+        by: "system",
+        owner: ALICE,
+        status: "open",
+        due_at: due,
+        previous_owner: null,
+      });
     }
     // Written in the scan's own transaction: after the first scan's events, before this scan's scan.completed.
     const completed = (await eventsOf(gw, orgId, "scan.completed")).filter((e) => e.domain === "a.test").map((e) => Number(e.id));
@@ -142,7 +166,10 @@ describe("automatic assignment when a scan is stored", () => {
       expect(Number(e.id)).toBeGreaterThan(completed[1]);
       expect(Number(e.id)).toBeLessThan(completed[2]);
     }
-    const { rows } = await gw.ctx.db.query("SELECT who, via, grp, action_code FROM activity WHERE org_id = $1 AND grp = 'ownership' ORDER BY id", [orgId]);
+    const { rows } = await gw.ctx.db.query(
+      "SELECT who, via, grp, action_code FROM activity WHERE org_id = $1 AND grp = 'ownership' ORDER BY id",
+      [orgId],
+    );
     expect(rows).toContainEqual({ who: "system", via: "system", grp: "ownership", action_code: "finding.assigned" });
   });
 
@@ -181,7 +208,9 @@ describe("automatic assignment when a scan is stored", () => {
     // First found by this scan: due a full fix-time target from today.
     const due = dateOf(gw.ctx.clock.now() + 30 * DAY_MS);
     expect(list.map((a) => [a.finding_key, a.due_at, (a.owner as { email: string }).email])).toEqual([
-      ["email:dmarc", due, ALICE.email], ["email:spf", due, ALICE.email], ["headers:hsts", due, ALICE.email],
+      ["email:dmarc", due, ALICE.email],
+      ["email:spf", due, ALICE.email],
+      ["headers:hsts", due, ALICE.email],
     ]);
   });
 

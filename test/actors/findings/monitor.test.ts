@@ -31,7 +31,11 @@ afterAll(async () => {
 });
 
 const monitorScans = async () =>
-  (await gw.ctx.db.query<{ domain: string; n: number }>("SELECT domain, count(*)::int AS n FROM scans WHERE trigger = 'monitor' AND kind = 'web' GROUP BY domain ORDER BY domain")).rows;
+  (
+    await gw.ctx.db.query<{ domain: string; n: number }>(
+      "SELECT domain, count(*)::int AS n FROM scans WHERE trigger = 'monitor' AND kind = 'web' GROUP BY domain ORDER BY domain",
+    )
+  ).rows;
 
 describe("schedule", () => {
   it("spreads domains over the period and keeps each at its offset", () => {
@@ -58,8 +62,17 @@ describe("monitor actor", () => {
     expect(await monitorScans()).toEqual([]);
     await advance(gw, 24 * 3600);
     await waitFor(async () => (await monitorScans()).length === 3);
-    expect(await monitorScans()).toEqual([{ domain: "a.test", n: 1 }, { domain: "b.test", n: 1 }, { domain: "c.test", n: 1 }]);
-    expect(scanner.jobs.filter((j) => j.trigger === "monitor").map((j) => j.domain).sort()).toEqual(["a.test", "b.test", "c.test"]);
+    expect(await monitorScans()).toEqual([
+      { domain: "a.test", n: 1 },
+      { domain: "b.test", n: 1 },
+      { domain: "c.test", n: 1 },
+    ]);
+    expect(
+      scanner.jobs
+        .filter((j) => j.trigger === "monitor")
+        .map((j) => j.domain)
+        .sort(),
+    ).toEqual(["a.test", "b.test", "c.test"]);
     const budget = await gw.call("/api/v1/scan.php", { query: { key, domain: "a.test" } });
     expect(budget.headers.get("x-ratelimit-remaining")).toBe("10");
 

@@ -128,9 +128,18 @@ describe("admin webhooks", () => {
     expect(await postJson("http://169.254.169.254/latest", "{}", {}, options)).toMatchObject({ refused: true });
     // With an allowlist: what it lists, and nothing else (metadata never).
     const listed = { ...options, outbound: outboundPolicy("webhook", ["127.0.0.0/8", "169.254.0.0/16"]) };
-    expect(await postJson("http://10.1.2.3/hook", "{}", {}, listed)).toMatchObject({ refused: true, error: expect.stringContaining("(private)") });
-    expect(await postJson("http://[::1]:9/hook", "{}", {}, listed)).toMatchObject({ refused: true, error: expect.stringContaining("(loopback)") });
-    expect(await postJson("http://169.254.169.254/latest", "{}", {}, listed)).toMatchObject({ refused: true, error: expect.stringContaining("(metadata)") });
+    expect(await postJson("http://10.1.2.3/hook", "{}", {}, listed)).toMatchObject({
+      refused: true,
+      error: expect.stringContaining("(private)"),
+    });
+    expect(await postJson("http://[::1]:9/hook", "{}", {}, listed)).toMatchObject({
+      refused: true,
+      error: expect.stringContaining("(loopback)"),
+    });
+    expect(await postJson("http://169.254.169.254/latest", "{}", {}, listed)).toMatchObject({
+      refused: true,
+      error: expect.stringContaining("(metadata)"),
+    });
     expect(received.filter((r) => r.headers["x-event-type"] === undefined)).toHaveLength(0);
   });
 });
@@ -150,14 +159,25 @@ describe("notifier", () => {
     const body = JSON.parse(hook.body);
     expect(body.delivery_id).toBe(hook.headers["x-delivery-id"]);
     expect(hook.headers["x-event-type"]).toBe("finding.assigned");
-    expect(body.event).toMatchObject({ type: "finding.assigned", domain: "a.test", finding_key: "email:spf", owner: { email: "alice@example.com" }, by: "Backend (API key)", automatic: false });
+    expect(body.event).toMatchObject({
+      type: "finding.assigned",
+      domain: "a.test",
+      finding_key: "email:spf",
+      owner: { email: "alice@example.com" },
+      by: "Backend (API key)",
+      automatic: false,
+    });
     // A tampered body does not verify.
     expect(createHmac("sha256", SECRET).update(`${timestamp}.${hook.body} `).digest("hex")).not.toBe(expected.slice(7));
   });
 
   it("the same delivery verifies with the standardwebhooks package and the secret's whsec_ form", async () => {
     const hook = await waitFor(() => deliveriesTo("/ok").find((r) => r.headers["x-event-type"] === "finding.assigned"));
-    const headers = { "webhook-id": String(hook.headers["webhook-id"]), "webhook-timestamp": String(hook.headers["webhook-timestamp"]), "webhook-signature": String(hook.headers["webhook-signature"]) };
+    const headers = {
+      "webhook-id": String(hook.headers["webhook-id"]),
+      "webhook-timestamp": String(hook.headers["webhook-timestamp"]),
+      "webhook-signature": String(hook.headers["webhook-signature"]),
+    };
     expect(headers["webhook-id"]).toBe(hook.headers["x-delivery-id"]);
     expect(headers["webhook-timestamp"]).toBe(hook.headers["x-timestamp"]);
     expect(headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
@@ -171,14 +191,25 @@ describe("notifier", () => {
     const before = smtp.mails.length;
     await assignments(gw, "POST", { key, for_domain: "a.test", finding_key: "email:spf", owner: "bob@example.com" });
     await waitFor(() => smtp.mails.length >= before + 2);
-    expect(smtp.mails.slice(before).flatMap((m) => m.to).sort()).toEqual(["alice@example.com", "bob@example.com"]);
+    expect(
+      smtp.mails
+        .slice(before)
+        .flatMap((m) => m.to)
+        .sort(),
+    ).toEqual(["alice@example.com", "bob@example.com"]);
   });
 
   it("a receiver failing twice gets the delivery on the third attempt, once per delivery id, retried with backoff", async () => {
     const flaky = await waitFor(() => deliveriesTo("/flaky")[0]);
     const firstId = flaky.headers["x-delivery-id"];
     const { rows } = await gw.ctx.db.query("SELECT id FROM webhooks WHERE url = $1", [`${receiverUrl}/flaky`]);
-    const log = async () => (await gw.admin("GET", `/orgs/${orgA}/webhooks/${rows[0].id}/deliveries`)).body.deliveries as { id: string; status: string; attempts: number; last_status: number }[];
+    const log = async () =>
+      (await gw.admin("GET", `/orgs/${orgA}/webhooks/${rows[0].id}/deliveries`)).body.deliveries as {
+        id: string;
+        status: string;
+        attempts: number;
+        last_status: number;
+      }[];
     await waitFor(async () => (await log()).find((d) => d.id === firstId && d.last_status === 503), 20_000);
     // Backoff 30 s, then 60 s: nothing is retried before the clock gets there.
     expect(deliveriesTo("/flaky").filter((r) => r.headers["x-delivery-id"] === firstId)).toHaveLength(1);
@@ -187,7 +218,9 @@ describe("notifier", () => {
     // leases the row for ~11 s, and moving the clock before its 503 is recorded would put
     // the third attempt 60 s after the move (this test's old flake, caught by the dump below).
     await waitFor(async () => {
-      const { rows: [row] } = await gw.ctx.db.query("SELECT attempts, last_status, next_attempt_at FROM webhook_deliveries WHERE id = $1", [firstId]);
+      const {
+        rows: [row],
+      } = await gw.ctx.db.query("SELECT attempts, last_status, next_attempt_at FROM webhook_deliveries WHERE id = $1", [firstId]);
       return row?.attempts === 2 && row.last_status === 503 && row.next_attempt_at.getTime() > gw.ctx.clock.now() + 30_000;
     }, 20_000);
     await advance(gw, 61);
@@ -196,8 +229,13 @@ describe("notifier", () => {
       await waitFor(async () => (await log()).find((d) => d.id === firstId && d.status === "delivered"), 60_000);
     } catch (error) {
       // If this ever times out again, keep what the table held.
-      const rows = await gw.ctx.db.query("SELECT id, webhook_id, status, attempts, last_status, next_attempt_at, created_at FROM webhook_deliveries ORDER BY id");
-      console.error(`deliveries at clock ${new Date(gw.ctx.clock.now()).toISOString()}, waiting for ${firstId}:`, JSON.stringify(rows.rows));
+      const rows = await gw.ctx.db.query(
+        "SELECT id, webhook_id, status, attempts, last_status, next_attempt_at, created_at FROM webhook_deliveries ORDER BY id",
+      );
+      console.error(
+        `deliveries at clock ${new Date(gw.ctx.clock.now()).toISOString()}, waiting for ${firstId}:`,
+        JSON.stringify(rows.rows),
+      );
       throw error;
     }
     const attempts = deliveriesTo("/flaky").filter((r) => r.headers["x-delivery-id"] === firstId);
@@ -210,8 +248,17 @@ describe("notifier", () => {
   }, 120_000);
 
   it("a duplicated stream entry sends no second e-mail and adds no second delivery", async () => {
-    const { rows } = await gw.ctx.db.query("SELECT id, type, time, domain, payload FROM events WHERE org_id = $1 AND type = 'finding.assigned' ORDER BY id LIMIT 1", [orgA]);
-    const event = { ...rows[0].payload, id: Number(rows[0].id), type: rows[0].type, time: rows[0].time.toISOString(), domain: rows[0].domain };
+    const { rows } = await gw.ctx.db.query(
+      "SELECT id, type, time, domain, payload FROM events WHERE org_id = $1 AND type = 'finding.assigned' ORDER BY id LIMIT 1",
+      [orgA],
+    );
+    const event = {
+      ...rows[0].payload,
+      id: Number(rows[0].id),
+      type: rows[0].type,
+      time: rows[0].time.toISOString(),
+      domain: rows[0].domain,
+    };
     const mailsBefore = smtp.mails.length;
     await publish(gw.ctx.redis, gw.ctx.keys.stream(EVENTS_STREAM), { org_id: orgA, event });
     // A later event is handled after the duplicate: once its e-mail arrives, the duplicate was handled too.
@@ -228,7 +275,10 @@ describe("notifier", () => {
 
   it("a webhook that never answers holds up neither another organization nor e-mail", async () => {
     const expires = new Date(gw.ctx.clock.now() + 30 * 86_400_000).toISOString();
-    expect((await gw.admin("POST", `/orgs/${orgB}/risks`, { domain: "b.test", finding_key: "email:spf", note: "n", expires_at: expires })).status).toBe(201);
+    expect(
+      (await gw.admin("POST", `/orgs/${orgB}/risks`, { domain: "b.test", finding_key: "email:spf", note: "n", expires_at: expires }))
+        .status,
+    ).toBe(201);
     await waitFor(() => deliveriesTo("/slow").length >= 1);
     const okBefore = deliveriesTo("/ok").length;
     const mailsBefore = smtp.mails.length;

@@ -47,8 +47,10 @@ describe("assignment-timer", () => {
     await advance(gw, DAY);
     const now = gw.ctx.clock.now();
     const runs = await Promise.all([
-      runTimers({ db: gw.ctx.db, nowMs: now }), runTimers({ db: second.db, nowMs: now }),
-      runTimers({ db: gw.ctx.db, nowMs: now }), runTimers({ db: second.db, nowMs: now }),
+      runTimers({ db: gw.ctx.db, nowMs: now }),
+      runTimers({ db: second.db, nowMs: now }),
+      runTimers({ db: gw.ctx.db, nowMs: now }),
+      runTimers({ db: second.db, nowMs: now }),
     ]);
     expect(runs.reduce((sum, r) => sum + r.overdue, 0)).toBe(1);
     expect(await count("finding.overdue")).toBe(1);
@@ -63,10 +65,22 @@ describe("assignment-timer", () => {
     expect(set.status).toBe(200);
     const foundAt = Date.parse(set.body.assignment.found_at);
     const expires = new Date(gw.ctx.clock.now() + 10 * DAY * 1000).toISOString();
-    const accepted = await gw.admin("POST", `/orgs/${orgId}/risks`, { domain: "a.test", finding_key: "headers:hsts", note: "CDN limits", expires_at: expires });
+    const accepted = await gw.admin("POST", `/orgs/${orgId}/risks`, {
+      domain: "a.test",
+      finding_key: "headers:hsts",
+      note: "CDN limits",
+      expires_at: expires,
+    });
     expect(accepted.status).toBe(201);
     const [riskAccepted] = await eventsOf(gw, orgId, "risk.accepted");
-    expect(riskAccepted.payload).toMatchObject({ finding_key: "headers:hsts", finding: "Strict-Transport-Security", owner: null, status: "open", note: "CDN limits", expires_at: expires.replace(/\.\d{3}Z$/, "Z") });
+    expect(riskAccepted.payload).toMatchObject({
+      finding_key: "headers:hsts",
+      finding: "Strict-Transport-Security",
+      owner: null,
+      status: "open",
+      note: "CDN limits",
+      expires_at: expires.replace(/\.\d{3}Z$/, "Z"),
+    });
 
     await advance(gw, 2 * DAY); // day 2: the due date (day 1) has passed
     await waitFor(async () => (await count("finding.overdue")) === 2);
@@ -91,7 +105,9 @@ describe("assignment-timer", () => {
 
     const near = (await eventsOf(gw, orgId, "finding.near_target"))[0];
     expect(near.payload).toMatchObject({
-      finding_key: "email:spf", owner: { email: "alice@example.com" }, due_at: due,
+      finding_key: "email:spf",
+      owner: { email: "alice@example.com" },
+      due_at: due,
       target_date: new Date(foundAt + 10 * DAY * 1000).toISOString().slice(0, 10),
     });
     const escalated = (await eventsOf(gw, orgId, "finding.escalated"))[0];
@@ -106,7 +122,11 @@ describe("assignment-timer", () => {
     expect(automatic[0]).toBe(`overdue: due ${due}`);
     expect(automatic.slice(1).sort()).toEqual(["escalated: 7 days overdue", `near its fix-time target (${near.payload.target_date})`]);
     const activity = await gw.call("/api/v1/activity.php", { query: { key, group: "risks" } });
-    expect(activity.body.activity.map((a: { action_code: string }) => a.action_code)).toEqual(["risk.expired", "risk.expiring", "risk.accepted"]);
+    expect(activity.body.activity.map((a: { action_code: string }) => a.action_code)).toEqual([
+      "risk.expired",
+      "risk.expiring",
+      "risk.accepted",
+    ]);
   });
 
   it("a new due date is a new crossing", async () => {

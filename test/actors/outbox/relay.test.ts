@@ -26,7 +26,15 @@ async function streamEvents(): Promise<EventMessage[]> {
 async function writeEvents(n: number, domain: string): Promise<number[]> {
   const ids: number[] = [];
   for (let i = 0; i < n; i++) {
-    ids.push(await insertEvent(gw.ctx.db, { orgId, type: "scan.completed", timeMs: gw.ctx.clock.now(), domain, payload: { kind: "web", grade: "A", score: 90, fail_count: i } }));
+    ids.push(
+      await insertEvent(gw.ctx.db, {
+        orgId,
+        type: "scan.completed",
+        timeMs: gw.ctx.clock.now(),
+        domain,
+        payload: { kind: "web", grade: "A", score: 90, fail_count: i },
+      }),
+    );
   }
   return ids;
 }
@@ -40,7 +48,10 @@ describe("outbox relay", () => {
     const published = (await streamEvents()).filter((m) => m.event.domain === "race.example");
     expect(published.map((m) => m.event.id).sort((x, y) => x - y)).toEqual(ids);
     expect(new Set(published.map((m) => m.event.id)).size).toBe(1200);
-    expect(published[0]).toMatchObject({ org_id: orgId, event: { type: "scan.completed", domain: "race.example", kind: "web", grade: "A" } });
+    expect(published[0]).toMatchObject({
+      org_id: orgId,
+      event: { type: "scan.completed", domain: "race.example", kind: "web", grade: "A" },
+    });
     expect(published[0].event.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
   });
 
@@ -48,7 +59,13 @@ describe("outbox relay", () => {
     const relay = await startOutboxRelay(gw.ctx);
     try {
       await transaction(gw.ctx.db, async (tx) => {
-        await insertEvent(tx, { orgId, type: "risk.accepted", timeMs: gw.ctx.clock.now(), domain: "rolled.example", payload: PAYLOADS["risk.accepted"] });
+        await insertEvent(tx, {
+          orgId,
+          type: "risk.accepted",
+          timeMs: gw.ctx.clock.now(),
+          domain: "rolled.example",
+          payload: PAYLOADS["risk.accepted"],
+        });
         throw new Error("roll back");
       }).catch(() => {});
       const [id] = await writeEvents(1, "woken.example");
@@ -61,7 +78,9 @@ describe("outbox relay", () => {
 
   it("survives its LISTEN connection being killed, and connections killed after it stopped", async () => {
     const kill = (where: string) =>
-      gw.ctx.db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() ${where}`);
+      gw.ctx.db.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() ${where}`,
+      );
     const relay = await startOutboxRelay(gw.ctx);
     await kill("AND query ILIKE 'LISTEN%'");
     const [id] = await writeEvents(1, "relisten.example");

@@ -40,7 +40,11 @@ async function checkRows(): Promise<{ service: string; slot_at: Date; ok: boolea
 
 async function components(): Promise<Record<string, string>> {
   const snapshot = await buildSnapshot(gw.ctx.db, {
-    nowMs: gw.ctx.clock.now(), siteUrl: gw.url, pageName: "Test", probeIntervalS: 60, slowMs: SLOW_MS,
+    nowMs: gw.ctx.clock.now(),
+    siteUrl: gw.url,
+    pageName: "Test",
+    probeIntervalS: 60,
+    slowMs: SLOW_MS,
   });
   return Object.fromEntries(snapshot.document.components.map((c) => [c.key, c.status]));
 }
@@ -53,7 +57,11 @@ async function advance(seconds: number, expectedRows: number): Promise<void> {
 
 describe("status prober", () => {
   it("probes up, slow and down targets once per slot with two probers side by side, and derives each component's status", async () => {
-    for (const [service, path] of [["website", "/up"], ["api", "/slow"], ["dashboard", "/down"]]) {
+    for (const [service, path] of [
+      ["website", "/up"],
+      ["api", "/slow"],
+      ["dashboard", "/down"],
+    ]) {
       const res = await gw.admin("PUT", `/status/services/${service}`, { name: service.toUpperCase(), url: `${targets.base}${path}` });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     }
@@ -74,7 +82,9 @@ describe("status prober", () => {
     expect(new Set(rows.map((r) => `${r.service}@${r.slot_at.getTime()}`)).size).toBe(9);
     expect(targets.hits("/up")).toBe(3 + 2);
     expect(targets.hits("/down")).toBe(3);
-    expect(rows.filter((r) => r.service === "dashboard").every((r) => !r.ok && r.status_code === 503 && r.error === "status 503")).toBe(true);
+    expect(rows.filter((r) => r.service === "dashboard").every((r) => !r.ok && r.status_code === 503 && r.error === "status 503")).toBe(
+      true,
+    );
     expect(rows.filter((r) => r.service === "website").every((r) => r.ok && r.status_code === 200)).toBe(true);
     // Three failures in a row: outage.
     expect(await components()).toMatchObject({ website: "operational", dashboard: "outage" });
@@ -96,7 +106,10 @@ describe("status prober", () => {
   });
 
   it("checks go through the SSRF guard unless PROBE_ALLOW_PRIVATE opens private space to them", async () => {
-    const guarded = await probeUrl(`${targets.base}/up`, defaultScanOptions({ outbound: outboundPolicy("probe", "none"), timeoutMs: TIMEOUT_MS }));
+    const guarded = await probeUrl(
+      `${targets.base}/up`,
+      defaultScanOptions({ outbound: outboundPolicy("probe", "none"), timeoutMs: TIMEOUT_MS }),
+    );
     expect(guarded.ok).toBe(false);
     expect(guarded.error).toMatch(/SSRF guard/);
     expect(deps.options.outbound).toMatchObject({ purpose: "probe", reach: "all" });

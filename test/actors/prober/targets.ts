@@ -33,9 +33,10 @@ export async function startTargets(slowMs: number): Promise<Targets> {
     recover: () => {
       recovered = true;
     },
-    stop: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

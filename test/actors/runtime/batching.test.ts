@@ -54,7 +54,12 @@ describe("readPauseMs", () => {
   it("messages that arrive during the pause after a read come in one read and leave in one XACK", async () => {
     const seen: number[] = [];
     const actor = defineActor<Job>({
-      name: "paused", streams: "paused", schema: jobSchema, concurrency: 64, blockMs: 200, readPauseMs: 500,
+      name: "paused",
+      streams: "paused",
+      schema: jobSchema,
+      concurrency: 64,
+      blockMs: 200,
+      readPauseMs: 500,
       handler: async (message) => {
         seen.push(message.n);
       },

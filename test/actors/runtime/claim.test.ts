@@ -97,10 +97,14 @@ describe("claiming the work of dead consumers", () => {
     await waitFor(() => seen.length === 1, "the first delivery");
     // Wait until the entry has existed for several claimIdleMs (Redis time), so the
     // watcher's claim loop had many chances to take it were it not kept fresh.
-    await waitFor(async () => {
-      const [seconds, micros] = await t.redis.time();
-      return Number(seconds) * 1000 + Number(micros) / 1000 - Number(id.split("-")[0]) > 4 * fast.claimIdleMs;
-    }, "time to pass", { intervalMs: 50 });
+    await waitFor(
+      async () => {
+        const [seconds, micros] = await t.redis.time();
+        return Number(seconds) * 1000 + Number(micros) / 1000 - Number(id.split("-")[0]) > 4 * fast.claimIdleMs;
+      },
+      "time to pass",
+      { intervalMs: 50 },
+    );
     const [entry] = (await t.redis.xpending(stream, "workers", "-", "+", 1)) as [string, string, number, number][];
     expect(entry[1]).toBe("holder");
     expect(entry[2]).toBeLessThan(fast.claimIdleMs);

@@ -22,9 +22,14 @@ describe("every", () => {
   it("runs on its interval too", async () => {
     const clock = manualClock(0);
     let runs = 0;
-    const timer = every(clock, 20, () => {
-      runs += 1;
-    }, { immediate: false });
+    const timer = every(
+      clock,
+      20,
+      () => {
+        runs += 1;
+      },
+      { immediate: false },
+    );
     await waitFor(() => runs >= 3, "three interval runs");
     await timer.stop();
   });
@@ -57,10 +62,15 @@ describe("every", () => {
     const clock = manualClock(0);
     const errors: unknown[] = [];
     let runs = 0;
-    const timer = every(clock, 3_600_000, () => {
-      runs += 1;
-      if (runs === 1) throw new Error("boom");
-    }, { onError: (error) => errors.push(error) });
+    const timer = every(
+      clock,
+      3_600_000,
+      () => {
+        runs += 1;
+        if (runs === 1) throw new Error("boom");
+      },
+      { onError: (error) => errors.push(error) },
+    );
     await waitFor(() => errors.length === 1, "the error");
     clock.advance(1);
     await waitFor(() => runs === 2, "the next run");

@@ -75,7 +75,14 @@ describe("fairness", () => {
     const stream = t.keys.stream("fair-rr");
     await publish(t.redis, stream, { owner: "A", n: 1 });
     await waitFor(() => started.includes("A1"), "A1 to start");
-    for (const [owner, n] of [["A", 2], ["A", 3], ["B", 1], ["C", 1], ["B", 2]] as const) await publish(t.redis, stream, { owner, n });
+    for (const [owner, n] of [
+      ["A", 2],
+      ["A", 3],
+      ["B", 1],
+      ["C", 1],
+      ["B", 2],
+    ] as const)
+      await publish(t.redis, stream, { owner, n });
     await waitFor(async () => (await handle.metrics()).inFlight === 6, "all six in hand");
     const order = ["A1", "B1", "C1", "A2", "B2", "A3"];
     for (let i = 0; i < order.length - 1; i++) {

@@ -65,7 +65,10 @@ describe("groups and consumers", () => {
     await start(actor, "w2");
     const stream = t.keys.stream("shared");
     for (const n of [1, 2, 3, 4]) await publish(t.redis, stream, { n });
-    await waitFor(async () => (await pendingCount(t.redis, stream, "shared")) === 0 && [...byConsumer.values()].flat().length === 4, "all four");
+    await waitFor(
+      async () => (await pendingCount(t.redis, stream, "shared")) === 0 && [...byConsumer.values()].flat().length === 4,
+      "all four",
+    );
     expect([...byConsumer.keys()].sort()).toEqual(["w1", "w2"]);
     expect([...byConsumer.values()].flat().sort()).toEqual([1, 2, 3, 4]);
   });

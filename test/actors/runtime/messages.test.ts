@@ -11,7 +11,10 @@ describe("message encoding", () => {
   });
 
   it("ignores unknown fields and refuses a missing or non-JSON data field", () => {
-    expect(decodeFields(["data", "[1]", "future", "x"])).toMatchObject({ ok: true, envelope: { payload: [1], replyTo: null, group: null } });
+    expect(decodeFields(["data", "[1]", "future", "x"])).toMatchObject({
+      ok: true,
+      envelope: { payload: [1], replyTo: null, group: null },
+    });
     expect(decodeFields(["other", "1"])).toMatchObject({ ok: false, reason: 'missing field "data"' });
     expect(decodeFields(["data", "{"])).toMatchObject({ ok: false, raw: "{" });
   });
@@ -33,7 +36,9 @@ describe("errors and options", () => {
   it("fills defaults and refuses nonsense options", () => {
     const actor = defineActor({ name: "a", streams: "s", schema: jobSchema, handler: async () => {} });
     expect(actor).toMatchObject({ ...DEFAULTS, group: "a" });
-    expect(() => defineActor({ name: "a", streams: "s", schema: jobSchema, handler: async () => {}, concurrency: 0 })).toThrow(/concurrency/);
+    expect(() => defineActor({ name: "a", streams: "s", schema: jobSchema, handler: async () => {}, concurrency: 0 })).toThrow(
+      /concurrency/,
+    );
     expect(() => defineActor({ name: "a b", streams: "s", schema: jobSchema, handler: async () => {} })).toThrow(/name/);
   });
 });

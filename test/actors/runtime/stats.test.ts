@@ -92,6 +92,9 @@ describe("streamStats", () => {
       return length?.values.some((v) => v.labels.stream === "stream:metered" && v.value === 2);
     }, "the length gauge");
     // The gauges refresh on their own interval: wait for the lag line rather than expect it at once.
-    await waitFor(async () => (await registry.metrics()).includes('gateway_actor_group_lag{stream="stream:metered",group="metered"} 0'), "the lag gauge");
+    await waitFor(
+      async () => (await registry.metrics()).includes('gateway_actor_group_lag{stream="stream:metered",group="metered"} 0'),
+      "the lag gauge",
+    );
   });
 });

@@ -26,7 +26,11 @@ export function answer(name: string, type: RecordType, records: readonly DnsReco
 }
 
 export function txt(name: string, ...texts: string[]): DnsAnswer {
-  return answer(name, "TXT", texts.map((text) => ({ type: "TXT", name, strings: [text] })));
+  return answer(
+    name,
+    "TXT",
+    texts.map((text) => ({ type: "TXT", name, strings: [text] })),
+  );
 }
 
 export function nxdomain(name: string, type: RecordType): DnsAnswer {
@@ -42,7 +46,11 @@ export function dnsWith(patch: Partial<DnsEvidence>): DnsEvidence {
 }
 
 export function mxAnswer(...exchanges: string[]): DnsAnswer {
-  return answer(DOMAIN, "MX", exchanges.map((exchange, i) => ({ type: "MX", name: DOMAIN, priority: 10 * (i + 1), exchange })));
+  return answer(
+    DOMAIN,
+    "MX",
+    exchanges.map((exchange, i) => ({ type: "MX", name: DOMAIN, priority: 10 * (i + 1), exchange })),
+  );
 }
 
 export function certificate(overrides: Partial<CertificateInfo> = {}): CertificateInfo {
@@ -65,7 +73,11 @@ export function tlsInfo(overrides: Partial<TlsInfo> = {}): TlsInfo {
   return { protocol: "TLSv1.3", authorized: true, authorizationError: null, certificate: certificate(), ...overrides };
 }
 
-export function response(url: string, headers: readonly (readonly [string, string])[] = [], overrides: Partial<HttpExchange> = {}): HttpExchange {
+export function response(
+  url: string,
+  headers: readonly (readonly [string, string])[] = [],
+  overrides: Partial<HttpExchange> = {},
+): HttpExchange {
   const secure = url.startsWith("https:");
   return emptyExchange(url, { status: 200, address: "192.0.2.10", headers, tls: secure ? tlsInfo() : null, ...overrides });
 }
@@ -76,5 +88,7 @@ export function webWith(patch: Partial<WebEvidence>): WebEvidence {
 
 /** Empty web evidence plus one answered HTTPS page. */
 export function webWithPage(headers: readonly (readonly [string, string])[], overrides: Partial<HttpExchange> = {}): WebEvidence {
-  return webWith({ https: { start: `https://${DOMAIN}/`, hops: [response(`https://${DOMAIN}/`, headers, overrides)], outcome: "complete" } });
+  return webWith({
+    https: { start: `https://${DOMAIN}/`, hops: [response(`https://${DOMAIN}/`, headers, overrides)], outcome: "complete" },
+  });
 }

@@ -14,7 +14,10 @@ describe("grading", () => {
   });
 
   test("same evidence, same section, every time and in any finding order", () => {
-    const web = webWithPage([["strict-transport-security", "max-age=300"], ["set-cookie", "sid=1"]]);
+    const web = webWithPage([
+      ["strict-transport-security", "max-age=300"],
+      ["set-cookie", "sid=1"],
+    ]);
     const first = evaluateWeb(web);
     expect(evaluateWeb(web)).toEqual(first);
     expect(gradeSection([...first.findings].reverse()).score).toBe(first.score);
@@ -30,18 +33,36 @@ describe("grading", () => {
   test("bonuses count only from 90 up, and the score stays within 0..135", () => {
     expect(scoreFindings([finding("csp-strict"), finding("hsts-short", "warn")])).toBe(100);
     expect(scoreFindings([finding("csp-strict"), finding("hsts-missing", "fail")])).toBe(80);
-    const bonuses = ["csp-strict", "hsts-preload-ready", "frame-ancestors", "referrer-private", "samesite-ok", "sri-ok", "dmarc-reject", "mta-sts-enforce", "dnssec-validated"];
+    const bonuses = [
+      "csp-strict",
+      "hsts-preload-ready",
+      "frame-ancestors",
+      "referrer-private",
+      "samesite-ok",
+      "sri-ok",
+      "dmarc-reject",
+      "mta-sts-enforce",
+      "dnssec-validated",
+    ];
     expect(scoreFindings(bonuses.map((r) => finding(r)))).toBe(MAX_SCORE);
     expect(scoreFindings(Array.from({ length: 5 }, () => finding("cors-reflected-credentials", "fail")))).toBe(0);
   });
 
   test("the cookie findings count as one test: only the worst penalty, bonuses only without one", () => {
-    const cookie = (result: string, status: Finding["status"] = "pass"): Finding => ({ ...finding(result, status), id: "cookies:x", group: "cookies" });
-    expect(scoreFindings([cookie("cookies-session-insecure", "fail"), cookie("httponly-missing", "fail"), cookie("samesite-missing", "warn")])).toBe(60);
+    const cookie = (result: string, status: Finding["status"] = "pass"): Finding => ({
+      ...finding(result, status),
+      id: "cookies:x",
+      group: "cookies",
+    });
+    expect(
+      scoreFindings([cookie("cookies-session-insecure", "fail"), cookie("httponly-missing", "fail"), cookie("samesite-missing", "warn")]),
+    ).toBe(60);
     expect(scoreFindings([cookie("cookies-secure"), cookie("httponly-ok"), cookie("samesite-ok"), cookie("prefix-ok")])).toBe(105);
     expect(scoreFindings([cookie("cookies-insecure-hsts", "warn"), cookie("samesite-ok")])).toBe(95);
     // Outside the group penalties still add up.
-    expect(scoreFindings([finding("hsts-missing", "fail"), finding("nosniff-missing", "fail"), cookie("httponly-missing", "fail")])).toBe(45);
+    expect(scoreFindings([finding("hsts-missing", "fail"), finding("nosniff-missing", "fail"), cookie("httponly-missing", "fail")])).toBe(
+      45,
+    );
   });
 
   test("grade table boundaries", () => {
@@ -57,7 +78,12 @@ describe("grading", () => {
   });
 
   test("counts fails and warnings", () => {
-    const section = gradeSection([finding("hsts-missing", "fail"), finding("hsts-short", "warn"), finding("csp-ok"), finding("corp-missing", "info")]);
+    const section = gradeSection([
+      finding("hsts-missing", "fail"),
+      finding("hsts-short", "warn"),
+      finding("csp-ok"),
+      finding("corp-missing", "info"),
+    ]);
     expect([section.fail_count, section.warn_count]).toEqual([1, 1]);
   });
 

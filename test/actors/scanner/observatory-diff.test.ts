@@ -43,7 +43,9 @@ const rows: Row[] = [];
 
 /** Fixture names resolve to loopback; nothing else does. */
 const query: DnsQuery = async (name, type) =>
-  name.endsWith(OBS_SUFFIX) && type === "A" ? { ...noData(name, type), records: [{ type: "A", name, address: "127.0.0.1" }] } : noData(name, type);
+  name.endsWith(OBS_SUFFIX) && type === "A"
+    ? { ...noData(name, type), records: [{ type: "A", name, address: "127.0.0.1" }] }
+    : noData(name, type);
 
 beforeAll(async () => {
   sites = await startObservatorySites();
@@ -51,7 +53,13 @@ beforeAll(async () => {
   writeFileSync(join(dir, "ca.pem"), sites.caPem);
   const runner = join(process.cwd(), "test/fixtures/scanner/observatory-runner.mjs");
   const input = JSON.stringify({ hosts: sites.hosts, httpPort: sites.httpPort, httpsPort: sites.httpsPort });
-  const options = defaultScanOptions({ outbound: outboundPolicy("scan", "all"), httpPort: sites.httpPort, httpsPort: sites.httpsPort, caPem: sites.caPem, timeoutMs: 5000 });
+  const options = defaultScanOptions({
+    outbound: outboundPolicy("scan", "all"),
+    httpPort: sites.httpPort,
+    httpsPort: sites.httpsPort,
+    caPem: sites.caPem,
+    timeoutMs: 5000,
+  });
   // A few scans at a time: two shared cores, and a time-out would be scored as a broken site.
   const ours = new Array<ReturnType<typeof evaluateWeb>>(sites.hosts.length);
   let next = 0;
@@ -75,14 +83,26 @@ beforeAll(async () => {
     worker(),
     worker(),
   ]);
-  const theirs = new Map(observed.stdout.trim().split("\n").map((line) => {
-    const parsed = JSON.parse(line) as Observed;
-    return [parsed.hostname, parsed];
-  }));
+  const theirs = new Map(
+    observed.stdout
+      .trim()
+      .split("\n")
+      .map((line) => {
+        const parsed = JSON.parse(line) as Observed;
+        return [parsed.hostname, parsed];
+      }),
+  );
   sites.hosts.forEach((host, i) => {
     const section = ours[i];
-    const findings = section.findings.filter((f) => f.status === "fail" || f.status === "warn").map((f) => f.result).join(" ");
-    rows.push({ host, ours: { score: section.score, grade: section.grade, findings }, theirs: theirs.get(host) ?? { hostname: host, error: "no line" } });
+    const findings = section.findings
+      .filter((f) => f.status === "fail" || f.status === "warn")
+      .map((f) => f.result)
+      .join(" ");
+    rows.push({
+      host,
+      ours: { score: section.score, grade: section.grade, findings },
+      theirs: theirs.get(host) ?? { hostname: host, error: "no line" },
+    });
   });
 }, 60_000);
 
@@ -108,7 +128,10 @@ describe("web grades against Mozilla's HTTP Observatory", () => {
     const lines = rows
       .filter((r) => r.ours.score !== r.theirs.score)
       .map((r) => {
-        const theirTests = Object.values(r.theirs.tests ?? {}).filter((t) => t.modifier !== 0).map((t) => `${t.result} ${t.modifier}`).join(", ");
+        const theirTests = Object.values(r.theirs.tests ?? {})
+          .filter((t) => t.modifier !== 0)
+          .map((t) => `${t.result} ${t.modifier}`)
+          .join(", ");
         return `| ${r.host.replace(OBS_SUFFIX, "")} | ${r.ours.score} ${r.ours.grade} | ${r.theirs.score} ${r.theirs.grade} | ${r.ours.findings} | ${theirTests} |`;
       });
     console.log(

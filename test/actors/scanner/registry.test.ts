@@ -24,8 +24,14 @@ describe("check registry", () => {
     for (const check of allChecks()) {
       const specs = Object.values(check.results);
       expect(specs.every((s) => STATUSES.includes(s.status) && s.summary.length > 0)).toBe(true);
-      expect(specs.some((s) => s.status === "pass"), `${check.id} has a pass result`).toBe(true);
-      expect(specs.some((s) => s.status !== "pass"), `${check.id} has a non-pass result`).toBe(true);
+      expect(
+        specs.some((s) => s.status === "pass"),
+        `${check.id} has a pass result`,
+      ).toBe(true);
+      expect(
+        specs.some((s) => s.status !== "pass"),
+        `${check.id} has a non-pass result`,
+      ).toBe(true);
     }
   });
 

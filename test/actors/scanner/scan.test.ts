@@ -12,7 +12,15 @@ let web: FixtureWeb;
 const results = new Map<string, { result: ScanResult; wallMs: number }>();
 
 function options(overrides: Partial<ScanOptions> = {}): ScanOptions {
-  return defaultScanOptions({ resolver: { host: dns.host, port: dns.port }, outbound: outboundPolicy("scan", "all"), httpPort: web.httpPort, httpsPort: web.httpsPort, caPem: web.caPem, timeoutMs: 10_000, ...overrides });
+  return defaultScanOptions({
+    resolver: { host: dns.host, port: dns.port },
+    outbound: outboundPolicy("scan", "all"),
+    httpPort: web.httpPort,
+    httpsPort: web.httpsPort,
+    caPem: web.caPem,
+    timeoutMs: 10_000,
+    ...overrides,
+  });
 }
 
 async function scan(domain: string): Promise<ScanResult> {

@@ -9,7 +9,14 @@ import { type CliIo, runCli } from "../../../ops/cli.js";
 import { collectStreams } from "../../../ops/cli/streams.js";
 import { SYSLOG_PEN } from "../../../shared/events/syslog.js";
 import {
-  exactlyOnce, type FakeBulk, type FakeHec, type FakeHttp, type SyslogListener, startFakeBulk, startFakeHec, startFakeHttp,
+  exactlyOnce,
+  type FakeBulk,
+  type FakeHec,
+  type FakeHttp,
+  type SyslogListener,
+  startFakeBulk,
+  startFakeHec,
+  startFakeHttp,
   startSyslogListener,
 } from "../../fixtures/siem/collectors.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
@@ -42,7 +49,11 @@ beforeAll(async () => {
   const certificate = await tlsCertificate();
   caPem = certificate.caPem;
   [hec, bulk, syslog, syslogTls, receiver] = await Promise.all([
-    startFakeHec(TOKEN), startFakeBulk(), startSyslogListener(), startSyslogListener({ key: certificate.key, cert: certificate.cert }), startFakeHttp(),
+    startFakeHec(TOKEN),
+    startFakeBulk(),
+    startSyslogListener(),
+    startSyslogListener({ key: certificate.key, cert: certificate.cert }),
+    startFakeHttp(),
   ]);
   gw = await startTestGateway("siempush", { OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8" });
   relay = await startOutboxRelay(gw.ctx);
@@ -53,7 +64,13 @@ beforeAll(async () => {
     claimIdleMs: 2_000,
     claimIntervalMs: 500,
     timeoutMs: 10_000,
-    network: pushNetwork({ outbound: outboundPolicy("siem", ["127.0.0.0/8"]), resolver: null, caPem, timeoutMs: 10_000, hostname: "gateway.test" }),
+    network: pushNetwork({
+      outbound: outboundPolicy("siem", ["127.0.0.0/8"]),
+      resolver: null,
+      caPem,
+      timeoutMs: 10_000,
+      hostname: "gateway.test",
+    }),
   });
 });
 
@@ -83,22 +100,45 @@ describe("SIEM pusher", () => {
     await waitFor(() => Object.values(ids).every((id) => pusher.running().includes(id)));
     const events = await writeEvents(gw, orgId, 150);
     const collectors = { hec, bulk, syslog, syslogTls, receiver };
-    const report = () => JSON.stringify(Object.fromEntries(Object.entries(collectors).map(([name, c]) => [
-      name, { ids: events.filter((id) => c.stored.has(id)).length, repeats: events.filter((id) => (c.stored.get(id) ?? 0) > 1).length, requests: c.requests },
-    ])));
+    const report = () =>
+      JSON.stringify(
+        Object.fromEntries(
+          Object.entries(collectors).map(([name, c]) => [
+            name,
+            {
+              ids: events.filter((id) => c.stored.has(id)).length,
+              repeats: events.filter((id) => (c.stored.get(id) ?? 0) > 1).length,
+              requests: c.requests,
+            },
+          ]),
+        ),
+      );
     // _bulk and the http receiver de-duplicate by id; HEC and syslog keep a repeat (at least once).
-    const arrived = async (check: () => boolean) => waitFor(check, 40_000).catch(async (error: unknown) => {
-      const states = await Promise.all(Object.values(ids).map((id) => destinationState(orgId, id)));
-      throw new Error(`${String(error)}: ${report()} ${JSON.stringify(states)}`);
-    });
+    const arrived = async (check: () => boolean) =>
+      waitFor(check, 40_000).catch(async (error: unknown) => {
+        const states = await Promise.all(Object.values(ids).map((id) => destinationState(orgId, id)));
+        throw new Error(`${String(error)}: ${report()} ${JSON.stringify(states)}`);
+      });
     await arrived(() => exactlyOnce(bulk.stored, events) && exactlyOnce(receiver.stored, events));
     await arrived(() => [hec, syslog, syslogTls].every((c) => events.every((id) => (c.stored.get(id) ?? 0) >= 1)));
     expect(hec.unauthorized).toBe(0);
     expect(hec.events[0]).toMatchObject({ index: "security", source: "access-gateway", sourcetype: "_json", host: "gateway.test" });
-    expect(bulk.docs.get(String(events[0]))).toMatchObject({ id: events[0], type: "scan.completed", domain: "example.com", "@timestamp": expect.any(String) });
+    expect(bulk.docs.get(String(events[0]))).toMatchObject({
+      id: events[0],
+      type: "scan.completed",
+      domain: "example.com",
+      "@timestamp": expect.any(String),
+    });
     for (const listener of [syslog, syslogTls]) {
       const line = listener.lines.find((l) => l.sd[0].params.event_id === String(events[0]));
-      expect(line).toMatchObject({ facility: 10, severity: 6, version: 1, appName: "access-gateway", msgId: "scan.completed", hostname: "gateway.test" });
+      expect(line).toMatchObject({
+        facility: 10,
+        severity: 6,
+        version: 1,
+        appName: "access-gateway",
+        msgId: "scan.completed",
+        hostname: "gateway.test",
+      });
       expect(line?.sd[0].id).toBe(`gateway@${SYSLOG_PEN}`);
       expect(JSON.parse(line?.msg ?? "{}")).toMatchObject({ id: events[0], type: "scan.completed" });
     }
@@ -113,7 +153,12 @@ describe("SIEM pusher", () => {
 
   it("a collector failing the first N times still ends with every event exactly once by id", async () => {
     const orgId = await org("Flaky");
-    const [flakyHec, flakyBulk, flakyHttp, flakySyslog] = await Promise.all([startFakeHec(TOKEN), startFakeBulk(), startFakeHttp(), startSyslogListener()]);
+    const [flakyHec, flakyBulk, flakyHttp, flakySyslog] = await Promise.all([
+      startFakeHec(TOKEN),
+      startFakeBulk(),
+      startFakeHttp(),
+      startSyslogListener(),
+    ]);
     try {
       flakyHec.failFirst = 3;
       flakyBulk.failFirst = 1;
@@ -169,7 +214,9 @@ describe("SIEM pusher", () => {
       const group = mine?.groups.find((g) => g.group === "siem");
       expect((group?.lag ?? 0) + (group?.pending ?? 0)).toBe(120);
       const metrics = { body: await (await fetch(`${gw.metricsUrl}/metrics`)).text() };
-      expect(String(metrics.body)).toMatch(new RegExp(`gateway_group_(lag|pending)\\{stream="stream:events:siem:${hangingId}",group="siem"\\} [1-9]`));
+      expect(String(metrics.body)).toMatch(
+        new RegExp(`gateway_group_(lag|pending)\\{stream="stream:events:siem:${hangingId}",group="siem"\\} [1-9]`),
+      );
       // The failing one runs out of attempts: dead letters an operator can list and retry.
       await waitFor(async () => (await destinationState(a, deadId)).dead_letters === 120, 20_000);
       const state = await destinationState(a, deadId);
@@ -177,7 +224,11 @@ describe("SIEM pusher", () => {
       expect(String(state.last_error)).toContain("503");
       const letters = await gw.admin("GET", `/orgs/${a}/siem/${deadId}/dead-letters`);
       expect(letters.body.dead_letters).toHaveLength(100);
-      expect(letters.body.dead_letters[0]).toMatchObject({ reason: "exhausted", attempts: 4, event: { org_id: a, event: { id: expect.any(Number) } } });
+      expect(letters.body.dead_letters[0]).toMatchObject({
+        reason: "exhausted",
+        attempts: 4,
+        event: { org_id: a, event: { id: expect.any(Number) } },
+      });
       // The operator's CLI sees the same dead letters, by the destination's stream name.
       let out = "";
       const io: CliIo = { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => true } };

@@ -22,7 +22,15 @@ let relay: RunningActor;
 let collector: CountingHttp;
 const pushers: SiemPusher[] = [];
 
-const OPTIONS: Partial<PusherOptions> = { batchSize: 200, lingerMs: 20, destinationMaxLen: 50, claimIdleMs: 6_000, claimIntervalMs: 1_000, leaseTtlMs: 6_000, balanceIntervalMs: 1_000 };
+const OPTIONS: Partial<PusherOptions> = {
+  batchSize: 200,
+  lingerMs: 20,
+  destinationMaxLen: 50,
+  claimIdleMs: 6_000,
+  claimIntervalMs: 1_000,
+  leaseTtlMs: 6_000,
+  balanceIntervalMs: 1_000,
+};
 
 beforeAll(async () => {
   collector = await startCountingHttp();
@@ -94,9 +102,15 @@ describe("SIEM replay from the events table", () => {
     await Promise.all(pushers.splice(0).map((p) => p.stop()));
     const logs: string[] = [];
     const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(line) });
-    const pusher = await startSiemPusher({ ...gw.ctx, logger }, {
-      ...OPTIONS, owner: "replay-c", batchSize: 20, retry: { maxAttempts: 100, backoffBaseMs: 1_000, backoffMaxMs: 2_000 },
-    });
+    const pusher = await startSiemPusher(
+      { ...gw.ctx, logger },
+      {
+        ...OPTIONS,
+        owner: "replay-c",
+        batchSize: 20,
+        retry: { maxAttempts: 100, backoffBaseMs: 1_000, backoffMaxMs: 2_000 },
+      },
+    );
     pushers.push(pusher);
     await waitFor(() => pusher.running().includes(id));
     collector.failing = true;
@@ -118,7 +132,12 @@ describe("SIEM replay from the events table", () => {
     await pusher.reload();
     const arrived = () => new Set(collector.order.get("/running") ?? []);
     await waitFor(() => events.every((e) => arrived().has(e)), 30_000).catch((error: unknown) => {
-      throw new Error(`${String(error)}: ${events.filter((e) => !arrived().has(e)).length} missing; ${logs.filter((l) => !l.includes("will retry")).slice(0, 20).join("")}`);
+      throw new Error(
+        `${String(error)}: ${events.filter((e) => !arrived().has(e)).length} missing; ${logs
+          .filter((l) => !l.includes("will retry"))
+          .slice(0, 20)
+          .join("")}`,
+      );
     });
     await waitFor(() => pusher.running().includes(id));
     const position = await streamPosition(gw.ctx.redis, stream, SIEM_GROUP);
@@ -127,7 +146,9 @@ describe("SIEM replay from the events table", () => {
     // was in hand holds the lowest ids, so its retry landing first keeps the order).
     const missed = events.filter((e) => e < firstKept && !early.includes(e));
     expect(missed.length).toBeGreaterThan(100);
-    const firstArrivals = [...new Set((collector.order.get("/running") ?? []).slice(early.length))].filter((e) => e < firstKept && !early.includes(e));
+    const firstArrivals = [...new Set((collector.order.get("/running") ?? []).slice(early.length))].filter(
+      (e) => e < firstKept && !early.includes(e),
+    );
     expect(firstArrivals).toEqual(missed);
   }, 120_000);
 });

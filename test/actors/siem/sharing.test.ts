@@ -44,7 +44,13 @@ const orgs: number[] = [];
 
 function recordingSend(owner: string): typeof sendBatch {
   return async (destination, events, network) => {
-    const record: Send = { owner, destination: destination.id, ids: events.map((e) => e.id), start: performance.now(), end: Number.POSITIVE_INFINITY };
+    const record: Send = {
+      owner,
+      destination: destination.id,
+      ids: events.map((e) => e.id),
+      start: performance.now(),
+      end: Number.POSITIVE_INFINITY,
+    };
     sends.push(record);
     try {
       await sendBatch(destination, events, network);
@@ -59,17 +65,20 @@ const logs: string[] = [];
 
 function startPusher(owner: string): Promise<SiemPusher> {
   const logger = pino({ level: "info", base: { owner } }, { write: (line: string) => void logs.push(line) });
-  return startSiemPusher({ ...gw.ctx, logger }, {
-    owner,
-    batchSize: 50,
-    lingerMs: 20,
-    claimIdleMs: 6_000,
-    claimIntervalMs: 4_000,
-    leaseTtlMs: LEASE_TTL_MS,
-    balanceIntervalMs: 1_000,
-    reloadMs: 60_000,
-    send: recordingSend(owner),
-  });
+  return startSiemPusher(
+    { ...gw.ctx, logger },
+    {
+      owner,
+      batchSize: 50,
+      lingerMs: 20,
+      claimIdleMs: 6_000,
+      claimIntervalMs: 4_000,
+      leaseTtlMs: LEASE_TTL_MS,
+      balanceIntervalMs: 1_000,
+      reloadMs: 60_000,
+      send: recordingSend(owner),
+    },
+  );
 }
 
 const shares = () => Object.fromEntries([...pushers].map(([name, p]) => [name, p.running().length]));
@@ -86,7 +95,14 @@ beforeAll(async () => {
   for (const orgId of orgs) {
     for (let d = 0; d < PER_ORG; d++) {
       const path = `/d/${orgId}/${d}`;
-      const row = await insertDestination(gw.ctx.db, { orgId, kind: "http", url: `${collector.url}${path}`, indexName: null, nowMs: gw.ctx.clock.now(), sealToken: null });
+      const row = await insertDestination(gw.ctx.db, {
+        orgId,
+        kind: "http",
+        url: `${collector.url}${path}`,
+        indexName: null,
+        nowMs: gw.ctx.clock.now(),
+        sealToken: null,
+      });
       destinations.set(row.id, { orgId, path });
     }
   }
@@ -119,12 +135,15 @@ describe("SIEM pushers sharing 1,000 destinations", () => {
   it("each carries about a third, a halted one's destinations move, nothing is lost or sent by two at once", async () => {
     const t0 = performance.now();
     const started = await Promise.all(NAMES.map((name) => startPusher(name)));
-    NAMES.forEach((name, i) => pushers.set(name, started[i]));
+    for (const [i, name] of NAMES.entries()) pushers.set(name, started[i]);
     const total = () => [...pushers.values()].reduce((sum, p) => sum + p.running().length, 0);
-    await waitFor(() => total() === DESTINATIONS && new Set([...pushers.values()].flatMap((p) => p.running())).size === DESTINATIONS, 120_000, 200)
-      .catch((error: unknown) => {
-        throw new Error(`${String(error)}: ${JSON.stringify(shares())}`);
-      });
+    await waitFor(
+      () => total() === DESTINATIONS && new Set([...pushers.values()].flatMap((p) => p.running())).size === DESTINATIONS,
+      120_000,
+      200,
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}: ${JSON.stringify(shares())}`);
+    });
     for (const [name, pusher] of pushers) {
       const share = pusher.running().length / DESTINATIONS;
       expect(share, `${name}: ${JSON.stringify(shares())}`).toBeGreaterThan(0.2);
@@ -175,12 +194,23 @@ describe("SIEM pushers sharing 1,000 destinations", () => {
     for (const [id, { orgId, path }] of destinations) {
       const expected = new Set(owed.get(orgId));
       const got = collector.byPath.get(path) ?? new Map<number, number>();
-      expect([...got.keys()].filter((e) => !expected.has(e)), `destination ${id}`).toEqual([]);
+      expect(
+        [...got.keys()].filter((e) => !expected.has(e)),
+        `destination ${id}`,
+      ).toEqual([]);
       for (const [event, count] of got) {
         if (count === 1) continue;
         repeats += count - 1;
-        const carriers = sends.filter((x) => x.destination === id && x.ids.includes(event)).map((x) => ({ owner: x.owner, start: Math.round(x.start - t0), end: Math.round(x.end - t0) }));
-        expect(inFlight.has(event), `destination ${id}: event ${event} repeated outside the halted round: ${JSON.stringify(carriers)}, halted at ${Math.round(haltedAt - t0)}; ${logs.filter((l) => l.includes(`"destination":${id},`) || /lease|claimed/.test(l)).slice(0, 30).join("")}`).toBe(true);
+        const carriers = sends
+          .filter((x) => x.destination === id && x.ids.includes(event))
+          .map((x) => ({ owner: x.owner, start: Math.round(x.start - t0), end: Math.round(x.end - t0) }));
+        expect(
+          inFlight.has(event),
+          `destination ${id}: event ${event} repeated outside the halted round: ${JSON.stringify(carriers)}, halted at ${Math.round(haltedAt - t0)}; ${logs
+            .filter((l) => l.includes(`"destination":${id},`) || /lease|claimed/.test(l))
+            .slice(0, 30)
+            .join("")}`,
+        ).toBe(true);
       }
     }
     // The takeover waited for the lease to run out: nobody sent to pusher-b's destinations
@@ -198,6 +228,8 @@ describe("SIEM pushers sharing 1,000 destinations", () => {
         expect(overlapping, `destination ${id}`).toEqual([]);
       }
     }
-    console.log(`sharing: ${JSON.stringify(Object.fromEntries([...carried].map(([n, set]) => [n, set.size])))} before the halt, ${JSON.stringify(shares())} after; ${repeats} repeats`);
+    console.log(
+      `sharing: ${JSON.stringify(Object.fromEntries([...carried].map(([n, set]) => [n, set.size])))} before the halt, ${JSON.stringify(shares())} after; ${repeats} repeats`,
+    );
   }, 600_000);
 });

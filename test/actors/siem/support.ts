@@ -9,10 +9,15 @@ export async function writeEvents(gw: TestGateway, orgId: number, n: number, typ
   for (let i = 0; i < n; i += 25) {
     await transaction(gw.ctx.db, async (tx) => {
       for (let j = i; j < Math.min(n, i + 25); j++) {
-        ids.push(await insertEvent(tx, {
-          orgId, type, timeMs: gw.ctx.clock.now(), domain: "example.com",
-          payload: { kind: "web", grade: "B", score: 70 + (j % 30), fail_count: j % 5 },
-        }));
+        ids.push(
+          await insertEvent(tx, {
+            orgId,
+            type,
+            timeMs: gw.ctx.clock.now(),
+            domain: "example.com",
+            payload: { kind: "web", grade: "B", score: 70 + (j % 30), fail_count: j % 5 },
+          }),
+        );
       }
     });
   }

@@ -41,12 +41,21 @@ describe("batcher", () => {
 
 describe("destination URLs and framing", () => {
   it("completes HEC and _bulk paths and syslog ports", () => {
-    expect(parseTarget("splunk_hec", "https://splunk.example")).toMatchObject({ ok: true, target: { port: 443, path: "/services/collector/event" } });
-    expect(parseTarget("splunk_hec", "http://splunk.example:8088/services/collector?channel=x")).toMatchObject({ ok: true, target: { path: "/services/collector?channel=x" } });
+    expect(parseTarget("splunk_hec", "https://splunk.example")).toMatchObject({
+      ok: true,
+      target: { port: 443, path: "/services/collector/event" },
+    });
+    expect(parseTarget("splunk_hec", "http://splunk.example:8088/services/collector?channel=x")).toMatchObject({
+      ok: true,
+      target: { path: "/services/collector?channel=x" },
+    });
     expect(parseTarget("elastic_bulk", "http://es.example:9200/")).toMatchObject({ ok: true, target: { path: "/_bulk" } });
     expect(parseTarget("elastic_bulk", "http://es.example:9200/logs/_bulk")).toMatchObject({ ok: true, target: { path: "/logs/_bulk" } });
     expect(parseTarget("syslog_tcp", "tls://siem.example")).toMatchObject({ ok: true, target: { protocol: "tls", port: 6514 } });
-    expect(parseTarget("syslog_tcp", "syslog+tls://siem.example:1514")).toMatchObject({ ok: true, target: { protocol: "tls", port: 1514 } });
+    expect(parseTarget("syslog_tcp", "syslog+tls://siem.example:1514")).toMatchObject({
+      ok: true,
+      target: { protocol: "tls", port: 1514 },
+    });
     expect(parseTarget("syslog_tcp", "syslog://siem.example")).toMatchObject({ ok: true, target: { protocol: "tcp", port: 514 } });
     expect(parseTarget("syslog_tcp", "tcp://[2001:db8::1]:601")).toMatchObject({ ok: true, target: { host: "2001:db8::1", port: 601 } });
   });
@@ -56,7 +65,10 @@ describe("destination URLs and framing", () => {
   });
 
   it("the idempotency key is the batch's ids, whatever their order", () => {
-    const a = [{ id: 2, type: "t", time: "", domain: "" }, { id: 1, type: "t", time: "", domain: "" }];
+    const a = [
+      { id: 2, type: "t", time: "", domain: "" },
+      { id: 1, type: "t", time: "", domain: "" },
+    ];
     expect(idempotencyKey(7, a)).toBe(idempotencyKey(7, [...a].reverse()));
     expect(idempotencyKey(7, a)).not.toBe(idempotencyKey(8, a));
   });
@@ -74,7 +86,11 @@ describe("destination balance (rendezvous hashing)", () => {
   };
 
   it("gives each of N members about 1/N", () => {
-    for (const members of [["a", "b"], ["host-1", "host-2", "host-3"], ["p1", "p2", "p3", "p4", "p5"]]) {
+    for (const members of [
+      ["a", "b"],
+      ["host-1", "host-2", "host-3"],
+      ["p1", "p2", "p3", "p4", "p5"],
+    ]) {
       for (const n of count(members).values()) {
         expect(n / ids.length).toBeGreaterThan(0.8 / members.length);
         expect(n / ids.length).toBeLessThan(1.2 / members.length);
@@ -97,7 +113,14 @@ describe("destination balance (rendezvous hashing)", () => {
 
 describe("replay gap", () => {
   const at = (fields: Partial<StreamPosition>): StreamPosition => ({
-    lastDeliveredId: "100-3", entriesRead: 10, entriesAdded: 310, length: 100, lastGeneratedId: "900-0", firstEntryId: "500-0", firstEventId: 7, ...fields,
+    lastDeliveredId: "100-3",
+    entriesRead: 10,
+    entriesAdded: 310,
+    length: 100,
+    lastGeneratedId: "900-0",
+    firstEntryId: "500-0",
+    firstEventId: 7,
+    ...fields,
   });
 
   it("orders entry ids numerically and steps one below", () => {

@@ -17,7 +17,12 @@ let actor: ActorHandle | null = null;
 beforeAll(async () => {
   gw = await startTestGateway("lastseen");
   actor = await runActor(usageActor, {
-    redis: gw.ctx.redis, keys: gw.ctx.keys, clock: gw.ctx.clock, logger: silentLogger(), db: gw.ctx.db, consumerName: "test-last-seen",
+    redis: gw.ctx.redis,
+    keys: gw.ctx.keys,
+    clock: gw.ctx.clock,
+    logger: silentLogger(),
+    db: gw.ctx.db,
+    consumerName: "test-last-seen",
   });
 });
 afterAll(async () => {
@@ -36,7 +41,8 @@ async function seen(keyId: number, install: string): Promise<Seen | undefined> {
 }
 
 /** Whether last_seen_at is at least an hour after `since` (the clock runs on between the calls: no exact instant). */
-const anHourAfter = (row: Seen | undefined, since: string) => row !== undefined && Date.parse(row.last_seen_at) - Date.parse(since) >= 3_600_000;
+const anHourAfter = (row: Seen | undefined, since: string) =>
+  row !== undefined && Date.parse(row.last_seen_at) - Date.parse(since) >= 3_600_000;
 
 describe("last_seen_at", () => {
   it("a sighting an hour later moves last_seen_at; first_seen_at stays", async () => {
@@ -68,10 +74,15 @@ describe("last_seen_at", () => {
     await advance(gw, 3600);
     expect((await verify(gw, { key: made.key, domain: "example.com" })).body.reason).toBe("ok");
     expect((await verify(gw, { key: made.key, domain: "example.com", install: "intruder" })).body.reason).toBe("installation_blocked");
-    await waitFor(async () =>
-      anHourAfter(await seen(made.id, UNNAMED_INSTALL), before.unnamed?.last_seen_at ?? "") &&
-      anHourAfter(await seen(made.id, "intruder"), before.intruder?.last_seen_at ?? ""));
+    await waitFor(
+      async () =>
+        anHourAfter(await seen(made.id, UNNAMED_INSTALL), before.unnamed?.last_seen_at ?? "") &&
+        anHourAfter(await seen(made.id, "intruder"), before.intruder?.last_seen_at ?? ""),
+    );
     const { rows } = await gw.ctx.db.query("SELECT install, status FROM installations WHERE key_id = $1 ORDER BY install", [made.id]);
-    expect(rows).toEqual([{ install: UNNAMED_INSTALL, status: "approved" }, { install: "intruder", status: "blocked" }]);
+    expect(rows).toEqual([
+      { install: UNNAMED_INSTALL, status: "approved" },
+      { install: "intruder", status: "blocked" },
+    ]);
   });
 });

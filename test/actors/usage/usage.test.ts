@@ -20,7 +20,12 @@ afterAll(async () => {
 
 const startActor = async () => {
   actor = await runActor(usageActor, {
-    redis: gw.ctx.redis, keys: gw.ctx.keys, clock: gw.ctx.clock, logger: silentLogger(), db: gw.ctx.db, consumerName: "test-usage",
+    redis: gw.ctx.redis,
+    keys: gw.ctx.keys,
+    clock: gw.ctx.clock,
+    logger: silentLogger(),
+    db: gw.ctx.db,
+    consumerName: "test-usage",
   });
 };
 
@@ -42,7 +47,10 @@ async function daily(keyId: number): Promise<DailyRow[]> {
 }
 
 async function cycleUsedInDb(orgId: number): Promise<number> {
-  const { rows } = await gw.ctx.db.query<{ used: number }>("SELECT coalesce(sum(used), 0)::int AS used FROM cycle_usage WHERE org_id = $1", [orgId]);
+  const { rows } = await gw.ctx.db.query<{ used: number }>(
+    "SELECT coalesce(sum(used), 0)::int AS used FROM cycle_usage WHERE org_id = $1",
+    [orgId],
+  );
   return rows[0].used;
 }
 
@@ -69,7 +77,11 @@ describe("usage accounting actor", () => {
     ]);
     expect(await cycleUsedInDb(made.orgId)).toBe(6);
     const { rows } = await gw.ctx.db.query("SELECT install, status FROM installations WHERE key_id = $1 ORDER BY install", [made.id]);
-    expect(rows).toEqual([{ install: "(unnamed)", status: "approved" }, { install: "i-1", status: "pending" }, { install: "i-2", status: "pending" }]);
+    expect(rows).toEqual([
+      { install: "(unnamed)", status: "approved" },
+      { install: "i-1", status: "pending" },
+      { install: "i-2", status: "pending" },
+    ]);
     const usage = await gw.admin("GET", `/keys/${made.id}/usage`);
     expect(usage.body.usage[0]).toMatchObject({ calls: 7, counted: 6, refused: 4, by_endpoint: { checkout: 1, verify: 6 } });
   });
@@ -92,14 +104,15 @@ describe("usage accounting actor", () => {
   it("stamps each key's last use, to the minute", async () => {
     const made = await clientSetup(gw);
     const lastUsed = async () =>
-      (await gw.ctx.db.query<{ last_used_at: Date }>("SELECT last_used_at FROM key_last_used WHERE key_id = $1", [made.id])).rows[0]?.last_used_at.getTime();
+      (
+        await gw.ctx.db.query<{ last_used_at: Date }>("SELECT last_used_at FROM key_last_used WHERE key_id = $1", [made.id])
+      ).rows[0]?.last_used_at.getTime();
     const ctx = { db: gw.ctx.db, stream: gw.ctx.keys.usageStreamOf(made.orgId) };
     const at = 1_900_000_000_000;
     const batch = (atMs: number): UsageBatch => ({
-      at: atMs, day: "2030-03-04",
-      events: [
-        { org: made.orgId, key: made.id, endpoint: "verify", reason: "ok", counted: 1, cycle: 1_700_000_000_789, n: 1 },
-      ],
+      at: atMs,
+      day: "2030-03-04",
+      events: [{ org: made.orgId, key: made.id, endpoint: "verify", reason: "ok", counted: 1, cycle: 1_700_000_000_789, n: 1 }],
     });
     expect(await applyUsage(batch(at), { ...ctx, messageId: "1700000000000-30" })).toBe(true);
     expect(await lastUsed()).toBe(at);
@@ -115,8 +128,16 @@ describe("usage accounting actor", () => {
     const cycle = 1_700_000_000_456;
     const at = gw.ctx.clock.now();
     const ctx = { db: gw.ctx.db, stream: gw.ctx.keys.usageStreamOf(made.orgId) };
-    const counted: UsageBatch = { at, day: "2030-02-03", events: [{ org: made.orgId, key: made.id, endpoint: "scan", reason: "ok", counted: 1, cycle, n: 2 }] };
-    const refund: UsageBatch = { at, day: "2030-02-03", events: [{ org: made.orgId, key: made.id, endpoint: "scan", reason: "timeout", counted: 0, cycle, n: 1, refund: 1 }] };
+    const counted: UsageBatch = {
+      at,
+      day: "2030-02-03",
+      events: [{ org: made.orgId, key: made.id, endpoint: "scan", reason: "ok", counted: 1, cycle, n: 2 }],
+    };
+    const refund: UsageBatch = {
+      at,
+      day: "2030-02-03",
+      events: [{ org: made.orgId, key: made.id, endpoint: "scan", reason: "timeout", counted: 0, cycle, n: 1, refund: 1 }],
+    };
     expect(await applyUsage(counted, { ...ctx, messageId: "1700000000000-20" })).toBe(true);
     expect(await applyUsage(refund, { ...ctx, messageId: "1700000000000-21" })).toBe(true);
     expect(await applyUsage(refund, { ...ctx, messageId: "1700000000000-21" })).toBe(false);
@@ -139,13 +160,25 @@ describe("usage accounting actor", () => {
 });
 
 describe("usage writer: messages read together, one transaction", () => {
-  const event = (orgId: number, keyId: number, n: number) => ({ org: orgId, key: keyId, endpoint: "verify", reason: "ok", counted: 1 as const, cycle: 1_700_000_000_789, n });
+  const event = (orgId: number, keyId: number, n: number) => ({
+    org: orgId,
+    key: keyId,
+    endpoint: "verify",
+    reason: "ok",
+    counted: 1 as const,
+    cycle: 1_700_000_000_789,
+    n,
+  });
 
   it("sums the messages of one group, each once, and skips those applied before", async () => {
     const made = await clientSetup(gw);
     const stream = gw.ctx.keys.usageStreamOf(made.orgId);
     const at = gw.ctx.clock.now();
-    const message = (id: string, n: number, day = "2030-03-04") => ({ stream, messageId: id, batch: { at, day, events: [event(made.orgId, made.id, n)] } });
+    const message = (id: string, n: number, day = "2030-03-04") => ({
+      stream,
+      messageId: id,
+      batch: { at, day, events: [event(made.orgId, made.id, n)] },
+    });
     expect(await applyUsage(message("1700000000000-30", 1).batch, { db: gw.ctx.db, stream, messageId: "1700000000000-30" })).toBe(true);
     const applied = await applyUsageMessages(gw.ctx.db, [
       message("1700000000000-30", 1), // applied before: adds nothing

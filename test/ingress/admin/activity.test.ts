@@ -51,7 +51,8 @@ describe("activity record", () => {
     dns.txt.set(domain.txt_record.name, [domain.txt_record.value]);
     await gw.admin("POST", `/orgs/${org}/domains/audited.example.com/verify`);
     await gw.admin("POST", `/orgs/${org}/domains`, { domain: "manual.example.com", verified: true });
-    const key = (await gw.admin("POST", `/orgs/${org}/keys`, { name: "site", kind: "client", domain: "audited.example.com" })).body.details.id;
+    const key = (await gw.admin("POST", `/orgs/${org}/keys`, { name: "site", kind: "client", domain: "audited.example.com" })).body.details
+      .id;
     await gw.admin("PATCH", `/keys/${key}`, { rate_per_minute: 60 });
     await gw.admin("POST", `/keys/${key}/suspend`);
     await gw.admin("POST", `/keys/${key}/resume`);

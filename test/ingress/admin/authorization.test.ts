@@ -40,12 +40,21 @@ async function operator(method: string, path: string, body?: unknown) {
 beforeAll(async () => {
   gw = await startTestGateway("authz");
   // Stands in for the SIEM pusher's "send test event" consumer, so that route answers at once.
-  responder = await startActor(gw.ctx, defineActor<SiemTestRequest, Pool>({
-    name: "siem-test", streams: SIEM_TEST_STREAM, schema: siemTestSchema, concurrency: 4, maxAttempts: 1, startId: "$", blockMs: 200,
-    handler: async (_request, { reply }) => {
-      await reply?.({ ok: true, event_id: 0 });
-    },
-  }));
+  responder = await startActor(
+    gw.ctx,
+    defineActor<SiemTestRequest, Pool>({
+      name: "siem-test",
+      streams: SIEM_TEST_STREAM,
+      schema: siemTestSchema,
+      concurrency: 4,
+      maxAttempts: 1,
+      startId: "$",
+      blockMs: 200,
+      handler: async (_request, { reply }) => {
+        await reply?.({ ok: true, event_id: 0 });
+      },
+    }),
+  );
   orgA = (await operator("POST", "/orgs", { name: "Org A", plan: "enterprise" })).org.id;
   orgB = (await operator("POST", "/orgs", { name: "Org B", plan: "enterprise" })).org.id;
   tokens.aRead = (await operator("POST", `/orgs/${orgA}/tokens`, { name: "a-read", scopes: ["read"] })).token;
@@ -54,7 +63,9 @@ beforeAll(async () => {
   for (const role of ["member", "admin", "owner"] as const) {
     members[role] = (await operator("POST", `/orgs/${orgA}/members`, { name: `A ${role}`, email: `${role}@a.example`, role })).member.id;
   }
-  members.bOwner = (await operator("POST", `/orgs/${orgB}/members`, { name: "B owner", email: "owner@b.example", role: "owner" })).member.id;
+  members.bOwner = (
+    await operator("POST", `/orgs/${orgB}/members`, { name: "B owner", email: "owner@b.example", role: "owner" })
+  ).member.id;
   for (const id of Object.values(members)) await signIn(id);
 });
 
@@ -86,11 +97,19 @@ async function signIn(memberId: number): Promise<void> {
   const token = newToken();
   const hash = tokenHash(token);
   await insertSession(gw.ctx.db, {
-    memberId, tokenHash: hash, method: "link", passkeyId: null, userAgent: "authorization test", nowMs: gw.ctx.clock.now(),
-    absoluteMs: LIFETIMES.sessionAbsoluteMs, idleMs: LIFETIMES.sessionIdleMs,
+    memberId,
+    tokenHash: hash,
+    method: "link",
+    passkeyId: null,
+    userAgent: "authorization test",
+    nowMs: gw.ctx.clock.now(),
+    absoluteMs: LIFETIMES.sessionAbsoluteMs,
+    idleMs: LIFETIMES.sessionIdleMs,
   });
   sessions.set(memberId, {
-    cookie: `gw_session=${token}`, origin: new URL(gw.url).origin, "x-csrf-token": csrfTokenOf(gw.ingress.deps.masterSecret, hash),
+    cookie: `gw_session=${token}`,
+    origin: new URL(gw.url).origin,
+    "x-csrf-token": csrfTokenOf(gw.ingress.deps.masterSecret, hash),
   });
 }
 
@@ -161,9 +180,13 @@ async function fill(r: AdminRoute): Promise<string> {
     if (before === "keys") {
       values.id = String((await operator("POST", `/orgs/${orgA}/keys`, { name: `k${n}`, kind: "server" })).details.id);
     } else if (before === "siem") {
-      values.id = String((await operator("POST", `/orgs/${orgA}/siem`, { kind: "http", url: `https://siem${n}.a.example/ingest` })).destination.id);
+      values.id = String(
+        (await operator("POST", `/orgs/${orgA}/siem`, { kind: "http", url: `https://siem${n}.a.example/ingest` })).destination.id,
+      );
     } else if (before === "webhooks") {
-      values.id = String((await operator("POST", `/orgs/${orgA}/webhooks`, { url: `https://hooks.a.example/${n}`, secret: "0123456789abcdef" })).webhook.id);
+      values.id = String(
+        (await operator("POST", `/orgs/${orgA}/webhooks`, { url: `https://hooks.a.example/${n}`, secret: "0123456789abcdef" })).webhook.id,
+      );
     } else if (before === "tokens") {
       values.id = String((await operator("POST", `/orgs/${orgA}/tokens`, { name: `t${n}`, scopes: ["read"] })).details.id);
     } else if (before === "incidents") {
@@ -171,7 +194,9 @@ async function fill(r: AdminRoute): Promise<string> {
     } else if (before === "maintenance") {
       const start = new Date(gw.ctx.clock.now() + 86400_000 * (n + 1)).toISOString();
       const end = new Date(gw.ctx.clock.now() + 86400_000 * (n + 1) + 3600_000).toISOString();
-      values.id = String((await operator("POST", "/status/maintenance", { title: `m${n}`, starts_at: start, ends_at: end })).maintenance.id);
+      values.id = String(
+        (await operator("POST", "/status/maintenance", { title: `m${n}`, starts_at: start, ends_at: end })).maintenance.id,
+      );
     } else {
       throw new Error(`no fixture for :id in ${r.path}: add one`);
     }
@@ -194,9 +219,22 @@ describe("the admin route table", () => {
     const seen = new Set(ADMIN_ROUTES.map((r) => `${r.method} ${r.path}`));
     expect(seen.size).toBe(ADMIN_ROUTES.length);
     for (const call of [
-      "POST /orgs", "GET /orgs", "GET /orgs/:org", "PATCH /orgs/:org", "POST /orgs/:org/members", "GET /orgs/:org/members",
-      "POST /orgs/:org/tokens", "GET /orgs/:org/tokens", "DELETE /orgs/:org/tokens/:id", "GET /me", "GET /orgs/:org/keys",
-      "GET /orgs/:org/domains", "GET /orgs/:org/risks", "GET /orgs/:org/content", "GET /orgs/:org/secrets", "GET /orgs/:org/siem/:id",
+      "POST /orgs",
+      "GET /orgs",
+      "GET /orgs/:org",
+      "PATCH /orgs/:org",
+      "POST /orgs/:org/members",
+      "GET /orgs/:org/members",
+      "POST /orgs/:org/tokens",
+      "GET /orgs/:org/tokens",
+      "DELETE /orgs/:org/tokens/:id",
+      "GET /me",
+      "GET /orgs/:org/keys",
+      "GET /orgs/:org/domains",
+      "GET /orgs/:org/risks",
+      "GET /orgs/:org/content",
+      "GET /orgs/:org/secrets",
+      "GET /orgs/:org/siem/:id",
     ]) {
       expect(seen.has(call), call).toBe(true);
     }
@@ -215,10 +253,15 @@ describe("the admin route table", () => {
       for (const r of ADMIN_ROUTES) {
         const path = await fill(r);
         const before = await activityCount();
-        const res = await gw.call(`/admin/v1${path}`, { method: r.method, headers: headersOf(p), body: r.method === "GET" ? undefined : {} });
+        const res = await gw.call(`/admin/v1${path}`, {
+          method: r.method,
+          headers: headersOf(p),
+          body: r.method === "GET" ? undefined : {},
+        });
         const want = expected(r, p);
         const reason: string = res.body?.reason ?? "";
-        const got: Outcome | "other" = res.status < 500 && !REFUSALS.has(reason) ? "allowed" : REFUSALS.has(reason) ? (reason as Outcome) : "other";
+        const got: Outcome | "other" =
+          res.status < 500 && !REFUSALS.has(reason) ? "allowed" : REFUSALS.has(reason) ? (reason as Outcome) : "other";
         outcomes.push(`${r.method} ${r.path} -> ${got}`);
         if (got !== want) wrong.push(`${r.method} ${r.path}: expected ${want}, got ${res.status} ${JSON.stringify(res.body)}`);
         if (want !== "allowed") {
@@ -242,11 +285,14 @@ describe("the admin route table", () => {
     expect([missing.status, malformed.status]).toEqual([404, 404]);
     expect(theirs.body).toEqual(missing.body);
     expect(theirs.body).toEqual(malformed.body);
-    expect(JSON.stringify([...theirs.headers].filter(([h]) => h !== "date"))).toBe(JSON.stringify([...missing.headers].filter(([h]) => h !== "date")));
+    expect(JSON.stringify([...theirs.headers].filter(([h]) => h !== "date"))).toBe(
+      JSON.stringify([...missing.headers].filter(([h]) => h !== "date")),
+    );
     // The operator's own 404 for a missing key is the same body.
     expect((await gw.admin("GET", "/keys/999999999")).body).toEqual(theirs.body);
     // A resource of A named under B's own organization is not B's either.
-    const destination = (await operator("POST", `/orgs/${orgA}/siem`, { kind: "http", url: "https://siem-x.a.example/ingest" })).destination.id;
+    const destination = (await operator("POST", `/orgs/${orgA}/siem`, { kind: "http", url: "https://siem-x.a.example/ingest" })).destination
+      .id;
     const crossed = await as(`/orgs/${orgB}/siem/${destination}`);
     expect(crossed.status).toBe(404);
     expect(crossed.body).toEqual({ ok: false, reason: "not_found", message: expect.any(String) });
@@ -265,7 +311,9 @@ describe("the admin route table", () => {
       [orgA],
     );
     expect(rows.map((r) => [r.detail.content_key, r.who])).toEqual([
-      ["who-token", "token:a-write"], ["who-member", "A admin <admin@a.example>"], ["who-operator", "operator"],
+      ["who-token", "token:a-write"],
+      ["who-member", "A admin <admin@a.example>"],
+      ["who-operator", "operator"],
     ]);
     for (const row of rows) expect(row.who).not.toMatch(/\d+\.\d+\.\d+\.\d+|::/);
   });

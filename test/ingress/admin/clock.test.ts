@@ -59,7 +59,11 @@ describe("test clock API", () => {
   });
 
   it("answers 503 admin_disabled on every admin call when ADMIN_TOKEN is unset", async () => {
-    for (const [method, path] of [["POST", "/admin/v1/orgs"], ["GET", "/admin/v1/keys/1"], ["POST", "/admin/v1/clock"]]) {
+    for (const [method, path] of [
+      ["POST", "/admin/v1/orgs"],
+      ["GET", "/admin/v1/keys/1"],
+      ["POST", "/admin/v1/clock"],
+    ]) {
       const r = await noAdmin.call(path, { method, body: method === "POST" ? {} : undefined, headers: auth });
       expect(r.status, path).toBe(503);
       expect(r.body, path).toEqual({ ok: false, reason: "admin_disabled", message: expect.any(String) });

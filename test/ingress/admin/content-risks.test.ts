@@ -22,7 +22,13 @@ async function codes(): Promise<string[]> {
 
 describe("content and secrets", () => {
   it("publishes and removes content of each type; bad names and values are 400, unknown ones 404", async () => {
-    for (const [type, value] of [["text", "hi"], ["html", "<b>x</b>"], ["json", { a: [1, null] }], ["number", 4.5], ["boolean", false]] as const) {
+    for (const [type, value] of [
+      ["text", "hi"],
+      ["html", "<b>x</b>"],
+      ["json", { a: [1, null] }],
+      ["number", 4.5],
+      ["boolean", false],
+    ] as const) {
       const r = await gw.admin("PUT", `/orgs/${orgId}/content/item_${type}`, { type, value });
       expect(r.status, type).toBe(200);
       expect(r.body.content[`item_${type}`]).toMatchObject({ type, value });
@@ -74,12 +80,23 @@ describe("content and secrets", () => {
 
 describe("risk acceptance", () => {
   it("accepts, replaces and releases; concurrent acceptances of one finding never collide", async () => {
-    const accepted = await gw.admin("POST", `/orgs/${orgId}/risks`, { domain: "risky.example.com", finding_key: "web:hsts", note: "legacy" });
+    const accepted = await gw.admin("POST", `/orgs/${orgId}/risks`, {
+      domain: "risky.example.com",
+      finding_key: "web:hsts",
+      note: "legacy",
+    });
     expect(accepted.status).toBe(201);
-    expect(accepted.body.acknowledgement).toMatchObject({ domain: "risky.example.com", finding_key: "web:hsts", note: "legacy", expired: false });
+    expect(accepted.body.acknowledgement).toMatchObject({
+      domain: "risky.example.com",
+      finding_key: "web:hsts",
+      note: "legacy",
+      expired: false,
+    });
 
     const burst = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => gw.admin("POST", `/orgs/${orgId}/risks`, { domain: "risky.example.com", finding_key: "web:hsts", note: `n${i}` })),
+      Array.from({ length: 8 }, (_, i) =>
+        gw.admin("POST", `/orgs/${orgId}/risks`, { domain: "risky.example.com", finding_key: "web:hsts", note: `n${i}` }),
+      ),
     );
     expect(burst.map((r) => r.status)).toEqual(Array(8).fill(201));
     const { rows } = await gw.ctx.db.query<{ n: number }>(

@@ -20,7 +20,9 @@ beforeAll(async () => {
   orgId = (await gw.admin("POST", "/orgs", { name: "Fuzz", plan: "enterprise" })).body.org.id;
   await gw.admin("POST", `/orgs/${orgId}/domains`, { domain: "fuzz.example.com" });
   for (let i = 0; i < 16; i++) {
-    keyIds.push((await gw.admin("POST", `/orgs/${orgId}/keys`, { name: `k${i}`, kind: "client", domain: "fuzz.example.com" })).body.details.id);
+    keyIds.push(
+      (await gw.admin("POST", `/orgs/${orgId}/keys`, { name: `k${i}`, kind: "client", domain: "fuzz.example.com" })).body.details.id,
+    );
   }
 });
 afterAll(async () => {
@@ -46,27 +48,118 @@ function nested(depth: number, leaf: unknown = "x"): unknown {
 }
 
 const GARBAGE_VALUES: unknown[] = [
-  null, true, false, 0, -1, 1.5, 2 ** 53 + 1, 1e308, -1e308, "", " ", "0", "true", "null",
-  "x".repeat(5000), "\u0000", "a\u0000b", "\ud800", "\udfff\ud800", "😀".repeat(300), "\u202eevil", "e\u0301\u0301\u0301",
-  "../../../etc/passwd", "..\\..\\windows", "%E0%A4%A", "%00", "<script>alert(1)</script>", "' OR 1=1 --", `$${"{"}jndi:ldap://x}`,
-  "2024-02-30", "0000-01-01T00:00:00Z", "10.0.0.0/99", "ZZ", "javascript:alert(1)", "http://[::1", "xn--", "-.-",
-  [], [null], [[[]]], [1, "a", {}], Array.from({ length: 300 }, (_, i) => `v${i}`), ["\u0000"],
-  {}, { a: 1 }, { __proto__: { polluted: true } }, { constructor: { prototype: { polluted: true } } },
-  nested(40), nested(10), { enabled: "\ud800" }, { rules: [{ a: "\u0000" }] },
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  2 ** 53 + 1,
+  1e308,
+  -1e308,
+  "",
+  " ",
+  "0",
+  "true",
+  "null",
+  "x".repeat(5000),
+  "\u0000",
+  "a\u0000b",
+  "\ud800",
+  "\udfff\ud800",
+  "😀".repeat(300),
+  "\u202eevil",
+  "e\u0301\u0301\u0301",
+  "../../../etc/passwd",
+  "..\\..\\windows",
+  "%E0%A4%A",
+  "%00",
+  "<script>alert(1)</script>",
+  "' OR 1=1 --",
+  `$${"{"}jndi:ldap://x}`,
+  "2024-02-30",
+  "0000-01-01T00:00:00Z",
+  "10.0.0.0/99",
+  "ZZ",
+  "javascript:alert(1)",
+  "http://[::1",
+  "xn--",
+  "-.-",
+  [],
+  [null],
+  [[[]]],
+  [1, "a", {}],
+  Array.from({ length: 300 }, (_, i) => `v${i}`),
+  ["\u0000"],
+  {},
+  { a: 1 },
+  { __proto__: { polluted: true } },
+  { constructor: { prototype: { polluted: true } } },
+  nested(40),
+  nested(10),
+  { enabled: "\ud800" },
+  { rules: [{ a: "\u0000" }] },
 ];
 
 const RAW_BODIES: (string | Buffer)[] = [
-  "", " ", "{", "}", "{}}", "[]", "[1,2", "null", "true", "123", '"string"', "{'single':1}", '{"a":1,}',
-  '{"a":1,"a":2}', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', "a=b&c=d", "key=%E0%A4%A",
-  `{"${"k".repeat(10_000)}":1}`, `${"[".repeat(50_000)}${"]".repeat(50_000)}`, `${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}`,
-  Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]), Buffer.from([0xff, 0xfe, 0x00, 0x7b]), Buffer.from([0xc3, 0x28, 0xa0, 0xa1]),
-  "\u0000\u0000", '{"name":"\\ud800"}', '{"name":"\\u0000"}', '{"name":1e999}', '{"name":-0}',
+  "",
+  " ",
+  "{",
+  "}",
+  "{}}",
+  "[]",
+  "[1,2",
+  "null",
+  "true",
+  "123",
+  '"string"',
+  "{'single':1}",
+  '{"a":1,}',
+  '{"a":1,"a":2}',
+  '{"__proto__":{"admin":true}}',
+  '{"constructor":{"prototype":{"x":1}}}',
+  "a=b&c=d",
+  "key=%E0%A4%A",
+  `{"${"k".repeat(10_000)}":1}`,
+  `${"[".repeat(50_000)}${"]".repeat(50_000)}`,
+  `${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}`,
+  Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]),
+  Buffer.from([0xff, 0xfe, 0x00, 0x7b]),
+  Buffer.from([0xc3, 0x28, 0xa0, 0xa1]),
+  "\u0000\u0000",
+  '{"name":"\\ud800"}',
+  '{"name":"\\u0000"}',
+  '{"name":1e999}',
+  '{"name":-0}',
 ];
 
 const PATH_GARBAGE = [
-  "%E0%A4%A", "%", "%%", "%zz", "%00", "%2e%2e", "..", ".", "%2F", "..%2F..%2Fetc%2Fpasswd", "0", "-1", "1.5", "1e3",
-  "99999999999999999999", "０", "١", "x".repeat(3000), "%F0%9F%98%80", "%ED%A0%80", "null", "undefined", "__proto__",
-  "constructor", "%20", "+",
+  "%E0%A4%A",
+  "%",
+  "%%",
+  "%zz",
+  "%00",
+  "%2e%2e",
+  "..",
+  ".",
+  "%2F",
+  "..%2F..%2Fetc%2Fpasswd",
+  "0",
+  "-1",
+  "1.5",
+  "1e3",
+  "99999999999999999999",
+  "０",
+  "١",
+  "x".repeat(3000),
+  "%F0%9F%98%80",
+  "%ED%A0%80",
+  "null",
+  "undefined",
+  "__proto__",
+  "constructor",
+  "%20",
+  "+",
 ];
 
 interface Route {
@@ -77,8 +170,24 @@ interface Route {
 }
 
 const KEY_FIELDS = [
-  "name", "kind", "domain", "environment", "industry", "scopes", "ip_allow", "ip_deny", "ip_binding", "countries_allow",
-  "countries_block", "rate_per_minute", "rate_per_source_per_minute", "is_trial", "expires_at", "botcheck", "firewall", "content_origin",
+  "name",
+  "kind",
+  "domain",
+  "environment",
+  "industry",
+  "scopes",
+  "ip_allow",
+  "ip_deny",
+  "ip_binding",
+  "countries_allow",
+  "countries_block",
+  "rate_per_minute",
+  "rate_per_source_per_minute",
+  "is_trial",
+  "expires_at",
+  "botcheck",
+  "firewall",
+  "content_origin",
 ];
 
 function routes(): Route[] {
@@ -104,7 +213,12 @@ function routes(): Route[] {
     { method: "DELETE", path: () => `${org()}/content/banner`, base: {}, fields: ["value"] },
     { method: "PUT", path: () => `${org()}/secrets/api_token`, base: { value: "s3cret" }, fields: ["value"] },
     { method: "DELETE", path: () => `${org()}/secrets/api_token`, base: {}, fields: ["value"] },
-    { method: "POST", path: () => `${org()}/risks`, base: { domain: "fuzz.example.com", finding_key: "web:hsts" }, fields: ["domain", "finding_key", "note", "expires_at"] },
+    {
+      method: "POST",
+      path: () => `${org()}/risks`,
+      base: { domain: "fuzz.example.com", finding_key: "web:hsts" },
+      fields: ["domain", "finding_key", "note", "expires_at"],
+    },
     { method: "DELETE", path: () => `${org()}/risks/fuzz.example.com/web:hsts`, base: {}, fields: ["domain"] },
     { method: "GET", path: () => "/clock", base: {}, fields: [] },
     { method: "POST", path: () => "/clock", base: {}, fields: ["advance_s"] },
@@ -115,11 +229,44 @@ function routes(): Route[] {
 }
 
 const PUBLIC_PATHS = [
-  "/api/v1/verify.php", "/api/v1/verify", "/api/v1/botcheck.php", "/api/v1/content.php", "/api/v1/secret.php",
-  "/api/v1/scan.php", "/api/v1/events.php", "/api/v1/assignments.php", "/api/v1/activity.php", "/api/v1/keys.json",
-  "/api/status.php", "/status-badge.php", "/healthz", "/metrics", "/", "/api", "/api/v1", "/admin", "/admin/v1",
+  "/api/v1/verify.php",
+  "/api/v1/verify",
+  "/api/v1/botcheck.php",
+  "/api/v1/content.php",
+  "/api/v1/secret.php",
+  "/api/v1/scan.php",
+  "/api/v1/events.php",
+  "/api/v1/assignments.php",
+  "/api/v1/activity.php",
+  "/api/v1/keys.json",
+  "/api/status.php",
+  "/status-badge.php",
+  "/healthz",
+  "/metrics",
+  "/",
+  "/api",
+  "/api/v1",
+  "/admin",
+  "/admin/v1",
 ];
-const PUBLIC_FIELDS = ["key", "domain", "ip", "install", "scope", "content_key", "name", "for_domain", "since", "from", "to", "limit", "page", "group", "nonce", "held_ms"];
+const PUBLIC_FIELDS = [
+  "key",
+  "domain",
+  "ip",
+  "install",
+  "scope",
+  "content_key",
+  "name",
+  "for_domain",
+  "since",
+  "from",
+  "to",
+  "limit",
+  "page",
+  "group",
+  "nonce",
+  "held_ms",
+];
 
 interface Attempt {
   method: string;
@@ -208,12 +355,23 @@ describe("fuzzing the admin API", () => {
 
   it("garbage path parameters, methods and tokens never give a 5xx", async () => {
     const templates = [
-      "/admin/v1/orgs/:p", "/admin/v1/orgs/:p/members", "/admin/v1/orgs/:p/domains", "/admin/v1/orgs/:p/keys",
-      `/admin/v1/orgs/${orgId}/domains/:p/verify`, "/admin/v1/keys/:p", "/admin/v1/keys/:p/suspend",
-      "/admin/v1/keys/:p/installations", `/admin/v1/keys/${keyIds[15]}/installations/:p/approve`,
-      `/admin/v1/keys/${keyIds[15]}/installations/:p/block`, "/admin/v1/keys/:p/usage", "/admin/v1/:p",
-      `/admin/v1/orgs/${orgId}/content/:p`, `/admin/v1/orgs/${orgId}/secrets/:p`, "/admin/v1/orgs/:p/content/x",
-      `/admin/v1/orgs/${orgId}/risks/:p/web:hsts`, `/admin/v1/orgs/${orgId}/risks/fuzz.example.com/:p`,
+      "/admin/v1/orgs/:p",
+      "/admin/v1/orgs/:p/members",
+      "/admin/v1/orgs/:p/domains",
+      "/admin/v1/orgs/:p/keys",
+      `/admin/v1/orgs/${orgId}/domains/:p/verify`,
+      "/admin/v1/keys/:p",
+      "/admin/v1/keys/:p/suspend",
+      "/admin/v1/keys/:p/installations",
+      `/admin/v1/keys/${keyIds[15]}/installations/:p/approve`,
+      `/admin/v1/keys/${keyIds[15]}/installations/:p/block`,
+      "/admin/v1/keys/:p/usage",
+      "/admin/v1/:p",
+      `/admin/v1/orgs/${orgId}/content/:p`,
+      `/admin/v1/orgs/${orgId}/secrets/:p`,
+      "/admin/v1/orgs/:p/content/x",
+      `/admin/v1/orgs/${orgId}/risks/:p/web:hsts`,
+      `/admin/v1/orgs/${orgId}/risks/fuzz.example.com/:p`,
     ];
     const attempts: Attempt[] = [];
     for (const template of templates) {
@@ -223,7 +381,16 @@ describe("fuzzing the admin API", () => {
         }
       }
     }
-    for (const authorization of ["", "Bearer", "Bearer ", "bearer test", `Bearer ${ADMIN_TOKEN}x`, `Basic ${ADMIN_TOKEN}`, "Bearer \u00e9", `Bearer ${"t".repeat(3000)}`]) {
+    for (const authorization of [
+      "",
+      "Bearer",
+      "Bearer ",
+      "bearer test",
+      `Bearer ${ADMIN_TOKEN}x`,
+      `Basic ${ADMIN_TOKEN}`,
+      "Bearer \u00e9",
+      `Bearer ${"t".repeat(3000)}`,
+    ]) {
       attempts.push({ method: "POST", path: "/admin/v1/orgs", body: '{"name":"x"}', headers: { authorization } });
     }
     attempts.push({ method: "GET", path: `/admin/v1/keys/${keyIds[14]}/usage?from=%E0%A4%A&to=${"9".repeat(2000)}`, headers: auth });
@@ -241,9 +408,14 @@ describe("fuzzing the public paths", () => {
       for (const [index, field] of PUBLIC_FIELDS.entries()) {
         const sample = GARBAGE_VALUES.filter((_, i) => i % PUBLIC_FIELDS.length === index || rand() < 0.08);
         for (const value of sample) {
-          const text = typeof value === "string" ? value : JSON.stringify(value) ?? "";
+          const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "");
           attempts.push({ method: "GET", path: `${path}?${field}=${encodeURIComponent(text.replace(/[\ud800-\udfff]/g, "?"))}` });
-          attempts.push({ method: "POST", path, body: JSON.stringify({ [field]: value }), headers: { "content-type": "application/json" } });
+          attempts.push({
+            method: "POST",
+            path,
+            body: JSON.stringify({ [field]: value }),
+            headers: { "content-type": "application/json" },
+          });
           attempts.push({ method: "POST", path, body: `${field}=${encodeURIComponent(text.replace(/[\ud800-\udfff]/g, "?"))}` });
         }
       }
@@ -326,7 +498,7 @@ describe("raw HTTP", () => {
     "GET /api/v1/verify.php?key=%ff%fe%00 HTTP/1.1",
     "GET /\u00e9\u00e8/%C0%AE%C0%AE/ HTTP/1.1",
     "POST /admin/v1/orgs HTTP/1.1\r\ncontent-length: 999999999",
-    "POST /admin/v1/orgs HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{\"nam\r\n0\r\n",
+    'POST /admin/v1/orgs HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"nam\r\n0\r\n',
   ])("%s never answers 5xx", async (head) => {
     const request = `${head}\r\nhost: x\r\nauthorization: Bearer ${ADMIN_TOKEN}\r\n${head.includes("\r\n\r\n") ? "" : "\r\n"}`;
     const answer = await raw(request.includes("\r\n\r\n") ? request : `${request}\r\n`);

@@ -95,12 +95,19 @@ describe("rotation with a grace period", () => {
     // The sweep revokes it in PostgreSQL, drops its snapshot, and records it.
     await waitFor(async () => (await statusInPostgres(made.id)) === "revoked");
     await waitFor(async () => (await gw.ctx.redis.exists(gw.ctx.keys.keySnapshot(made.orgId, made.id))) === 0);
-    const { rows } = await gw.ctx.db.query("SELECT who, grp, action_code, detail FROM activity WHERE org_id = $1 AND action_code = 'key.retired'", [made.orgId]);
-    expect(rows).toEqual([expect.objectContaining({ who: "system", grp: "team_security", detail: expect.objectContaining({ key_id: made.id }) })]);
+    const { rows } = await gw.ctx.db.query(
+      "SELECT who, grp, action_code, detail FROM activity WHERE org_id = $1 AND action_code = 'key.retired'",
+      [made.orgId],
+    );
+    expect(rows).toEqual([
+      expect.objectContaining({ who: "system", grp: "team_security", detail: expect.objectContaining({ key_id: made.id }) }),
+    ]);
     expect(await reasonOf(made.key)).toBe("invalid_key");
     // Nothing more to do: another move of the clock retires nothing twice.
     await advance(gw, 60);
-    expect((await gw.ctx.db.query("SELECT 1 FROM activity WHERE org_id = $1 AND action_code = 'key.retired'", [made.orgId])).rowCount).toBe(1);
+    expect((await gw.ctx.db.query("SELECT 1 FROM activity WHERE org_id = $1 AND action_code = 'key.retired'", [made.orgId])).rowCount).toBe(
+      1,
+    );
   });
 
   it("a revocation of the old key during the grace takes effect at once", async () => {
@@ -131,7 +138,9 @@ describe("rotation with a grace period", () => {
     await rotate(made, { grace_s: 600 });
     // starter: 3 keys. Live: the second and the new one; the old one is on its way out.
     expect((await gw.admin("POST", `/orgs/${made.orgId}/keys`, { name: "Third", kind: "client", domain: "example.com" })).status).toBe(201);
-    expect((await gw.admin("POST", `/orgs/${made.orgId}/keys`, { name: "Fourth", kind: "client", domain: "example.com" })).body.reason).toBe("key_limit_reached");
+    expect(
+      (await gw.admin("POST", `/orgs/${made.orgId}/keys`, { name: "Fourth", kind: "client", domain: "example.com" })).body.reason,
+    ).toBe("key_limit_reached");
   });
 });
 
@@ -163,7 +172,11 @@ describe("installations through a rotation with grace", () => {
     expect(await reasonOf(made.key, { install: "site-a" })).toBe("invalid_key");
     await waitFor(async () => (await gw.ctx.redis.exists(gw.ctx.keys.installations(made.orgId, made.id))) === 0);
     expect(await gw.ctx.redis.hgetall(gw.ctx.keys.installations(made.orgId, fresh.id))).toMatchObject({
-      "site-a": "approved", "site-b": "approved", "site-c": "approved", intruder: "blocked", "site-d": "pending",
+      "site-a": "approved",
+      "site-b": "approved",
+      "site-c": "approved",
+      intruder: "blocked",
+      "site-d": "pending",
     });
     expect(await reasonOf(fresh.key, { install: "site-d" })).toBe("installation_pending");
     // PostgreSQL holds them for the new key too (the projection's transaction, committed just after), so a Redis loss restores them.
@@ -171,10 +184,15 @@ describe("installations through a rotation with grace", () => {
       const found = await gw.ctx.db.query("SELECT install, status FROM installations WHERE key_id = $1 ORDER BY install", [fresh.id]);
       return found.rows.some((r) => r.install === "site-d") ? found.rows : null;
     });
-    expect(rows).toEqual(expect.arrayContaining([
-      { install: "site-a", status: "approved" }, { install: "site-b", status: "approved" }, { install: "site-c", status: "approved" },
-      { install: "intruder", status: "blocked" }, { install: "site-d", status: "pending" },
-    ]));
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { install: "site-a", status: "approved" },
+        { install: "site-b", status: "approved" },
+        { install: "site-c", status: "approved" },
+        { install: "intruder", status: "blocked" },
+        { install: "site-d", status: "pending" },
+      ]),
+    );
   });
 
   it("at the hand-over an owner's decision on the old key beats a mere pending on the new one", async () => {
@@ -191,7 +209,11 @@ describe("installations through a rotation with grace", () => {
     await waitFor(async () => (await gw.ctx.redis.exists(gw.ctx.keys.installations(made.orgId, made.id))) === 0);
     expect(await reasonOf(fresh.key, { install: "site-e" })).toBe("ok");
     // PostgreSQL follows in the projection's transaction, committed just after.
-    await waitFor(async () => (await gw.ctx.db.query("SELECT 1 FROM installations WHERE key_id = $1 AND install = 'site-e' AND status = 'approved'", [fresh.id])).rowCount === 1);
+    await waitFor(
+      async () =>
+        (await gw.ctx.db.query("SELECT 1 FROM installations WHERE key_id = $1 AND install = 'site-e' AND status = 'approved'", [fresh.id]))
+          .rowCount === 1,
+    );
   });
 });
 

@@ -99,7 +99,14 @@ describe("POST /orgs/:org/keys", () => {
       rate_per_minute: 30,
       is_trial: true,
       hard_expires_at: "2099-01-02T03:04:05Z",
-      botcheck: { enabled: true, hold_ms: 2000, allow_desktop: true, allow_tablet: true, allow_mobile: false, blocked_url: "https://example.com/blocked" },
+      botcheck: {
+        enabled: true,
+        hold_ms: 2000,
+        allow_desktop: true,
+        allow_tablet: true,
+        allow_mobile: false,
+        blocked_url: "https://example.com/blocked",
+      },
       firewall: { rules: [{ path: "/admin", action: "deny" }] },
       content_origin: "https://example.com/members",
     });
@@ -282,7 +289,9 @@ describe("suspend, resume, revoke, rotate", () => {
 
   it("rotates: a new key with the same settings and installations, the old one revoked", async () => {
     const id = await org();
-    const created = (await createKey(id, { name: "rot", kind: "client", domain: "rot.example.com", scopes: ["a"], ip_allow: ["10.0.0.0/8"] })).body;
+    const created = (
+      await createKey(id, { name: "rot", kind: "client", domain: "rot.example.com", scopes: ["a"], ip_allow: ["10.0.0.0/8"] })
+    ).body;
     const oldId = created.details.id;
     await gw.admin("POST", `/keys/${oldId}/installations/site-a/approve`);
     const rotated = await gw.admin("POST", `/keys/${oldId}/rotate`);
@@ -291,7 +300,14 @@ describe("suspend, resume, revoke, rotate", () => {
     expect(rotated.body.key).not.toBe(created.key);
     const fresh = rotated.body.details;
     expect(fresh.id).not.toBe(oldId);
-    expect(fresh).toMatchObject({ status: "active", kind: "client", name: "rot", domain: "rot.example.com", scopes: ["a"], ip_allow: ["10.0.0.0/8"] });
+    expect(fresh).toMatchObject({
+      status: "active",
+      kind: "client",
+      name: "rot",
+      domain: "rot.example.com",
+      scopes: ["a"],
+      ip_allow: ["10.0.0.0/8"],
+    });
     expect(fresh.prefix).toBe(rotated.body.key.slice(0, 12));
     expect((await gw.admin("GET", `/keys/${oldId}`)).body.details.status).toBe("revoked");
     expect(await indexed(created.key)).toBe(false);

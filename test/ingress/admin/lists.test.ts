@@ -41,8 +41,14 @@ const get = (path: string, query: Record<string, string> = {}, token?: string) =
 
 describe("paging", () => {
   const LISTS: [string, string][] = [
-    ["/orgs/ORG/members", "members"], ["/orgs/ORG/domains", "domains"], ["/orgs/ORG/content", "content"], ["/orgs/ORG/secrets", "secrets"],
-    ["/orgs/ORG/keys", "keys"], ["/orgs/ORG/risks", "risks"], ["/orgs/ORG/tokens", "tokens"], ["/orgs", "orgs"],
+    ["/orgs/ORG/members", "members"],
+    ["/orgs/ORG/domains", "domains"],
+    ["/orgs/ORG/content", "content"],
+    ["/orgs/ORG/secrets", "secrets"],
+    ["/orgs/ORG/keys", "keys"],
+    ["/orgs/ORG/risks", "risks"],
+    ["/orgs/ORG/tokens", "tokens"],
+    ["/orgs", "orgs"],
   ];
 
   it.each(LISTS)("%s answers limit 1-500 (default 100), page from 1, total and has_more", async (template, field) => {
@@ -63,8 +69,13 @@ describe("paging", () => {
       expect((await get(path, { limit: "1", page: String(all.body.total + 1) })).body[field]).toEqual([]);
     }
     for (const [query, reason] of [
-      [{ limit: "0" }, "bad_limit"], [{ limit: "501" }, "bad_limit"], [{ limit: "ten" }, "bad_limit"], [{ limit: "1.5" }, "bad_limit"],
-      [{ page: "0" }, "bad_page"], [{ page: "-1" }, "bad_page"], [{ page: "x" }, "bad_page"],
+      [{ limit: "0" }, "bad_limit"],
+      [{ limit: "501" }, "bad_limit"],
+      [{ limit: "ten" }, "bad_limit"],
+      [{ limit: "1.5" }, "bad_limit"],
+      [{ page: "0" }, "bad_page"],
+      [{ page: "-1" }, "bad_page"],
+      [{ page: "x" }, "bad_page"],
     ] as const) {
       const res = await get(path, query);
       expect(res.status, JSON.stringify(query)).toBe(400);
@@ -87,7 +98,9 @@ describe("the lists", () => {
   it("GET /orgs/:org/members: name, email and role, newest first, of that organization only", async () => {
     const res = await get(`/orgs/${orgId}/members`, {}, readToken);
     expect(res.body.members.map((m: { email: string; role: string; name: string }) => [m.name, m.email, m.role])).toEqual([
-      ["M3", "m3@listed.example", "member"], ["M2", "m2@listed.example", "member"], ["M1", "m1@listed.example", "owner"],
+      ["M3", "m3@listed.example", "member"],
+      ["M2", "m2@listed.example", "member"],
+      ["M1", "m1@listed.example", "owner"],
     ]);
   });
 
@@ -97,7 +110,10 @@ describe("the lists", () => {
     const [d3, , d1] = res.body.domains;
     expect(d1.verified).toBe(true);
     expect(d3.verified).toBe(false);
-    expect(d3.txt_record).toEqual({ name: "_gateway-verification.d3.listed.example", value: `gateway-verification=${d3.verification_token}` });
+    expect(d3.txt_record).toEqual({
+      name: "_gateway-verification.d3.listed.example",
+      value: `gateway-verification=${d3.verification_token}`,
+    });
   });
 
   it("GET /orgs/:org/content: the items, most recently changed first", async () => {
@@ -118,12 +134,20 @@ describe("the lists", () => {
 
   it("GET /orgs/:org/risks: the acceptances with expired, on the service's clock", async () => {
     const now = (await gw.admin("GET", "/clock")).body.now as number;
-    await ok("POST", `/orgs/${orgId}/risks`, { domain: "d1.listed.example", finding_key: "email:spf", note: "later", expires_at: new Date((now + 600) * 1000).toISOString() });
+    await ok("POST", `/orgs/${orgId}/risks`, {
+      domain: "d1.listed.example",
+      finding_key: "email:spf",
+      note: "later",
+      expires_at: new Date((now + 600) * 1000).toISOString(),
+    });
     await tick();
     await ok("POST", `/orgs/${orgId}/risks`, { domain: "d2.listed.example", finding_key: "headers:csp", note: "forever" });
     let res = await get(`/orgs/${orgId}/risks`, {}, readToken);
-    expect(res.body.risks.map((r: { domain: string; finding_key: string; expired: boolean }) => [r.domain, r.finding_key, r.expired])).toEqual([
-      ["d2.listed.example", "headers:csp", false], ["d1.listed.example", "email:spf", false],
+    expect(
+      res.body.risks.map((r: { domain: string; finding_key: string; expired: boolean }) => [r.domain, r.finding_key, r.expired]),
+    ).toEqual([
+      ["d2.listed.example", "headers:csp", false],
+      ["d1.listed.example", "email:spf", false],
     ]);
     expect(res.body.risks[1]).toMatchObject({ note: "later", acked_by: "operator" });
     await gw.admin("POST", "/clock", { advance_s: 601 });
@@ -162,7 +186,8 @@ describe("the lists", () => {
     expect(lastUsedAt).toBe(new Date(Math.floor(usedAt / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"));
     expect(res.body.keys[3].last_used_at).toBeNull();
 
-    const names = async (query: Record<string, string>) => (await get(`/orgs/${orgId}/keys`, query, readToken)).body.keys.map((k: { name: string }) => k.name);
+    const names = async (query: Record<string, string>) =>
+      (await get(`/orgs/${orgId}/keys`, query, readToken)).body.keys.map((k: { name: string }) => k.name);
     expect(await names({ status: "active" })).toEqual(["client-a", "server-a"]);
     expect(await names({ status: "expired" })).toEqual(["soon"]);
     expect(await names({ status: "suspended" })).toEqual(["paused"]);
@@ -171,7 +196,10 @@ describe("the lists", () => {
     expect(await names({ kind: "server", status: "active" })).toEqual(["server-a"]);
     const counted = await get(`/orgs/${orgId}/keys`, { status: "active", limit: "1" }, readToken);
     expect(counted.body).toMatchObject({ total: 2, has_more: true });
-    for (const [query, reason] of [[{ status: "paused" }, "bad_status"], [{ kind: "browser" }, "bad_kind"]] as const) {
+    for (const [query, reason] of [
+      [{ status: "paused" }, "bad_status"],
+      [{ kind: "browser" }, "bad_kind"],
+    ] as const) {
       const refused = await get(`/orgs/${orgId}/keys`, query);
       expect(refused.status).toBe(400);
       expect(refused.body.reason).toBe(reason);

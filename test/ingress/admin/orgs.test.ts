@@ -40,7 +40,11 @@ describe("admin orgs", () => {
   });
 
   it("refuses a body that is not JSON", async () => {
-    const result = await gw.call("/admin/v1/orgs", { method: "POST", body: "{nope", headers: { authorization: "Bearer test-admin-token-0123456789" } });
+    const result = await gw.call("/admin/v1/orgs", {
+      method: "POST",
+      body: "{nope",
+      headers: { authorization: "Bearer test-admin-token-0123456789" },
+    });
     expect(result.status).toBe(400);
     expect(result.body.reason).toBe("bad_json");
   });

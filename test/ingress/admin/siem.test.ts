@@ -26,24 +26,48 @@ afterAll(async () => {
 
 describe("admin SIEM destinations", () => {
   it("creates, reads, lists and deletes; the token is sealed and never shown; every change is in the activity record", async () => {
-    const created = await gw.admin("POST", `/orgs/${orgId}/siem`, { kind: "splunk_hec", url: "https://hec.example.com:8088", token: "s3cret-token", index: "sec" });
+    const created = await gw.admin("POST", `/orgs/${orgId}/siem`, {
+      kind: "splunk_hec",
+      url: "https://hec.example.com:8088",
+      token: "s3cret-token",
+      index: "sec",
+    });
     expect(created.status).toBe(201);
     const id = created.body.destination.id as number;
-    expect(created.body.destination).toMatchObject({ id, kind: "splunk_hec", url: "https://hec.example.com:8088", index: "sec", has_token: true });
+    expect(created.body.destination).toMatchObject({
+      id,
+      kind: "splunk_hec",
+      url: "https://hec.example.com:8088",
+      index: "sec",
+      has_token: true,
+    });
     expect(JSON.stringify(created.body)).not.toContain("s3cret-token");
     const row = await destinationById(gw.ctx.db, id);
     expect(row?.token_sealed?.includes(Buffer.from("s3cret-token"))).toBe(false);
     const loaded = loadDestination(gw.ctx, row!);
-    expect(loaded).toMatchObject({ token: "s3cret-token", target: { protocol: "https", host: "hec.example.com", port: 8088, path: "/services/collector/event" } });
+    expect(loaded).toMatchObject({
+      token: "s3cret-token",
+      target: { protocol: "https", host: "hec.example.com", port: 8088, path: "/services/collector/event" },
+    });
 
     const got = await gw.admin("GET", `/orgs/${orgId}/siem/${id}`);
-    expect(got.body.destination).toMatchObject({ delivered: 0, pending: 0, failed: 0, dead_letters: 0, last_error: null, last_delivered_at: null });
+    expect(got.body.destination).toMatchObject({
+      delivered: 0,
+      pending: 0,
+      failed: 0,
+      dead_letters: 0,
+      last_error: null,
+      last_delivered_at: null,
+    });
     expect((await gw.admin("GET", `/orgs/${otherOrg}/siem/${id}`)).status).toBe(404);
     expect((await gw.admin("GET", `/orgs/${orgId}/siem`)).body.destinations).toHaveLength(1);
     expect((await gw.admin("DELETE", `/orgs/${otherOrg}/siem/${id}`)).status).toBe(404);
     expect((await gw.admin("DELETE", `/orgs/${orgId}/siem/${id}`)).status).toBe(200);
     expect((await gw.admin("DELETE", `/orgs/${orgId}/siem/${id}`)).status).toBe(404);
-    const { rows } = await gw.ctx.db.query<{ action_code: string; grp: string }>("SELECT action_code, grp FROM activity WHERE org_id = $1 ORDER BY id", [orgId]);
+    const { rows } = await gw.ctx.db.query<{ action_code: string; grp: string }>(
+      "SELECT action_code, grp FROM activity WHERE org_id = $1 ORDER BY id",
+      [orgId],
+    );
     expect(rows.filter((r) => r.grp === "siem").map((r) => r.action_code)).toEqual(["siem.destination_added", "siem.destination_removed"]);
   });
 
@@ -76,15 +100,41 @@ describe("admin SIEM destinations", () => {
   });
 
   it("the pusher's guard refuses a private address at connect time too (after DNS, not only at creation)", async () => {
-    const network = pushNetwork({ outbound: outboundPolicy("siem", "none"), resolver: null, caPem: null, timeoutMs: 2_000, hostname: "gw" });
+    const network = pushNetwork({
+      outbound: outboundPolicy("siem", "none"),
+      resolver: null,
+      caPem: null,
+      timeoutMs: 2_000,
+      hostname: "gw",
+    });
     const destination = {
-      id: 1, orgId, kind: "http" as const, url: receiver.url, token: null, index: null,
+      id: 1,
+      orgId,
+      kind: "http" as const,
+      url: receiver.url,
+      token: null,
+      index: null,
       target: { protocol: "http" as const, host: "127.0.0.1", port: receiver.port, path: "/" },
     };
-    const event = { id: 1, type: "scan.completed" as const, time: new Date().toISOString(), domain: "x.example", kind: "web" as const, grade: "A", score: 90, fail_count: 0 };
+    const event = {
+      id: 1,
+      type: "scan.completed" as const,
+      time: new Date().toISOString(),
+      domain: "x.example",
+      kind: "web" as const,
+      grade: "A",
+      score: 90,
+      fail_count: 0,
+    };
     await expect(sendBatch(destination, [event], network)).rejects.toThrow(/SSRF guard refused 127\.0\.0\.1: .*loopback/);
     expect(receiver.requests).toBe(0);
-    const allowed = pushNetwork({ outbound: outboundPolicy("siem", ["127.0.0.0/8"]), resolver: null, caPem: null, timeoutMs: 2_000, hostname: "gw" });
+    const allowed = pushNetwork({
+      outbound: outboundPolicy("siem", ["127.0.0.0/8"]),
+      resolver: null,
+      caPem: null,
+      timeoutMs: 2_000,
+      hostname: "gw",
+    });
     await sendBatch(destination, [event], allowed);
     expect(receiver.stored.get(1)).toBe(1);
   });

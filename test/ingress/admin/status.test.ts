@@ -19,7 +19,11 @@ describe("admin status calls", () => {
     expect(put.status).toBe(200);
     expect(put.body.service).toMatchObject({ key: "website", name: "Website", url: "https://example.com/health", configured: true });
     const list = await gw.admin("GET", "/status/services");
-    expect(list.body.services.map((s: any) => [s.key, s.configured])).toEqual([["website", true], ["api", false], ["dashboard", false]]);
+    expect(list.body.services.map((s: any) => [s.key, s.configured])).toEqual([
+      ["website", true],
+      ["api", false],
+      ["dashboard", false],
+    ]);
     const activity = await gw.admin("GET", "/status/activity");
     expect(activity.body.activity[0]).toMatchObject({ who: "operator", action_code: "status.service_set", detail: { service: "website" } });
     const { rows } = await gw.ctx.db.query("SELECT org_id, grp, via FROM activity WHERE action_code = 'status.service_set'");
@@ -32,14 +36,24 @@ describe("admin status calls", () => {
       expect([url, res.status, res.body.reason]).toEqual([url, 400, "bad_url"]);
       expect(res.body.detail).toContain("PROBE_ALLOW_PRIVATE=1");
     }
-    expect((await gw.admin("PUT", "/status/services/dashboard", { name: "Dashboard", url: "http://169.254.169.254/" })).body.detail).toContain("metadata");
+    expect(
+      (await gw.admin("PUT", "/status/services/dashboard", { name: "Dashboard", url: "http://169.254.169.254/" })).body.detail,
+    ).toContain("metadata");
   });
 
   it("the admin API and the CLI show each service's last probe and why it failed", async () => {
     await gw.admin("PUT", "/status/services/api", { name: "API", url: "https://api.example.com/healthz" });
     const now = gw.ctx.clock.now();
     const error = "refused by the SSRF guard: 10.1.2.3 (private)";
-    await insertCheck(gw.ctx.db, { service: "api", slotMs: now - 60_000, atMs: now - 60_000, ok: true, latencyMs: 12, statusCode: 200, error: null });
+    await insertCheck(gw.ctx.db, {
+      service: "api",
+      slotMs: now - 60_000,
+      atMs: now - 60_000,
+      ok: true,
+      latencyMs: 12,
+      statusCode: 200,
+      error: null,
+    });
     await insertCheck(gw.ctx.db, { service: "api", slotMs: now, atMs: now, ok: false, latencyMs: null, statusCode: null, error });
     const list = await gw.admin("GET", "/status/services");
     const api = list.body.services.find((s: { key: string }) => s.key === "api");
@@ -87,7 +101,14 @@ describe("admin status calls", () => {
     const created = await gw.admin("POST", "/status/incidents", { title: "Errors", body: "Looking into it" });
     expect(created.status).toBe(201);
     const incident = created.body.incident;
-    expect(incident).toMatchObject({ title: "Errors", impact: "minor", status: "investigating", affects: [], resolved_at: null, postmortem: null });
+    expect(incident).toMatchObject({
+      title: "Errors",
+      impact: "minor",
+      status: "investigating",
+      affects: [],
+      resolved_at: null,
+      postmortem: null,
+    });
     expect(incident.updates).toEqual([{ status: "investigating", body: "Looking into it", at: incident.created_at }]);
     for (const status of ["identified", "monitoring", "investigating", "monitoring", "resolved"]) {
       const res = await gw.admin("POST", `/status/incidents/${incident.id}/updates`, { status, body: `now ${status}` });
@@ -98,9 +119,28 @@ describe("admin status calls", () => {
     expect(reopened).toMatchObject({ status: 409, body: { ok: false, reason: "conflict" } });
     const note = await gw.admin("POST", `/status/incidents/${incident.id}/updates`, { status: "resolved", body: "Root cause published" });
     expect(note.status).toBe(201);
-    const patched = await gw.admin("PATCH", `/status/incidents/${incident.id}`, { title: "API errors", impact: "major", affects: ["api"], postmortem: "Because." });
-    expect(patched.body.incident).toMatchObject({ title: "API errors", impact: "major", affects: ["api"], postmortem: "Because.", status: "resolved" });
-    expect(patched.body.incident.updates.map((u: any) => u.status)).toEqual(["resolved", "resolved", "monitoring", "investigating", "monitoring", "identified", "investigating"]);
+    const patched = await gw.admin("PATCH", `/status/incidents/${incident.id}`, {
+      title: "API errors",
+      impact: "major",
+      affects: ["api"],
+      postmortem: "Because.",
+    });
+    expect(patched.body.incident).toMatchObject({
+      title: "API errors",
+      impact: "major",
+      affects: ["api"],
+      postmortem: "Because.",
+      status: "resolved",
+    });
+    expect(patched.body.incident.updates.map((u: any) => u.status)).toEqual([
+      "resolved",
+      "resolved",
+      "monitoring",
+      "investigating",
+      "monitoring",
+      "identified",
+      "investigating",
+    ]);
     const empty = await gw.admin("PATCH", `/status/incidents/${incident.id}`, {});
     expect(empty.status).toBe(400);
     const got = await gw.admin("GET", `/status/incidents/${incident.id}`);
@@ -112,7 +152,12 @@ describe("admin status calls", () => {
   });
 
   it("creates, updates and cancels maintenance; a cancelled window cannot change", async () => {
-    const created = await gw.admin("POST", "/status/maintenance", { title: "Upgrade", affects: ["dashboard"], starts_at: future(1), ends_at: future(2) });
+    const created = await gw.admin("POST", "/status/maintenance", {
+      title: "Upgrade",
+      affects: ["dashboard"],
+      starts_at: future(1),
+      ends_at: future(2),
+    });
     expect(created.status).toBe(201);
     const id = created.body.maintenance.id;
     expect(created.body.maintenance).toMatchObject({ title: "Upgrade", body: "", affects: ["dashboard"], cancelled_at: null });
@@ -131,7 +176,9 @@ describe("admin status calls", () => {
     const doc = (await gw.call("/api/status.php")).body;
     expect(doc.maintenance.upcoming.map((m: any) => m.id)).not.toContain(id);
     const codes = (await gw.admin("GET", "/status/activity?limit=500")).body.activity.map((a: any) => a.action_code);
-    expect(codes).toEqual(expect.arrayContaining(["status.maintenance_created", "status.maintenance_updated", "status.maintenance_cancelled"]));
+    expect(codes).toEqual(
+      expect.arrayContaining(["status.maintenance_created", "status.maintenance_updated", "status.maintenance_cancelled"]),
+    );
   });
 
   it("an admin change shows on the public document at once", async () => {

@@ -54,7 +54,11 @@ describe("POST /orgs/:org/tokens", () => {
       "SELECT grp, action_code, who, detail FROM activity WHERE org_id = $1 AND action_code = 'token.created' ORDER BY id DESC LIMIT 1",
       [orgId],
     );
-    expect(activity[0]).toMatchObject({ grp: "team_security", who: "operator", detail: { token_id: res.body.details.id, prefix: res.body.details.prefix } });
+    expect(activity[0]).toMatchObject({
+      grp: "team_security",
+      who: "operator",
+      detail: { token_id: res.body.details.id, prefix: res.body.details.prefix },
+    });
     expect(JSON.stringify(activity[0])).not.toContain(res.body.token);
   });
 
@@ -207,10 +211,23 @@ describe("GET /me", () => {
 
 describe("without ADMIN_TOKEN", () => {
   it("answers admin_disabled to everyone but organization tokens, which work", async () => {
-    const org = await insertOrg(noAdmin.ctx.db, { name: "Lone", plan: "free", fixTargetDays: 30, subscription: "active", nowMs: noAdmin.ctx.clock.now() });
+    const org = await insertOrg(noAdmin.ctx.db, {
+      name: "Lone",
+      plan: "free",
+      fixTargetDays: 30,
+      subscription: "active",
+      nowMs: noAdmin.ctx.clock.now(),
+    });
     const fresh = newOrgToken();
     await insertToken(noAdmin.ctx.db, {
-      orgId: org.id, name: "ops", hash: sha256(fresh.token), prefix: fresh.prefix, scopes: ["read"], createdBy: "test", nowMs: noAdmin.ctx.clock.now(), expiresMs: null,
+      orgId: org.id,
+      name: "ops",
+      hash: sha256(fresh.token),
+      prefix: fresh.prefix,
+      scopes: ["read"],
+      createdBy: "test",
+      nowMs: noAdmin.ctx.clock.now(),
+      expiresMs: null,
     });
     for (const headers of [{}, bearer(ADMIN_TOKEN), bearer("")]) {
       const res = await noAdmin.call("/admin/v1/me", { headers });

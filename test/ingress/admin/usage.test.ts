@@ -38,7 +38,14 @@ describe("GET /keys/:id/usage", () => {
     }
     const { body } = await gw.admin("GET", `/keys/${keyId}/usage`);
     expect(body.usage).toEqual([
-      { day: day(-2), calls: 18, counted: 18, refused: 3, by_reason: { ok: 15, domain_mismatch: 3 }, by_endpoint: { verify: 13, content: 5 } },
+      {
+        day: day(-2),
+        calls: 18,
+        counted: 18,
+        refused: 3,
+        by_reason: { ok: 15, domain_mismatch: 3 },
+        by_endpoint: { verify: 13, content: 5 },
+      },
       { day: day(-1), calls: 7, counted: 0, refused: 7, by_reason: { rate_limited: 7 }, by_endpoint: { verify: 7 } },
     ]);
     const narrow = await gw.admin("GET", `/keys/${keyId}/usage?from=${day(-1)}&to=${day(-1)}`);

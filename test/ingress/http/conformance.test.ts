@@ -43,7 +43,12 @@ describe("several requests on one connection", () => {
   });
 
   it("pipelined answers that need no I/O come back complete and in order, GET and POST mixed", async () => {
-    const payload = get("/nope") + post("/api/v1/verify.php", "{}") + "OPTIONS /api/v1/verify.php HTTP/1.1\r\nHost: t\r\n\r\n" + get("/api/v1/nothing.php") + post("/nope", "x");
+    const payload =
+      get("/nope") +
+      post("/api/v1/verify.php", "{}") +
+      "OPTIONS /api/v1/verify.php HTTP/1.1\r\nHost: t\r\n\r\n" +
+      get("/api/v1/nothing.php") +
+      post("/nope", "x");
     const answer = await rawExchange(gw.url, payload, 5);
     expect(answer.responses.map((r) => r.status)).toEqual([404, 400, 204, 404, 404]);
     expect(JSON.parse(answer.responses[1]?.body ?? "{}").reason).toBe("missing_key");
@@ -71,7 +76,9 @@ describe("framing", () => {
     const differ = (body: string) =>
       `POST /api/v1/verify.php HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
     const alone = await rawExchange(gw.url, differ("{}  "), 2);
-    expect(alone.responses.map((r) => [r.status, r.headers.connection, JSON.parse(r.body).reason])).toEqual([[400, "close", "bad_request"]]);
+    expect(alone.responses.map((r) => [r.status, r.headers.connection, JSON.parse(r.body).reason])).toEqual([
+      [400, "close", "bad_request"],
+    ]);
     expect(alone.closed).toBe(true);
     // The smuggling shape: the bytes past the first length are a request a proxy framing by
     // the second never saw. It is not dispatched: the connection closes, unanswered.
@@ -79,7 +86,8 @@ describe("framing", () => {
     expect(smuggled.responses.map((r) => r.status)).not.toContain(404);
     expect(smuggled.closed).toBe(true);
     // The same value twice is one length (RFC 9110 8.6).
-    const same = "POST /api/v1/verify.php HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}";
+    const same =
+      "POST /api/v1/verify.php HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}";
     const once = await rawExchange(gw.url, same, 1);
     expect(once.responses.map((r) => [r.status, JSON.parse(r.body).reason])).toEqual([[400, "missing_key"]]);
   });
@@ -94,9 +102,16 @@ describe("framing", () => {
   it("a declared body over the cap: 413 at once, the body read into nothing, the next request on the connection served", async () => {
     const payload = "x".repeat(2 * 1024 * 1024);
     const answer = await rawExchange(gw.url, post("/api/v1/verify.php", payload) + get("/nope"), 2);
-    expect(answer.responses.map((r) => [r.status, JSON.parse(r.body).reason, r.headers.connection])).toEqual([[413, "payload_too_large", undefined], [404, "unknown_endpoint", undefined]]);
+    expect(answer.responses.map((r) => [r.status, JSON.parse(r.body).reason, r.headers.connection])).toEqual([
+      [413, "payload_too_large", undefined],
+      [404, "unknown_endpoint", undefined],
+    ]);
     // A declared length past what is worth reading: 413 and the connection closes.
-    const absurd = await rawExchange(gw.url, `POST /api/v1/verify.php HTTP/1.1\r\nHost: t\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n{}`, 1);
+    const absurd = await rawExchange(
+      gw.url,
+      `POST /api/v1/verify.php HTTP/1.1\r\nHost: t\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n{}`,
+      1,
+    );
     expect(absurd.responses.map((r) => [r.status, r.headers.connection])).toEqual([[413, "close"]]);
   });
 
@@ -118,7 +133,9 @@ describe("framing", () => {
     const folded = await openRaw(gw.url);
     let answered = "";
     folded.on("data", (chunk: Buffer) => (answered += chunk.toString("latin1")));
-    folded.write(`POST /api/v1/verify.php HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Fold: a\r\n  b\r\nContent-Length: ${verifyBody().length}\r\n\r\n${verifyBody()}`);
+    folded.write(
+      `POST /api/v1/verify.php HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Fold: a\r\n  b\r\nContent-Length: ${verifyBody().length}\r\n\r\n${verifyBody()}`,
+    );
     const before = await usedOf(gw, made.orgId);
     expect(await healthy()).toBe(200);
     expect(await usedOf(gw, made.orgId)).toBe(before);
@@ -132,7 +149,11 @@ describe("slow and broken callers", () => {
     const slow = await Promise.all(Array.from({ length: 250 }, () => openRaw(gw.url)));
     slow.forEach((socket, i) => {
       socket.on("error", () => undefined);
-      socket.write(i < 200 ? "GET /healthz HTTP/1.1\r\nHost: t\r\nX-Slow: " : "POST /api/v1/verify.php HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n{\"key\":");
+      socket.write(
+        i < 200
+          ? "GET /healthz HTTP/1.1\r\nHost: t\r\nX-Slow: "
+          : 'POST /api/v1/verify.php HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n{"key":',
+      );
     });
     for (let i = 0; i < 5; i++) expect(await healthy()).toBe(200);
     expect((await rawExchange(gw.url, post("/api/v1/verify.php", verifyBody()), 1)).responses[0]?.status).toBe(200);
@@ -145,7 +166,9 @@ describe("slow and broken callers", () => {
       const socket = await openRaw(gw.url);
       socket.on("error", () => undefined);
       const body = verifyBody();
-      socket.write(`POST /api/v1/verify.php HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 20)}`);
+      socket.write(
+        `POST /api/v1/verify.php HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 20)}`,
+      );
       socket.destroy();
     }
     expect((await rawExchange(gw.url, post("/api/v1/verify.php", verifyBody()), 1)).responses[0]?.status).toBe(200);

@@ -57,15 +57,21 @@ beforeAll(async () => {
   prefix = mkdtempSync(join(tmpdir(), "gw-nginx-"));
   const listen = await freePort();
   writeFileSync(join(prefix, "nginx.conf"), nginxConfig({ prefix, listen, upstream: gw.ingress.port }));
-  nginx = spawn("nginx", ["-p", prefix, "-c", join(prefix, "nginx.conf"), "-e", join(prefix, "error.log"), "-g", "daemon off;"], { stdio: "ignore" });
+  nginx = spawn("nginx", ["-p", prefix, "-c", join(prefix, "nginx.conf"), "-e", join(prefix, "error.log"), "-g", "daemon off;"], {
+    stdio: "ignore",
+  });
   front = `http://127.0.0.1:${listen}`;
-  await waitFor(async () => {
-    try {
-      return (await rawExchange(front, get("/healthz"), 1, { timeoutMs: 1000 })).responses[0]?.status === 200;
-    } catch {
-      return false;
-    }
-  }, 10_000, 50).catch((error: unknown) => {
+  await waitFor(
+    async () => {
+      try {
+        return (await rawExchange(front, get("/healthz"), 1, { timeoutMs: 1000 })).responses[0]?.status === 200;
+      } catch {
+        return false;
+      }
+    },
+    10_000,
+    50,
+  ).catch((error: unknown) => {
     throw new Error(`nginx did not come up: ${String(error)}; ${readFileSync(join(prefix, "error.log"), "utf8")}`);
   });
 });
@@ -79,7 +85,12 @@ const verifyBody = () => JSON.stringify({ key: made.key, domain: "example.com" }
 
 describe("behind nginx with the documented settings", () => {
   it("pipelined requests that wait on Redis are all answered, in order, GET and POST mixed", async () => {
-    const payload = post("/api/v1/verify.php", verifyBody()) + get("/nope") + get(`/api/v1/verify.php?key=${made.key}&domain=example.com`) + get("/healthz") + post("/api/v1/verify.php", "{}");
+    const payload =
+      post("/api/v1/verify.php", verifyBody()) +
+      get("/nope") +
+      get(`/api/v1/verify.php?key=${made.key}&domain=example.com`) +
+      get("/healthz") +
+      post("/api/v1/verify.php", "{}");
     const answer = await rawExchange(front, payload, 5);
     expect(answer.responses.map((r) => r.status)).toEqual([200, 404, 200, 200, 400]);
     expect(JSON.parse(answer.responses[0]?.body ?? "{}").authorized).toBe(true);
@@ -106,7 +117,9 @@ describe("behind nginx with the documented settings", () => {
     const allowed = await makeKey(gw, made.orgId, { ip_allow: ["127.0.0.2"] });
     const from = async (local: string) => {
       const socket = await openRaw(front, local);
-      const answer = await rawExchange(front, post("/api/v1/verify.php", JSON.stringify({ key: allowed.key, domain: "example.com" })), 1, { socket });
+      const answer = await rawExchange(front, post("/api/v1/verify.php", JSON.stringify({ key: allowed.key, domain: "example.com" })), 1, {
+        socket,
+      });
       socket.destroy();
       return JSON.parse(answer.responses[0]?.body ?? "{}").reason as string;
     };

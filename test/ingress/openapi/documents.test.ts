@@ -28,8 +28,16 @@ describe("the OpenAPI documents", () => {
     expect(openApiErrors(broken)).toMatch(/description/);
     expect(openApiErrors({ openapi: "3.0.3", info: { title: "x", version: "1" }, paths: {} })).not.toBeNull();
     // A Schema Object is checked against the OAS dialect (JSON Schema 2020-12).
-    expect(openApiErrors({ openapi: "3.1.0", info: { title: "x", version: "1" }, components: { schemas: { A: { type: 5 } } } })).toMatch(/schemas\/A/);
-    expect(openApiErrors({ openapi: "3.1.0", info: { title: "x", version: "1" }, components: { schemas: { A: { type: "string", "x-note": 1 } } } })).toBeNull();
+    expect(openApiErrors({ openapi: "3.1.0", info: { title: "x", version: "1" }, components: { schemas: { A: { type: 5 } } } })).toMatch(
+      /schemas\/A/,
+    );
+    expect(
+      openApiErrors({
+        openapi: "3.1.0",
+        info: { title: "x", version: "1" },
+        components: { schemas: { A: { type: "string", "x-note": 1 } } },
+      }),
+    ).toBeNull();
   });
 
   it("describe every admin route, and every write route's body or its absence", () => {
@@ -39,10 +47,14 @@ describe("the OpenAPI documents", () => {
       const template = `/admin/v1${r.path.replace(/:([a-z_]+)/g, "{$1}")}`;
       expect(doc.paths[template]?.[r.method.toLowerCase()], `${r.method} ${r.path}`).toBeDefined();
       if (r.method !== "GET" && r.method !== "DELETE") {
-        expect(Object.hasOwn(ADMIN_BODIES, `${r.method} ${r.path}`) || ADMIN_BODILESS.has(`${r.method} ${r.path}`), `${r.method} ${r.path} has no body description`).toBe(true);
+        expect(
+          Object.hasOwn(ADMIN_BODIES, `${r.method} ${r.path}`) || ADMIN_BODILESS.has(`${r.method} ${r.path}`),
+          `${r.method} ${r.path} has no body description`,
+        ).toBe(true);
       }
     }
-    for (const id of [...Object.keys(ADMIN_BODIES), ...ADMIN_BODILESS, ...Object.keys(ADMIN_ANSWERS)]) expect(ids.has(id), `${id} is not an admin route`).toBe(true);
+    for (const id of [...Object.keys(ADMIN_BODIES), ...ADMIN_BODILESS, ...Object.keys(ADMIN_ANSWERS)])
+      expect(ids.has(id), `${id} is not an admin route`).toBe(true);
   });
 
   it("docs/api.md lists exactly the loosely described success answers", () => {
@@ -50,7 +62,9 @@ describe("the OpenAPI documents", () => {
     for (const doc of [publicDocument("https://gateway.example"), adminDocument("https://gateway.example")]) {
       for (const [path, item] of Object.entries(doc.paths)) {
         if ("$ref" in item) continue;
-        for (const [method, op] of Object.entries(item as Record<string, { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> }>)) {
+        for (const [method, op] of Object.entries(
+          item as Record<string, { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> }>,
+        )) {
           const success = op.responses["200"] ?? op.responses["201"];
           if (success.content?.["application/json"]?.schema["x-loose"] === true) loose.push(`${method.toUpperCase()} ${path}`);
         }
@@ -63,7 +77,11 @@ describe("the OpenAPI documents", () => {
   });
 
   it("name every reason with its status", () => {
-    const reason = (publicDocument("https://gateway.example").components as { schemas: { Reason: { enum: string[]; "x-reasons": Record<string, { status: number }> } } }).schemas.Reason;
+    const reason = (
+      publicDocument("https://gateway.example").components as {
+        schemas: { Reason: { enum: string[]; "x-reasons": Record<string, { status: number }> } };
+      }
+    ).schemas.Reason;
     expect(reason.enum).toEqual(Object.keys(REASONS));
     for (const [name, r] of Object.entries(REASONS)) expect(reason["x-reasons"][name].status).toBe(r.status);
   });
@@ -85,9 +103,15 @@ describe("the OpenAPI documents", () => {
     const keys = { keys: [{ kty: "OKP", crv: "Ed25519", x: "abc" }], tokens: { format: "JWT", alg: "EdDSA", types: ["entitlement"] } };
     expect(check("GET", "/api/v1/keys.json", 200, keys, "application/json")).toBeNull();
     expect(check("GET", "/api/v1/keys.json", 200, { ...keys, extra: 1 }, "application/json")).toMatch(/additional/);
-    expect(check("GET", "/api/v1/verify", 200, { authorized: true, reason: "ok", ts: 1, signature: "s", surprise: true }, "application/json")).toMatch(/additional/);
-    expect(check("POST", "/api/v1/verify.php", 403, { authorized: false, reason: "no_such_reason" }, "application/json")).toMatch(/allowed values/);
-    expect(check("POST", "/api/v1/verify.php", 418, { authorized: false, reason: "expired" }, "application/json")).toMatch(/not in the document/);
+    expect(
+      check("GET", "/api/v1/verify", 200, { authorized: true, reason: "ok", ts: 1, signature: "s", surprise: true }, "application/json"),
+    ).toMatch(/additional/);
+    expect(check("POST", "/api/v1/verify.php", 403, { authorized: false, reason: "no_such_reason" }, "application/json")).toMatch(
+      /allowed values/,
+    );
+    expect(check("POST", "/api/v1/verify.php", 418, { authorized: false, reason: "expired" }, "application/json")).toMatch(
+      /not in the document/,
+    );
     expect(check("GET", "/admin/v1/orgs/1", 400, { ok: false, reason: "bad_name" }, "application/json")).toBeNull();
     expect(check("GET", "/admin/v1/orgs/1", 200, { ok: true }, "application/json")).toMatch(/org/);
     expect(check("GET", "/api/v1/nothing-here", 404, { ok: false, reason: "unknown_endpoint" }, "application/json")).toBeNull();

@@ -27,13 +27,31 @@ beforeAll(async () => {
   const expires = new Date(gw.ctx.clock.now() + 30 * 86_400_000).toISOString();
   await gw.admin("POST", `/orgs/${orgId}/risks`, { domain: "a.test", finding_key: "headers:hsts", note: "later", expires_at: expires });
   // Dated entries for the range filters, and one of another organization.
-  for (const [day, domain] of [["2030-01-01", "old.test"], ["2030-01-02", "old.test"], ["2030-01-03", "old.test"]]) {
+  for (const [day, domain] of [
+    ["2030-01-01", "old.test"],
+    ["2030-01-02", "old.test"],
+    ["2030-01-03", "old.test"],
+  ]) {
     await recordActivity(gw.ctx.db, {
-      orgId, atMs: Date.parse(`${day}T12:00:00Z`), who: "operator", via: "admin", group: "settings", action: `Setting changed on ${day}`,
-      actionCode: "settings.changed", domain,
+      orgId,
+      atMs: Date.parse(`${day}T12:00:00Z`),
+      who: "operator",
+      via: "admin",
+      group: "settings",
+      action: `Setting changed on ${day}`,
+      actionCode: "settings.changed",
+      domain,
     });
   }
-  await recordActivity(gw.ctx.db, { orgId: otherOrg, atMs: gw.ctx.clock.now(), who: "x", via: "admin", group: "settings", action: "other org", actionCode: "x" });
+  await recordActivity(gw.ctx.db, {
+    orgId: otherOrg,
+    atMs: gw.ctx.clock.now(),
+    who: "x",
+    via: "admin",
+    group: "settings",
+    action: "other org",
+    actionCode: "x",
+  });
 });
 
 afterAll(async () => {
@@ -49,7 +67,8 @@ describe("activity.php", () => {
     const times = res.body.activity.map((a: { time: string }) => Date.parse(a.time));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
     expect(res.body.total).toBe(res.body.activity.length);
-    for (const entry of res.body.activity) expect(Object.keys(entry)).toEqual(expect.arrayContaining(["time", "who", "action", "action_code", "domain", "detail"]));
+    for (const entry of res.body.activity)
+      expect(Object.keys(entry)).toEqual(expect.arrayContaining(["time", "who", "action", "action_code", "domain", "detail"]));
     const codes = res.body.activity.map((a: { action_code: string }) => a.action_code);
     expect(codes).toEqual(expect.arrayContaining(["finding.assigned", "risk.accepted", "scan.completed"]));
     const assigned = res.body.activity.find((a: { action_code: string }) => a.action_code === "finding.assigned");
@@ -64,7 +83,10 @@ describe("activity.php", () => {
     const old = await activity({ key, for_domain: "old.test" });
     expect(old.body.total).toBe(3);
     const range = await activity({ key, from: "2030-01-02", to: "2030-01-03" });
-    expect(range.body.activity.map((a: { action: string }) => a.action)).toEqual(["Setting changed on 2030-01-03", "Setting changed on 2030-01-02"]);
+    expect(range.body.activity.map((a: { action: string }) => a.action)).toEqual([
+      "Setting changed on 2030-01-03",
+      "Setting changed on 2030-01-02",
+    ]);
     const oneDay = await activity({ key, from: "2030-01-01", to: "2030-01-01" });
     expect(oneDay.body.total).toBe(1);
   });

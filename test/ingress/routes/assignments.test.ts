@@ -36,8 +36,14 @@ describe("POST assignments.php", () => {
     const res = await assignments(gw, "POST", { key, for_domain: "a.test", finding_key: "email:spf", owner: "alice@example.com" });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.assignment).toMatchObject({
-      domain: "a.test", finding_key: "email:spf", finding: "SPF record", status: "open",
-      owner: { name: "Alice", email: "alice@example.com" }, due_at: null, overdue: false, past_target: false,
+      domain: "a.test",
+      finding_key: "email:spf",
+      finding: "SPF record",
+      status: "open",
+      owner: { name: "Alice", email: "alice@example.com" },
+      due_at: null,
+      overdue: false,
+      past_target: false,
     });
     expect(typeof res.body.assignment.updated_at).toBe("string");
     expect(res.headers.get("x-ratelimit-limit")).toBe("120");
@@ -45,10 +51,19 @@ describe("POST assignments.php", () => {
     const [event] = await eventsOf(gw, orgId, "finding.assigned");
     expect(event.domain).toBe("a.test");
     expect(event.payload).toMatchObject({
-      finding_key: "email:spf", finding: "SPF record", owner: { name: "Alice", email: "alice@example.com" }, status: "open",
-      due_at: null, by: "Backend (API key)", automatic: false, previous_owner: null,
+      finding_key: "email:spf",
+      finding: "SPF record",
+      owner: { name: "Alice", email: "alice@example.com" },
+      status: "open",
+      due_at: null,
+      by: "Backend (API key)",
+      automatic: false,
+      previous_owner: null,
     });
-    const { rows } = await gw.ctx.db.query("SELECT via, grp, action_code FROM activity WHERE org_id = $1 AND action_code = 'finding.assigned'", [orgId]);
+    const { rows } = await gw.ctx.db.query(
+      "SELECT via, grp, action_code FROM activity WHERE org_id = $1 AND action_code = 'finding.assigned'",
+      [orgId],
+    );
     expect(rows).toEqual([{ via: "api", grp: "ownership", action_code: "finding.assigned" }]);
   });
 
@@ -58,7 +73,13 @@ describe("POST assignments.php", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.assignment).toMatchObject({ status: "in_progress", due_at: due, owner: { email: "alice@example.com" } });
     const [changed] = await eventsOf(gw, orgId, "finding.status_changed");
-    expect(changed.payload).toMatchObject({ from: "open", status: "in_progress", by: "Backend (API key)", due_at: due, finding_key: "email:spf" });
+    expect(changed.payload).toMatchObject({
+      from: "open",
+      status: "in_progress",
+      by: "Backend (API key)",
+      due_at: due,
+      finding_key: "email:spf",
+    });
   });
 
   it("an empty owner means nobody; the event names the previous owner; an empty due clears it", async () => {
@@ -181,7 +202,10 @@ describe("GET assignments.php", () => {
     const bobs = await assignments(gw, "GET", { key, owner: "bob@example.com" });
     expect(bobs.body.count).toBe(2);
     const overdue = await assignments(gw, "GET", { key, overdue: "1" });
-    expect(overdue.body.assignments.map((a: { domain: string; finding_key: string }) => `${a.domain}/${a.finding_key}`)).toEqual(["b.test/email:spf", "a.test/headers:hsts"]);
+    expect(overdue.body.assignments.map((a: { domain: string; finding_key: string }) => `${a.domain}/${a.finding_key}`)).toEqual([
+      "b.test/email:spf",
+      "a.test/headers:hsts",
+    ]);
   });
 
   it.each([
@@ -229,7 +253,10 @@ describe("GET assignments.php", () => {
   });
 
   it("history=1 tells the story oldest first, with the notes added through the admin API", async () => {
-    const note = await gw.admin("POST", `/orgs/${orgId}/assignments/a.test/email:spf/notes`, { who: "Alice", body: "Waiting on the DNS provider" });
+    const note = await gw.admin("POST", `/orgs/${orgId}/assignments/a.test/email:spf/notes`, {
+      who: "Alice",
+      body: "Waiting on the DNS provider",
+    });
     expect(note.status, JSON.stringify(note.body)).toBe(201);
     expect((await gw.admin("POST", `/orgs/${orgId}/assignments/a.test/headers:csp/notes`, { who: "A", body: "x" })).status).toBe(404);
     const res = await assignments(gw, "GET", { key, history: "1", for_domain: "a.test", finding_key: "email:spf" });
@@ -282,7 +309,11 @@ describe("re-checks and reopening", () => {
     await scanNow(gw, key, "a.test");
     const res = await assignments(gw, "GET", { key, history: "1", for_domain: "a.test", finding_key: "headers:hsts" });
     expect(res.body.assignment.status).toBe("open");
-    expect(res.body.history.at(-1)).toMatchObject({ who: "system", what: "reopened: a later scan found it failing again", automatic: true });
+    expect(res.body.history.at(-1)).toMatchObject({
+      who: "system",
+      what: "reopened: a later scan found it failing again",
+      automatic: true,
+    });
     const reopened = await eventsOf(gw, orgId, "finding.reopened");
     expect(reopened).toHaveLength(1);
     expect(reopened[0].payload).toMatchObject({ finding_key: "headers:hsts", status: "open", owner: { email: "bob@example.com" } });

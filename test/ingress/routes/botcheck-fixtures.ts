@@ -25,7 +25,8 @@ export const BROWSER_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 // The page signals of a desktop Chrome: the same fixture as the assessment's unit tests.
 export const BROWSER_SIGNALS = Object.freeze(chromeDesktopSignals());
 
-export const PHONE_UA = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
+export const PHONE_UA =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
 
 export const PHONE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   ...BROWSER_HEADERS,
@@ -34,7 +35,13 @@ export const PHONE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "sec-ch-ua-platform": '"Android"',
 });
 
-export const PHONE_SIGNALS = Object.freeze({ ...BROWSER_SIGNALS, user_agent_data_mobile: true, touch_points: 5, plugins: 0, screen: { width: 412, height: 915, color_depth: 24, pixel_ratio: 2.625 } });
+export const PHONE_SIGNALS = Object.freeze({
+  ...BROWSER_SIGNALS,
+  user_agent_data_mobile: true,
+  touch_points: 5,
+  plugins: 0,
+  screen: { width: 412, height: 915, color_depth: 24, pixel_ratio: 2.625 },
+});
 
 /** The difficulty of the fixture's keys: low, so a test solves a proof in a millisecond; the default's own tests say so. */
 export const TEST_DIFFICULTY = 8;
@@ -46,7 +53,16 @@ export function botcheckKey(gw: TestGateway, botcheck: Record<string, unknown> =
 
 /** The widget's summary of a hand moving a mouse to the button (judged `human`). */
 export const HAND: Readonly<Interaction> = Object.freeze({
-  input: "mouse", presses: 1, keys: 0, moves: 42, trail: 18, path_px: 312.4, span_px: 281.9, speed_cv: 0.61, max_speed: 2.3, contact_px: 1,
+  input: "mouse",
+  presses: 1,
+  keys: 0,
+  moves: 42,
+  trail: 18,
+  path_px: 312.4,
+  span_px: 281.9,
+  speed_cv: 0.61,
+  max_speed: 2.3,
+  contact_px: 1,
 });
 
 /** What the widget adds to a grant: a proof of `bits` for the nonce and the hand's evidence. */

@@ -42,7 +42,11 @@ describe("a script that waits the hold", () => {
     expect(refused.body).toEqual({ ok: false, enforced: true, allow: false, reason: "hold_too_short", ts: expect.any(Number) });
     expect(refused.status).toBe(403);
     // The challenge said what work was due.
-    expect(assessed.body.config).toMatchObject({ hold_ms: 1500, difficulty: DEFAULT_DIFFICULTY, difficulty_without_evidence: DEFAULT_DIFFICULTY + 2 });
+    expect(assessed.body.config).toMatchObject({
+      hold_ms: 1500,
+      difficulty: DEFAULT_DIFFICULTY,
+      difficulty_without_evidence: DEFAULT_DIFFICULTY + 2,
+    });
     // A human-looking summary does not stand in for the work.
     const again = await challenge(gw, made);
     await advance(gw, 2);
@@ -112,7 +116,13 @@ describe("the grant is assessed again", () => {
     const from = async (address: string) => {
       const nonce = await challenge(gw, made);
       await advance(gw, 2);
-      return postFrom(gw.url, address, "/api/v1/botcheck.php", { key: made.key, action: "grant", nonce, held_ms: 1600, ...answerOf(nonce) }, { ...BROWSER_HEADERS });
+      return postFrom(
+        gw.url,
+        address,
+        "/api/v1/botcheck.php",
+        { key: made.key, action: "grant", nonce, held_ms: 1600, ...answerOf(nonce) },
+        { ...BROWSER_HEADERS },
+      );
     };
     const elsewhere = await from("127.0.1.1");
     expect(elsewhere.status).toBe(403);
@@ -157,12 +167,19 @@ describe("interaction evidence sets the work", () => {
     // The hand's evidence: the key's own difficulty is enough.
     const hand = await challenge(gw, made);
     await advance(gw, 2);
-    expect((await grant(made.key, hand, { proof: proofBetween(hand, D, D + 2), interaction: HAND })).body.token).toEqual(expect.any(String));
+    expect((await grant(made.key, hand, { proof: proofBetween(hand, D, D + 2), interaction: HAND })).body.token).toEqual(
+      expect.any(String),
+    );
   });
 
   it("refuses evidence no widget produces with automation, counted under that reason", async () => {
     const made = await botcheckKey(gw, { blocked_url: "https://example.com/blocked" });
-    const forged = [{ ...HAND, presses: 0 }, { ...HAND, input: "keyboard", keys: 0 }, { ...HAND, trail: 30, moves: 3 }, { ...HAND, span_px: 999 }];
+    const forged = [
+      { ...HAND, presses: 0 },
+      { ...HAND, input: "keyboard", keys: 0 },
+      { ...HAND, trail: 30, moves: 3 },
+      { ...HAND, span_px: 999 },
+    ];
     for (const interaction of forged) {
       const nonce = await challenge(gw, made);
       await advance(gw, 2);

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postFrom } from "../../helpers/from-address.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import {
-  answerOf, BROWSER_HEADERS, BROWSER_SIGNALS, botcheckCall, botcheckKey, challenge, PHONE_HEADERS, PHONE_SIGNALS, TEST_DIFFICULTY,
+  answerOf,
+  BROWSER_HEADERS,
+  BROWSER_SIGNALS,
+  botcheckCall,
+  botcheckKey,
+  challenge,
+  PHONE_HEADERS,
+  PHONE_SIGNALS,
+  TEST_DIFFICULTY,
 } from "./botcheck-fixtures.js";
 import { usageTally } from "./content-fixtures.js";
 import { advance, clientSetup, usedOf } from "./verify-fixtures.js";
@@ -39,10 +47,17 @@ describe("assess", () => {
     const answer = await botcheckCall(gw, { key: made.key, signals: BROWSER_SIGNALS });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
-      enforced: true, allow: false, challenge: true, nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
+      enforced: true,
+      allow: false,
+      challenge: true,
+      nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
       config: {
-        hold_ms: 2500, allow_desktop: true, allow_tablet: false, allow_mobile: true,
-        difficulty: TEST_DIFFICULTY, difficulty_without_evidence: TEST_DIFFICULTY + 2,
+        hold_ms: 2500,
+        allow_desktop: true,
+        allow_tablet: false,
+        allow_mobile: true,
+        difficulty: TEST_DIFFICULTY,
+        difficulty_without_evidence: TEST_DIFFICULTY + 2,
       },
       ts: expect.any(Number),
     });
@@ -60,7 +75,11 @@ describe("assess", () => {
     const headers = { ...BROWSER_HEADERS };
     const answers = [
       await gw.call("/api/v1/botcheck.php", { method: "POST", body: { key: made.key, signals: BROWSER_SIGNALS }, headers }),
-      await gw.call("/api/v1/botcheck.php", { method: "POST", body: { key: made.key, action: "assess", signals: BROWSER_SIGNALS }, headers }),
+      await gw.call("/api/v1/botcheck.php", {
+        method: "POST",
+        body: { key: made.key, action: "assess", signals: BROWSER_SIGNALS },
+        headers,
+      }),
       await gw.call("/api/v1/botcheck.php", { method: "POST", form: { key: made.key, action: "check", signals }, headers }),
       await gw.call("/api/v1/botcheck", { query: { key: made.key, action: "check", signals }, headers }),
     ];
@@ -69,7 +88,10 @@ describe("assess", () => {
       expect(a.body.challenge).toBe(true);
     }
     const grants = [];
-    for (const [path, action] of [["/api/v1/botcheck.php", "grant"], ["/api/v1/botcheck", "solve"]] as const) {
+    for (const [path, action] of [
+      ["/api/v1/botcheck.php", "grant"],
+      ["/api/v1/botcheck", "solve"],
+    ] as const) {
       const nonce = await challenge(gw, made);
       await advance(gw, 2);
       // Form encoding: the proof as digits, the evidence as a JSON string.
@@ -94,8 +116,16 @@ describe("assess", () => {
     const blocked = await botcheckKey(gw, { blocked_url: "https://example.com/blocked" });
     const cases: [Record<string, string>, unknown, string][] = [
       [{ ...BROWSER_HEADERS, "user-agent": "curl/8.5.0" }, BROWSER_SIGNALS, "bot_ua"],
-      [{ ...BROWSER_HEADERS, "user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" }, undefined, "bot_ua"],
-      [{ ...BROWSER_HEADERS, "user-agent": BROWSER_HEADERS["user-agent"].replace("Chrome/", "HeadlessChrome/") }, BROWSER_SIGNALS, "headless"],
+      [
+        { ...BROWSER_HEADERS, "user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" },
+        undefined,
+        "bot_ua",
+      ],
+      [
+        { ...BROWSER_HEADERS, "user-agent": BROWSER_HEADERS["user-agent"].replace("Chrome/", "HeadlessChrome/") },
+        BROWSER_SIGNALS,
+        "headless",
+      ],
       [BROWSER_HEADERS, { ...BROWSER_SIGNALS, webdriver: true }, "automation"],
       [{ ...BROWSER_HEADERS, accept: "", "accept-language": "" }, BROWSER_SIGNALS, "missing_headers"],
     ];
@@ -141,7 +171,8 @@ describe("challenge, grant and token", () => {
     const other = await botcheckKey(gw);
     expect((await botcheckCall(gw, { key: other.key, token, signals: BROWSER_SIGNALS })).body.challenge).toBe(true);
     // ... and to the visitor's /24 (docs/security.md, item 9): the same /24 passes, another is challenged.
-    const from = (address: string) => postFrom(gw.url, address, "/api/v1/botcheck.php", { key: made.key, token, signals: BROWSER_SIGNALS }, { ...BROWSER_HEADERS });
+    const from = (address: string) =>
+      postFrom(gw.url, address, "/api/v1/botcheck.php", { key: made.key, token, signals: BROWSER_SIGNALS }, { ...BROWSER_HEADERS });
     expect((await from("127.0.0.9")).body.verified).toBe(true);
     expect((await from("127.0.1.1")).body.challenge).toBe(true);
     // A token never lets a clear bot through.
@@ -168,7 +199,9 @@ describe("challenge, grant and token", () => {
     const nonce = await challenge(gw, made);
     await advance(gw, 2);
     const answer = answerOf(nonce);
-    const answers = await Promise.all(Array.from({ length: 8 }, () => botcheckCall(gw, { key: made.key, action: "grant", nonce, held_ms: 1600, ...answer })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => botcheckCall(gw, { key: made.key, action: "grant", nonce, held_ms: 1600, ...answer })),
+    );
     expect(answers.filter((a) => typeof a.body.token === "string")).toHaveLength(1);
     expect(answers.filter((a) => a.body.reason === "expired_challenge")).toHaveLength(7);
   });
@@ -193,9 +226,13 @@ describe("challenge, grant and token", () => {
     expect(held.body).toEqual({ ok: false, enforced: true, allow: false, reason: "hold_too_short", ts: expect.any(Number) });
     const missing = await challenge(gw, made);
     await advance(gw, 4);
-    expect((await botcheckCall(gw, { key: made.key, action: "grant", nonce: missing, ...answerOf(missing) })).body.reason).toBe("hold_too_short");
+    expect((await botcheckCall(gw, { key: made.key, action: "grant", nonce: missing, ...answerOf(missing) })).body.reason).toBe(
+      "hold_too_short",
+    );
     const tooSoon = await challenge(gw, made);
-    expect((await botcheckCall(gw, { key: made.key, action: "grant", nonce: tooSoon, held_ms: 3500, ...answerOf(tooSoon) })).body.reason).toBe("hold_too_short");
+    expect(
+      (await botcheckCall(gw, { key: made.key, action: "grant", nonce: tooSoon, held_ms: 3500, ...answerOf(tooSoon) })).body.reason,
+    ).toBe("hold_too_short");
   });
 
   it("refuses a malformed nonce, and one issued to another key or browser, with invalid_challenge", async () => {
@@ -208,11 +245,15 @@ describe("challenge, grant and token", () => {
     }
     const foreign = await challenge(gw, other);
     await advance(gw, 2);
-    expect((await botcheckCall(gw, { key: made.key, action: "grant", nonce: foreign, held_ms: 1600, ...answerOf(foreign) })).body.reason).toBe("invalid_challenge");
+    expect(
+      (await botcheckCall(gw, { key: made.key, action: "grant", nonce: foreign, held_ms: 1600, ...answerOf(foreign) })).body.reason,
+    ).toBe("invalid_challenge");
     const mine = await challenge(gw, made);
     await advance(gw, 2);
     const otherBrowser = { ...BROWSER_HEADERS, "user-agent": `${BROWSER_HEADERS["user-agent"]} Edg/126.0.0.0` };
-    expect((await botcheckCall(gw, { key: made.key, action: "grant", nonce: mine, held_ms: 1600, ...answerOf(mine) }, otherBrowser)).body.reason).toBe("invalid_challenge");
+    expect(
+      (await botcheckCall(gw, { key: made.key, action: "grant", nonce: mine, held_ms: 1600, ...answerOf(mine) }, otherBrowser)).body.reason,
+    ).toBe("invalid_challenge");
   });
 });
 
@@ -231,7 +272,11 @@ describe("the key and the page", () => {
       expect(refused.status, JSON.stringify(headers)).toBe(403);
       expect(refused.body).toMatchObject({ ok: false, enforced: true, allow: false, reason });
     }
-    const subdomain = await botcheckCall(gw, { key: made.key, signals: BROWSER_SIGNALS }, { ...BROWSER_HEADERS, origin: "https://shop.example.com:8443" });
+    const subdomain = await botcheckCall(
+      gw,
+      { key: made.key, signals: BROWSER_SIGNALS },
+      { ...BROWSER_HEADERS, origin: "https://shop.example.com:8443" },
+    );
     expect(subdomain.body.challenge).toBe(true);
     const refererOnly = (({ origin, ...rest }) => ({ ...rest, referer: "https://www.example.com/checkout?step=2" }))(BROWSER_HEADERS);
     expect((await botcheckCall(gw, { key: made.key, signals: BROWSER_SIGNALS }, refererOnly)).body.challenge).toBe(true);
@@ -266,7 +311,10 @@ describe("counting", () => {
     await botcheckCall(gw, { key: made.key }, { ...BROWSER_HEADERS, origin: "https://evil.example.net" });
     expect(await usedOf(gw, made.orgId)).toBe(before + 4);
     expect(await usageTally(gw, made.orgId, made.id)).toEqual({
-      "botcheck/ok/1": 1, "botcheck/bot_ua/1": 1, "botcheck/expired_challenge/1": 1, "botcheck/domain_mismatch/1": 1,
+      "botcheck/ok/1": 1,
+      "botcheck/bot_ua/1": 1,
+      "botcheck/expired_challenge/1": 1,
+      "botcheck/domain_mismatch/1": 1,
     });
   });
 

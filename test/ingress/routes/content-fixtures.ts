@@ -45,7 +45,11 @@ export async function putSecret(gw: TestGateway, orgId: number, name: string, va
 }
 
 /** A raw call: the exact body text, for checks that must see the bytes (signatures). */
-export async function rawCall(gw: TestGateway, path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}) {
+export async function rawCall(
+  gw: TestGateway,
+  path: string,
+  init: { method?: string; body?: string; headers?: Record<string, string> } = {},
+) {
   const response = await fetch(`${gw.url}${path}`, {
     method: init.method ?? "POST",
     headers: { "content-type": "application/json", ...(init.headers ?? {}) },

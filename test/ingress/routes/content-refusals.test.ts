@@ -12,7 +12,8 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-const call = (params: Record<string, unknown>, headers?: Record<string, string>) => gw.call("/api/v1/content.php", { method: "POST", body: params, headers });
+const call = (params: Record<string, unknown>, headers?: Record<string, string>) =>
+  gw.call("/api/v1/content.php", { method: "POST", body: params, headers });
 
 const PAGE = "https://example.com/pricing";
 
@@ -58,10 +59,16 @@ describe("origin_mismatch: content only for the page it is published on", () => 
 
   it("is not counted, and comes after the chain (a wrong domain is domain_mismatch first)", async () => {
     const before = await usedOf(gw, made.orgId);
-    expect((await call({ key: made.key, domain: "example.com" }, { origin: "https://evil.example.net" })).body.reason).toBe("origin_mismatch");
-    expect((await call({ key: made.key, domain: "example.com", content_key: "nope" }, { origin: "https://evil.example.net" })).body.reason).toBe("origin_mismatch");
+    expect((await call({ key: made.key, domain: "example.com" }, { origin: "https://evil.example.net" })).body.reason).toBe(
+      "origin_mismatch",
+    );
+    expect(
+      (await call({ key: made.key, domain: "example.com", content_key: "nope" }, { origin: "https://evil.example.net" })).body.reason,
+    ).toBe("origin_mismatch");
     expect(await usedOf(gw, made.orgId)).toBe(before);
-    expect((await call({ key: made.key, domain: "evil.example.net" }, { origin: "https://evil.example.net" })).body.reason).toBe("domain_mismatch");
+    expect((await call({ key: made.key, domain: "evil.example.net" }, { origin: "https://evil.example.net" })).body.reason).toBe(
+      "domain_mismatch",
+    );
     expect(await usedOf(gw, made.orgId)).toBe(before + 1);
     const tally = await usageTally(gw, made.orgId, made.id);
     expect(tally["content/origin_mismatch/0"]).toBeGreaterThanOrEqual(2);
@@ -84,37 +91,65 @@ const base = (made: MadeKey, extra: Record<string, unknown> = {}) => ({ made, pa
 /** The verify reasons, each alone, with ok:false and the table's status; counted by the same rules. */
 const CASES: Case[] = [
   { reason: "missing_key", counts: false, arrange: async () => ({ made: null, params: { domain: "example.com" } }) },
-  { reason: "invalid_key", counts: false, arrange: async () => ({ made: null, params: { key: "ak_live_neverissued00000000000000", domain: "example.com" } }) },
-  { reason: "key_suspended", counts: false, arrange: async () => {
-    const made = await clientSetup(gw);
-    await gw.admin("POST", `/keys/${made.id}/suspend`);
-    return base(made);
-  } },
-  { reason: "expired", counts: true, arrange: async () => {
-    const clock = (await gw.admin("GET", "/clock")).body.now as number;
-    const made = await clientSetup(gw, { expires_at: new Date((clock + 3600) * 1000).toISOString() });
-    await advance(gw, 3601);
-    return base(made);
-  } },
+  {
+    reason: "invalid_key",
+    counts: false,
+    arrange: async () => ({ made: null, params: { key: "ak_live_neverissued00000000000000", domain: "example.com" } }),
+  },
+  {
+    reason: "key_suspended",
+    counts: false,
+    arrange: async () => {
+      const made = await clientSetup(gw);
+      await gw.admin("POST", `/keys/${made.id}/suspend`);
+      return base(made);
+    },
+  },
+  {
+    reason: "expired",
+    counts: true,
+    arrange: async () => {
+      const clock = (await gw.admin("GET", "/clock")).body.now as number;
+      const made = await clientSetup(gw, { expires_at: new Date((clock + 3600) * 1000).toISOString() });
+      await advance(gw, 3601);
+      return base(made);
+    },
+  },
   { reason: "ip_blocked", counts: true, arrange: async () => base(await clientSetup(gw, { ip_deny: ["127.0.0.0/8"] })) },
   { reason: "ip_not_allowed", counts: true, arrange: async () => base(await clientSetup(gw, { ip_allow: ["10.0.0.0/8"] })) },
-  { reason: "insufficient_scope", counts: true, arrange: async () => base(await clientSetup(gw, { scopes: ["read"] }), { scope: "write" }) },
+  {
+    reason: "insufficient_scope",
+    counts: true,
+    arrange: async () => base(await clientSetup(gw, { scopes: ["read"] }), { scope: "write" }),
+  },
   { reason: "domain_mismatch", counts: true, arrange: async () => base(await clientSetup(gw), { domain: "example.org" }) },
-  { reason: "domain_not_verified", counts: true, arrange: async () => {
-    const made = await makeKey(gw, await makeOrg(gw), { domain: "unproven.com" });
-    return { made, params: { key: made.key, domain: "unproven.com" } };
-  } },
-  { reason: "rate_limited", counts: false, arrange: async () => {
-    const made = await clientSetup(gw, { rate_per_minute: 1 });
-    expect((await call({ key: made.key, domain: "example.com" })).status).toBe(200);
-    return base(made);
-  } },
-  { reason: "usage_limit_exceeded", counts: false, arrange: async () => {
-    const made = await clientSetup(gw, {}, { plan: "free" });
-    const snapshot = JSON.parse((await gw.ctx.redis.hget(gw.ctx.keys.orgSnapshot(made.orgId), "json")) ?? "{}");
-    await gw.ctx.redis.set(gw.ctx.keys.cycleUsed(made.orgId, snapshot.cycle_anchor_ms), 1000);
-    return base(made);
-  } },
+  {
+    reason: "domain_not_verified",
+    counts: true,
+    arrange: async () => {
+      const made = await makeKey(gw, await makeOrg(gw), { domain: "unproven.com" });
+      return { made, params: { key: made.key, domain: "unproven.com" } };
+    },
+  },
+  {
+    reason: "rate_limited",
+    counts: false,
+    arrange: async () => {
+      const made = await clientSetup(gw, { rate_per_minute: 1 });
+      expect((await call({ key: made.key, domain: "example.com" })).status).toBe(200);
+      return base(made);
+    },
+  },
+  {
+    reason: "usage_limit_exceeded",
+    counts: false,
+    arrange: async () => {
+      const made = await clientSetup(gw, {}, { plan: "free" });
+      const snapshot = JSON.parse((await gw.ctx.redis.hget(gw.ctx.keys.orgSnapshot(made.orgId), "json")) ?? "{}");
+      await gw.ctx.redis.set(gw.ctx.keys.cycleUsed(made.orgId, snapshot.cycle_anchor_ms), 1000);
+      return base(made);
+    },
+  },
   { reason: "not_found", counts: true, arrange: async () => base(await clientSetup(gw), { content_key: "absent" }) },
 ];
 
@@ -132,7 +167,11 @@ describe("refusals carry ok:false and the verify reasons, counted like verify", 
   }
 
   it("a malformed body is 400 bad_request", async () => {
-    const answer = await gw.call("/api/v1/content.php", { method: "POST", body: "{not json", headers: { "content-type": "application/json" } });
+    const answer = await gw.call("/api/v1/content.php", {
+      method: "POST",
+      body: "{not json",
+      headers: { "content-type": "application/json" },
+    });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ ok: false, reason: "bad_request", message: expect.any(String) });
   });

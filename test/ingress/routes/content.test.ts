@@ -12,7 +12,8 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-const call = (params: Record<string, unknown>, headers?: Record<string, string>) => gw.call("/api/v1/content.php", { method: "POST", body: params, headers });
+const call = (params: Record<string, unknown>, headers?: Record<string, string>) =>
+  gw.call("/api/v1/content.php", { method: "POST", body: params, headers });
 
 /**
  * The client's side of interface.md 5.3 for content, written from docs/content.md alone:
@@ -30,9 +31,9 @@ function checkSignature(apiKey: string, rawBody: string): { valid: boolean; cont
 }
 
 const ITEMS = [
-  ["greeting", "text", "Hello, \"world\" ,\"ts\": ünïcødé"],
+  ["greeting", "text", 'Hello, "world" ,"ts": ünïcødé'],
   ["banner", "html", "<b>Sale</b> <script>alert(1)</script>"],
-  ["settings", "json", { theme: "dark", "10": [1, 2.5, null], "9": { nested: true }, ts: 1, "a\"b": "x" }],
+  ["settings", "json", { theme: "dark", "10": [1, 2.5, null], "9": { nested: true }, ts: 1, 'a"b': "x" }],
   ["list", "json", [1, "two", { three: 3 }]],
   ["nothing", "json", null],
   ["price", "number", 19.99],
@@ -119,7 +120,11 @@ describe("content answers", () => {
 
 describe("the content signature (interface.md 5.3)", () => {
   it("is HMAC-SHA256 of ts.domain.content over the exact content text of the raw body", async () => {
-    for (const params of [{ domain: "example.com" }, { domain: "www.example.com", content_key: "settings" }, { domain: "example.com", content_key: "greeting" }]) {
+    for (const params of [
+      { domain: "example.com" },
+      { domain: "www.example.com", content_key: "settings" },
+      { domain: "example.com", content_key: "greeting" },
+    ]) {
       const answer = await rawCall(gw, "/api/v1/content.php", { body: JSON.stringify({ key: shared.key, ...params }) });
       expect(answer.status).toBe(200);
       const { valid, contentText } = checkSignature(shared.key, answer.text);

@@ -38,28 +38,40 @@ describe("events.php syslog lines through rsyslog", () => {
     const rsyslogd = execFileSync("sh", ["-c", "command -v rsyslogd || ls /usr/sbin/rsyslogd"]).toString().trim();
     for (const [i, type] of EVENT_TYPES.entries()) {
       await insertEvent(gw.ctx.db, {
-        orgId, type, timeMs: gw.ctx.clock.now(), domain: `d${i}.example`,
+        orgId,
+        type,
+        timeMs: gw.ctx.clock.now(),
+        domain: `d${i}.example`,
         payload: { ...PAYLOADS[type], finding_key: i % 2 ? 'web:q"]\\x' : "dns:spf", note: "unicode é ✓", owner: null },
       });
     }
     const res = await gw.call("/api/v1/events.php", { query: { key: serverKey, format: "syslog" } });
-    const lines = String(res.body).split("\n").filter((l) => l !== "");
+    const lines = String(res.body)
+      .split("\n")
+      .filter((l) => l !== "");
     expect(lines).toHaveLength(EVENT_TYPES.length);
 
     const port = await freePort();
     const out = join(dir, "out.log");
-    writeFileSync(join(dir, "rsyslog.conf"), [
-      `global(workDirectory="${dir}")`,
-      'module(load="imtcp")',
-      'template(name="fields" type="string" string="%protocol-version%|%syslogfacility%|%syslogseverity%|%app-name%|%msgid%|%structured-data%|%msg%\\n")',
-      `ruleset(name="strict" parser="rsyslog.rfc5424") { action(type="omfile" file="${out}" template="fields") }`,
-      `input(type="imtcp" port="${port}" ruleset="strict")`,
-    ].join("\n"));
+    writeFileSync(
+      join(dir, "rsyslog.conf"),
+      [
+        `global(workDirectory="${dir}")`,
+        'module(load="imtcp")',
+        'template(name="fields" type="string" string="%protocol-version%|%syslogfacility%|%syslogseverity%|%app-name%|%msgid%|%structured-data%|%msg%\\n")',
+        `ruleset(name="strict" parser="rsyslog.rfc5424") { action(type="omfile" file="${out}" template="fields") }`,
+        `input(type="imtcp" port="${port}" ruleset="strict")`,
+      ].join("\n"),
+    );
     daemon = spawn(rsyslogd, ["-n", "-f", join(dir, "rsyslog.conf"), "-i", join(dir, "rsyslogd.pid")], { stdio: "ignore" });
-    await waitFor(() => new Promise<boolean>((resolve) => {
-      const probe = net.connect(port, "127.0.0.1", () => probe.end(() => resolve(true)));
-      probe.on("error", () => resolve(false));
-    }), 10_000);
+    await waitFor(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const probe = net.connect(port, "127.0.0.1", () => probe.end(() => resolve(true)));
+          probe.on("error", () => resolve(false));
+        }),
+      10_000,
+    );
     await new Promise<void>((resolve, reject) => {
       const socket = net.connect(port, "127.0.0.1", () => socket.end(lines.map(octetFrame).join("")));
       socket.on("close", () => resolve());

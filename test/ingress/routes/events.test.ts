@@ -79,9 +79,15 @@ describe("events.php", () => {
     expect(res.headers.get("x-next-cursor")).toBe(parsed[parsed.length - 1].sd[0].params.event_id);
   });
 
-  it("escapes \", \\ and ] in structured-data values (RFC 5424 6.3.3)", async () => {
+  it('escapes ", \\ and ] in structured-data values (RFC 5424 6.3.3)', async () => {
     const since = String(await add(orgId, "scan.completed"));
-    await insertEvent(gw.ctx.db, { orgId, type: "finding.overdue", timeMs: gw.ctx.clock.now(), domain: "a.example", payload: { ...FINDING, finding_key: 'web:x"]\\y', days_overdue: 1 } });
+    await insertEvent(gw.ctx.db, {
+      orgId,
+      type: "finding.overdue",
+      timeMs: gw.ctx.clock.now(),
+      domain: "a.example",
+      payload: { ...FINDING, finding_key: 'web:x"]\\y', days_overdue: 1 },
+    });
     const res = await feed({ since, format: "syslog" });
     const line = lines(res.body)[0];
     expect(line).toContain('finding_key="web:x\\"\\]\\\\y"');
@@ -114,7 +120,15 @@ describe("events.php", () => {
     const writer = async (w: number) => {
       for (let i = 0; i < 40; i++) {
         await transaction(gw.ctx.db, async (tx) => {
-          written.push(await insertEvent(tx, { orgId, type: "scan.completed", timeMs: gw.ctx.clock.now(), domain: "race.example", payload: { kind: "web", grade: "A", score: w, fail_count: i } }));
+          written.push(
+            await insertEvent(tx, {
+              orgId,
+              type: "scan.completed",
+              timeMs: gw.ctx.clock.now(),
+              domain: "race.example",
+              payload: { kind: "web", grade: "A", score: w, fail_count: i },
+            }),
+          );
           // Hold the transaction open a moment after the id was drawn: commits arrive late.
           if (i % 3 === w % 3) await tx.query("SELECT pg_sleep(0.002)");
         });
@@ -149,9 +163,16 @@ describe("events.php", () => {
 
   describe("refusals", () => {
     it.each([
-      [{ limit: "0" }, "bad_limit"], [{ limit: "1001" }, "bad_limit"], [{ limit: "ten" }, "bad_limit"], [{ limit: "-5" }, "bad_limit"],
-      [{ limit: "2.5" }, "bad_limit"], [{ since: "x" }, "bad_since"], [{ since: "-1" }, "bad_since"],
-      [{ since: "99999999999999999999" }, "bad_since"], [{ type: "scan.started" }, "unknown_type"], [{ format: "xml" }, "bad_format"],
+      [{ limit: "0" }, "bad_limit"],
+      [{ limit: "1001" }, "bad_limit"],
+      [{ limit: "ten" }, "bad_limit"],
+      [{ limit: "-5" }, "bad_limit"],
+      [{ limit: "2.5" }, "bad_limit"],
+      [{ since: "x" }, "bad_since"],
+      [{ since: "-1" }, "bad_since"],
+      [{ since: "99999999999999999999" }, "bad_since"],
+      [{ type: "scan.started" }, "unknown_type"],
+      [{ format: "xml" }, "bad_format"],
     ])("%j → 400 %s, with the cursor headers", async (query, reason) => {
       const res = await feed(query);
       expect(res.status).toBe(400);

@@ -74,10 +74,37 @@ describe("ip is honoured on verify.php only, for server keys only", () => {
 describe("an ip in a form other than the standard one is refused (docs/security.md, Input handling)", () => {
   // Each of these is 10.1.2.3 (or another address) to inet_aton or ipaddr.js.
   const NON_CANONICAL = [
-    "167838211", "0xa010203", "0x0A010203", "012.1.2.3", "10.01.2.3", "10.1.2.03", "010.001.002.003", "0xa.1.2.3",
-    "0xA.0x1.0x2.0x3", "10.0x1.2.3", "10.1.3", "10.1.515", "10.66051", "10.1.2.3.", ".10.1.2.3", "0", "4294967295",
-    "0x7f000001", "017700000001", "127.1", "0177.0.0.1", "00000000010.1.2.3", "::10.1.2.3", "::ffff:010.1.2.3",
-    "::ffff:0xa.1.2.3", "::ffff:10.1.3", "fe80::1%eth0", "[fe80::1%25eth0]", "10.1.2.3/32", "1e1.1.2.3", "+10.1.2.3",
+    "167838211",
+    "0xa010203",
+    "0x0A010203",
+    "012.1.2.3",
+    "10.01.2.3",
+    "10.1.2.03",
+    "010.001.002.003",
+    "0xa.1.2.3",
+    "0xA.0x1.0x2.0x3",
+    "10.0x1.2.3",
+    "10.1.3",
+    "10.1.515",
+    "10.66051",
+    "10.1.2.3.",
+    ".10.1.2.3",
+    "0",
+    "4294967295",
+    "0x7f000001",
+    "017700000001",
+    "127.1",
+    "0177.0.0.1",
+    "00000000010.1.2.3",
+    "::10.1.2.3",
+    "::ffff:010.1.2.3",
+    "::ffff:0xa.1.2.3",
+    "::ffff:10.1.3",
+    "fe80::1%eth0",
+    "[fe80::1%25eth0]",
+    "10.1.2.3/32",
+    "1e1.1.2.3",
+    "+10.1.2.3",
   ];
 
   it("on verify.php: 400 bad_ip, never judged as the address it could be read as", async () => {
@@ -99,7 +126,11 @@ describe("an ip in a form other than the standard one is refused (docs/security.
       const made = await gw.admin("POST", `/orgs/${orgId}/keys`, { name: "k", kind: "server", ip_deny: [entry] });
       expect([entry, made.status, made.body.reason]).toEqual([entry, 400, "bad_cidr"]);
     }
-    const made = await gw.admin("POST", `/orgs/${orgId}/keys`, { name: "k", kind: "server", ip_allow: ["10.1.2.3", "10.0.0.0/8", "2001:db8::/32", "::ffff:10.0.0.0/104"] });
+    const made = await gw.admin("POST", `/orgs/${orgId}/keys`, {
+      name: "k",
+      kind: "server",
+      ip_allow: ["10.1.2.3", "10.0.0.0/8", "2001:db8::/32", "::ffff:10.0.0.0/104"],
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
   });
 });

@@ -86,12 +86,29 @@ describe("checksummed keys", () => {
     const nowMs = gw.ctx.clock.now();
     const row = await transaction(gw.ctx.db, (tx) =>
       insertKey(tx, {
-        orgId: made.orgId, hash: sha256(legacy), prefix: legacy.slice(0, 12), kind: "client", nowMs,
+        orgId: made.orgId,
+        hash: sha256(legacy),
+        prefix: legacy.slice(0, 12),
+        kind: "client",
+        nowMs,
         settings: {
-          name: "Old", domain: "example.com", environment: "production", industry: "", scopes: [], ip_allow: [], ip_deny: [], ip_binding: false,
-          countries_allow: [], countries_block: [], rate_per_minute: 600, rate_per_source_per_minute: null, is_trial: false, expires_at: null,
+          name: "Old",
+          domain: "example.com",
+          environment: "production",
+          industry: "",
+          scopes: [],
+          ip_allow: [],
+          ip_deny: [],
+          ip_binding: false,
+          countries_allow: [],
+          countries_block: [],
+          rate_per_minute: 600,
+          rate_per_source_per_minute: null,
+          is_trial: false,
+          expires_at: null,
           botcheck: { enabled: false, hold_ms: 1500, allow_desktop: true, allow_tablet: true, allow_mobile: true, blocked_url: null },
-          firewall: null, content_origin: null,
+          firewall: null,
+          content_origin: null,
         },
       }),
     );

@@ -91,26 +91,42 @@ describe("scan.php", () => {
   });
 
   it("stores scan.completed events, one per kind", async () => {
-    const { rows } = await gw.ctx.db.query("SELECT type, payload FROM events WHERE org_id = $1 AND domain = 'good.test' ORDER BY id", [orgId]);
-    expect(rows.filter((r) => r.type === "scan.completed").map((r) => r.payload.kind).sort()).toEqual(["dns", "web"]);
+    const { rows } = await gw.ctx.db.query("SELECT type, payload FROM events WHERE org_id = $1 AND domain = 'good.test' ORDER BY id", [
+      orgId,
+    ]);
+    expect(
+      rows
+        .filter((r) => r.type === "scan.completed")
+        .map((r) => r.payload.kind)
+        .sort(),
+    ).toEqual(["dns", "web"]);
   });
 
   it("an accepted risk shows as acknowledged; released it does not", async () => {
     const res = await scan("GET", { key: serverKey, domain: "bad.test" });
     const failing = res.body.dns.findings.find((f: { status: string }) => f.status === "fail");
     const expires = new Date(gw.ctx.clock.now() + 86400_000).toISOString();
-    const accepted = await gw.admin("POST", `/orgs/${orgId}/risks`, { domain: "bad.test", finding_key: failing.id, note: "known", expires_at: expires });
+    const accepted = await gw.admin("POST", `/orgs/${orgId}/risks`, {
+      domain: "bad.test",
+      finding_key: failing.id,
+      note: "known",
+      expires_at: expires,
+    });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
     const after = await scan("GET", { key: serverKey, domain: "bad.test" });
     const acked = after.body.dns.findings.find((f: { id: string }) => f.id === failing.id);
     expect(acked.acknowledged).toBe(true);
     expect(acked.acknowledgement).toMatchObject({ note: "known", expired: false });
     await gw.admin("POST", "/clock", { advance_s: 2 * 86400 });
-    const expired = (await scan("GET", { key: serverKey, domain: "bad.test" })).body.dns.findings.find((f: { id: string }) => f.id === failing.id);
+    const expired = (await scan("GET", { key: serverKey, domain: "bad.test" })).body.dns.findings.find(
+      (f: { id: string }) => f.id === failing.id,
+    );
     expect(expired.acknowledged).toBe(false);
     expect(expired.acknowledgement.expired).toBe(true);
     expect((await gw.admin("DELETE", `/orgs/${orgId}/risks/bad.test/${failing.id}`)).status).toBe(200);
-    const released = (await scan("GET", { key: serverKey, domain: "bad.test" })).body.dns.findings.find((f: { id: string }) => f.id === failing.id);
+    const released = (await scan("GET", { key: serverKey, domain: "bad.test" })).body.dns.findings.find(
+      (f: { id: string }) => f.id === failing.id,
+    );
     expect(released.acknowledgement).toBeUndefined();
   });
 
@@ -145,7 +161,10 @@ describe("scan.php", () => {
       [orgId],
     );
     await scan("POST", { key: serverKey, domain: "spf11.test" });
-    const { rows } = await gw.ctx.db.query("SELECT payload FROM events WHERE org_id = $1 AND type = 'scan.regression' AND domain = 'spf11.test'", [orgId]);
+    const { rows } = await gw.ctx.db.query(
+      "SELECT payload FROM events WHERE org_id = $1 AND type = 'scan.regression' AND domain = 'spf11.test'",
+      [orgId],
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0].payload.new_issues).toContain("mail:spf-lookups");
   });
@@ -162,7 +181,11 @@ describe("scan.php", () => {
     expect(mismatch.body.reason).toBe("domain_mismatch");
     expect(mismatch.headers.get("x-ratelimit-limit")).toBe("10");
     expect((await scan("GET", { key: serverKey })).body.reason).toBe("missing_domain");
-    expect((await scan("GET", { key: "sk_live_nope", domain: "good.test" })).body).toEqual({ ok: false, reason: "invalid_key", message: expect.any(String) });
+    expect((await scan("GET", { key: "sk_live_nope", domain: "good.test" })).body).toEqual({
+      ok: false,
+      reason: "invalid_key",
+      message: expect.any(String),
+    });
   });
 
   it("allows 10 fresh scans per hour per organization, then 429 scan_rate_limited", async () => {
@@ -187,8 +210,15 @@ describe("scan.php", () => {
       await verifyDomain(gw, org3, "good.test");
       const key3 = (await makeKey(gw, org3, { name: "C", kind: "server", domain: undefined })).key;
       const request = {
-        method: "POST", path: "/api/v1/scan.php", query: "", headers: {}, headerOrder: [], remoteAddress: "127.0.0.1",
-        body: Buffer.from(JSON.stringify({ key: key3, domain: "good.test" })), requestId: "t", receivedAt: gw.ctx.clock.now(),
+        method: "POST",
+        path: "/api/v1/scan.php",
+        query: "",
+        headers: {},
+        headerOrder: [],
+        remoteAddress: "127.0.0.1",
+        body: Buffer.from(JSON.stringify({ key: key3, domain: "good.test" })),
+        requestId: "t",
+        receivedAt: gw.ctx.clock.now(),
         startedMs: performance.now(),
       };
       const reply = await scanRoute(300)(request, gw.ingress.deps);
@@ -220,8 +250,13 @@ describe("scan.php", () => {
     }
     // The scanner runs as its own process, as in production: stop the in-process one.
     await scanner.stop();
-    const child = spawn(process.execPath, ["dist/ops/start.js", "actor", "scanner"], { env: { ...process.env, ...gw.env }, stdio: "ignore" });
-    const scans = Array.from({ length: 20 }, (_, i) => scan("POST", { key: backends[i % 2], domain: i % 4 < 2 ? "good.test" : "bad.test" }));
+    const child = spawn(process.execPath, ["dist/ops/start.js", "actor", "scanner"], {
+      env: { ...process.env, ...gw.env },
+      stdio: "ignore",
+    });
+    const scans = Array.from({ length: 20 }, (_, i) =>
+      scan("POST", { key: backends[i % 2], domain: i % 4 < 2 ? "good.test" : "bad.test" }),
+    );
     let done = false;
     let answered = 0;
     const all = Promise.all(scans).finally(() => {

@@ -21,7 +21,8 @@ const PLAINTEXT = "sk_live_PLAINTEXT-must-never-be-stored-4f1c9a";
 const PATH = "/api/v1/secret.php";
 
 /** A server key bound to the test's connecting address (127.0.0.1) unless told otherwise. */
-const serverKey = (body: Record<string, unknown> = {}) => makeKey(gw, orgId, { kind: "server", domain: undefined, name: "Backend", ip_allow: ["127.0.0.1/32"], ...body });
+const serverKey = (body: Record<string, unknown> = {}) =>
+  makeKey(gw, orgId, { kind: "server", domain: undefined, name: "Backend", ip_allow: ["127.0.0.1/32"], ...body });
 const ask = (params: Record<string, unknown>) => gw.call(PATH, { method: "POST", body: params });
 
 function corsHeaders(headers: Headers): string[] {
@@ -43,7 +44,14 @@ describe("secret answers", () => {
     const nonce = "0123456789abcdef0123456789abcdef";
     const answer = await ask({ key: made.key, name: "stripe_key", nonce });
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ ok: true, name: "stripe_key", value: PLAINTEXT, ts: expect.any(Number), signature: expect.stringMatching(/^[0-9a-f]{64}$/), nonce });
+    expect(answer.body).toEqual({
+      ok: true,
+      name: "stripe_key",
+      value: PLAINTEXT,
+      ts: expect.any(Number),
+      signature: expect.stringMatching(/^[0-9a-f]{64}$/),
+      nonce,
+    });
     expect(signatureValid(made.key, made.id, answer.body, "", nonce)).toBe(true);
     expect(signatureValid(made.key, made.id, answer.body, "", "other")).toBe(false);
     expect(answer.headers.get("cache-control")).toBe("no-store");
@@ -89,7 +97,10 @@ describe("methods and CORS", () => {
         expect(JSON.stringify(answer.body)).not.toContain(PLAINTEXT);
       }
     }
-    const preflight = await gw.call(PATH, { method: "OPTIONS", headers: { origin: "https://example.com", "access-control-request-method": "POST" } });
+    const preflight = await gw.call(PATH, {
+      method: "OPTIONS",
+      headers: { origin: "https://example.com", "access-control-request-method": "POST" },
+    });
     expect(preflight.status).toBe(405);
     expect(corsHeaders(preflight.headers)).toEqual([]);
   });
@@ -110,37 +121,69 @@ interface Case {
 
 const CASES: Case[] = [
   { reason: "missing_key", counts: false, arrange: async () => ({ made: null, params: { name: "stripe_key" } }) },
-  { reason: "invalid_key", counts: false, arrange: async () => ({ made: null, params: { key: "sk_live_neverissued", name: "stripe_key" } }) },
-  { reason: "server_key_required", counts: false, arrange: async () => {
-    const made = await makeKey(gw, orgId, { kind: "client", domain: "example.com", ip_allow: ["127.0.0.1"] });
-    return { made, params: { key: made.key, name: "stripe_key", domain: "example.com" } };
-  } },
-  { reason: "ip_binding_required", counts: false, arrange: async () => {
-    const made = await serverKey({ ip_allow: [] });
-    return { made, params: { key: made.key, name: "stripe_key" } };
-  } },
-  { reason: "ip_not_allowed", counts: true, arrange: async () => {
-    // The ip parameter names an allowed address; only the connecting one (127.0.0.1) counts.
-    const made = await serverKey({ ip_allow: ["10.0.0.0/8"] });
-    return { made, params: { key: made.key, name: "stripe_key", ip: "10.1.2.3" } };
-  } },
-  { reason: "ip_blocked", counts: true, arrange: async () => {
-    const made = await serverKey({ ip_allow: ["0.0.0.0/0"], ip_deny: ["127.0.0.1"] });
-    return { made, params: { key: made.key, name: "stripe_key", ip: "8.8.8.8" } };
-  } },
-  { reason: "key_suspended", counts: false, arrange: async () => {
-    const made = await serverKey();
-    await gw.admin("POST", `/keys/${made.id}/suspend`);
-    return { made, params: { key: made.key, name: "stripe_key" } };
-  } },
-  { reason: "missing_name", counts: true, arrange: async () => {
-    const made = await serverKey();
-    return { made, params: { key: made.key } };
-  } },
-  { reason: "unknown_secret", counts: true, arrange: async () => {
-    const made = await serverKey();
-    return { made, params: { key: made.key, name: "nope" } };
-  } },
+  {
+    reason: "invalid_key",
+    counts: false,
+    arrange: async () => ({ made: null, params: { key: "sk_live_neverissued", name: "stripe_key" } }),
+  },
+  {
+    reason: "server_key_required",
+    counts: false,
+    arrange: async () => {
+      const made = await makeKey(gw, orgId, { kind: "client", domain: "example.com", ip_allow: ["127.0.0.1"] });
+      return { made, params: { key: made.key, name: "stripe_key", domain: "example.com" } };
+    },
+  },
+  {
+    reason: "ip_binding_required",
+    counts: false,
+    arrange: async () => {
+      const made = await serverKey({ ip_allow: [] });
+      return { made, params: { key: made.key, name: "stripe_key" } };
+    },
+  },
+  {
+    reason: "ip_not_allowed",
+    counts: true,
+    arrange: async () => {
+      // The ip parameter names an allowed address; only the connecting one (127.0.0.1) counts.
+      const made = await serverKey({ ip_allow: ["10.0.0.0/8"] });
+      return { made, params: { key: made.key, name: "stripe_key", ip: "10.1.2.3" } };
+    },
+  },
+  {
+    reason: "ip_blocked",
+    counts: true,
+    arrange: async () => {
+      const made = await serverKey({ ip_allow: ["0.0.0.0/0"], ip_deny: ["127.0.0.1"] });
+      return { made, params: { key: made.key, name: "stripe_key", ip: "8.8.8.8" } };
+    },
+  },
+  {
+    reason: "key_suspended",
+    counts: false,
+    arrange: async () => {
+      const made = await serverKey();
+      await gw.admin("POST", `/keys/${made.id}/suspend`);
+      return { made, params: { key: made.key, name: "stripe_key" } };
+    },
+  },
+  {
+    reason: "missing_name",
+    counts: true,
+    arrange: async () => {
+      const made = await serverKey();
+      return { made, params: { key: made.key } };
+    },
+  },
+  {
+    reason: "unknown_secret",
+    counts: true,
+    arrange: async () => {
+      const made = await serverKey();
+      return { made, params: { key: made.key, name: "nope" } };
+    },
+  },
 ];
 
 describe("refusals", () => {

@@ -50,9 +50,19 @@ describe("RATE_SOURCE_IPV6_PREFIX", () => {
     const now = (await gw.admin("GET", "/clock")).body.now as number;
     await advance(gw, 60 - (now % 60));
     const from = async (client: string) =>
-      (await gw.call("/api/v1/verify.php", { method: "POST", body: { key: made.key, domain: "example.com" }, headers: { "x-forwarded-for": client } })).body.reason;
+      (
+        await gw.call("/api/v1/verify.php", {
+          method: "POST",
+          body: { key: made.key, domain: "example.com" },
+          headers: { "x-forwarded-for": client },
+        })
+      ).body.reason;
     // Three /64s of one routed /48: one source.
-    expect([await from("2001:db8:aa:1::1"), await from("2001:db8:aa:2::1"), await from("2001:db8:aa:ffff::9")]).toEqual(["ok", "ok", "rate_limited"]);
+    expect([await from("2001:db8:aa:1::1"), await from("2001:db8:aa:2::1"), await from("2001:db8:aa:ffff::9")]).toEqual([
+      "ok",
+      "ok",
+      "rate_limited",
+    ]);
     // Another /48 is another source.
     expect(await from("2001:db8:bb:1::1")).toBe("ok");
   });

@@ -30,18 +30,44 @@ beforeAll(async () => {
       for (let hour = 0; hour < 24; hour += 2) {
         const at = now - day * DAY_MS - hour * 3_600_000;
         const ok = !(service === "api" && day === 12 && hour < 8) && !(service === "website" && day % 17 === 3 && hour === 0);
-        await insertCheck(gw.ctx.db, { service, slotMs: at, atMs: at, ok, latencyMs: 80 + s * 40 + (hour % 5) * 7, statusCode: ok ? 200 : 503, error: ok ? null : "status 503" });
+        await insertCheck(gw.ctx.db, {
+          service,
+          slotMs: at,
+          atMs: at,
+          ok,
+          latencyMs: 80 + s * 40 + (hour % 5) * 7,
+          statusCode: ok ? 200 : 503,
+          error: ok ? null : "status 503",
+        });
       }
     }
   }
-  const incident = await gw.admin("POST", "/status/incidents", { title: "Elevated API error rate", impact: "minor", affects: ["api"], body: "We are looking into errors on verify.php." });
-  await gw.admin("POST", `/status/incidents/${incident.body.incident.id}/updates`, { status: "identified", body: "A bad node was taken out of rotation." });
-  const old = await gw.admin("POST", "/status/incidents", { title: "Dashboard login failures", impact: "major", affects: ["dashboard"], body: "Logins fail." });
+  const incident = await gw.admin("POST", "/status/incidents", {
+    title: "Elevated API error rate",
+    impact: "minor",
+    affects: ["api"],
+    body: "We are looking into errors on verify.php.",
+  });
+  await gw.admin("POST", `/status/incidents/${incident.body.incident.id}/updates`, {
+    status: "identified",
+    body: "A bad node was taken out of rotation.",
+  });
+  const old = await gw.admin("POST", "/status/incidents", {
+    title: "Dashboard login failures",
+    impact: "major",
+    affects: ["dashboard"],
+    body: "Logins fail.",
+  });
   await gw.admin("POST", `/status/incidents/${old.body.incident.id}/updates`, { status: "resolved", body: "Fixed by a rollback." });
-  await gw.admin("PATCH", `/status/incidents/${old.body.incident.id}`, { postmortem: "A session-store configuration change was rolled out without its migration." });
+  await gw.admin("PATCH", `/status/incidents/${old.body.incident.id}`, {
+    postmortem: "A session-store configuration change was rolled out without its migration.",
+  });
   await gw.admin("POST", "/status/maintenance", {
-    title: "Database upgrade", body: "PostgreSQL minor upgrade; a few seconds of read-only mode.", affects: [],
-    starts_at: new Date(now + 2 * DAY_MS).toISOString(), ends_at: new Date(now + 2 * DAY_MS + 3_600_000).toISOString(),
+    title: "Database upgrade",
+    body: "PostgreSQL minor upgrade; a few seconds of read-only mode.",
+    affects: [],
+    starts_at: new Date(now + 2 * DAY_MS).toISOString(),
+    ends_at: new Date(now + 2 * DAY_MS + 3_600_000).toISOString(),
   });
 }, 60_000);
 
@@ -51,10 +77,21 @@ afterAll(async () => {
 
 async function chromium(args: string[]): Promise<string> {
   const profile = mkdtempSync(join(tmpdir(), "chromium-profile-"));
-  const { stderr } = await run("chromium", [
-    "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run", "--enable-logging=stderr", "--v=0",
-    `--user-data-dir=${profile}`, ...args,
-  ], { timeout: 90_000 });
+  const { stderr } = await run(
+    "chromium",
+    [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--hide-scrollbars",
+      "--no-first-run",
+      "--enable-logging=stderr",
+      "--v=0",
+      `--user-data-dir=${profile}`,
+      ...args,
+    ],
+    { timeout: 90_000 },
+  );
   return stderr;
 }
 
@@ -63,12 +100,19 @@ function consoleErrors(stderr: string): string[] {
 }
 
 describe("status page in a browser", () => {
-  it.each([["desktop", "1280,1800"], ["phone", "390,2400"]])("renders the page at %s width without console errors", async (name, size) => {
-    const file = join(OUT, `status-${name}.png`);
-    const stderr = await chromium([`--screenshot=${file}`, `--window-size=${size}`, `${gw.url}/status`]);
-    expect(consoleErrors(stderr)).toEqual([]);
-    expect(readFileSync(file).subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
-  }, 120_000);
+  it.each([
+    ["desktop", "1280,1800"],
+    ["phone", "390,2400"],
+  ])(
+    "renders the page at %s width without console errors",
+    async (name, size) => {
+      const file = join(OUT, `status-${name}.png`);
+      const stderr = await chromium([`--screenshot=${file}`, `--window-size=${size}`, `${gw.url}/status`]);
+      expect(consoleErrors(stderr)).toEqual([]);
+      expect(readFileSync(file).subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
+    },
+    120_000,
+  );
 
   it("prints the quarterly report to PDF", async () => {
     const file = join(OUT, "status-report.pdf");

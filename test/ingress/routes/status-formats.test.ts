@@ -10,10 +10,18 @@ beforeAll(async () => {
   gw = await startTestGateway("statusformats");
   const now = gw.ctx.clock.now();
   await gw.admin("PUT", "/status/services/website", { name: "Website", url: "https://www.example.com/" });
-  const incident = await gw.admin("POST", "/status/incidents", { title: "Errors <&> on login", impact: "major", affects: ["website"], body: "Looking & fixing" });
+  const incident = await gw.admin("POST", "/status/incidents", {
+    title: "Errors <&> on login",
+    impact: "major",
+    affects: ["website"],
+    body: "Looking & fixing",
+  });
   await gw.admin("POST", `/status/incidents/${incident.body.incident.id}/updates`, { status: "identified", body: "Found it" });
   await gw.admin("POST", "/status/maintenance", {
-    title: "Upgrade", body: "Database", starts_at: new Date(now + 3_600_000).toISOString(), ends_at: new Date(now + 7_200_000).toISOString(),
+    title: "Upgrade",
+    body: "Database",
+    starts_at: new Date(now + 3_600_000).toISOString(),
+    ends_at: new Date(now + 7_200_000).toISOString(),
   });
 });
 afterAll(async () => {
@@ -31,12 +39,15 @@ describe("status formats", () => {
     const res = await fetch(doc.page.feed_url);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/atom\+xml/);
-    const parsed = python(`
+    const parsed = python(
+      `
 import sys, json, feedparser
 f = feedparser.parse(sys.stdin.read())
 print(json.dumps({"bozo": f.bozo, "version": f.version, "title": f.feed.get("title"), "id": f.feed.get("id"), "updated": f.feed.get("updated"),
   "entries": [{"id": e.get("id"), "title": e.get("title"), "updated": e.get("updated"), "content": e.content[0].value if e.get("content") else None} for e in f.entries]}))
-`, await res.text());
+`,
+      await res.text(),
+    );
     expect(parsed.bozo).toBeFalsy();
     expect(parsed.version).toBe("atom10");
     expect(parsed.id).toBe(doc.page.feed_url);
@@ -49,26 +60,33 @@ print(json.dumps({"bozo": f.bozo, "version": f.version, "title": f.feed.get("tit
     expect(parsed.entries.find((e: any) => e.id.includes("#maintenance-")).title).toBe("Maintenance: Upgrade");
   });
 
-  it.each([["en", "outage"], ["fr", "panne"], ["de", "Ausfall"], ["es", "caída"], ["xx", "outage"], ["fr-CA", "panne"]])(
-    "the badge in %s is valid SVG with a <title> saying %s",
-    async (lang, word) => {
-      const res = await gw.call("/status-badge.php", { query: { lang } });
-      expect(res.status).toBe(200);
-      expect(res.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
-      const maxAge = Number(/max-age=(\d+)/.exec(res.headers.get("cache-control") ?? "")?.[1]);
-      expect(maxAge).toBeLessThanOrEqual(60);
-      const svg = python(`
+  it.each([
+    ["en", "outage"],
+    ["fr", "panne"],
+    ["de", "Ausfall"],
+    ["es", "caída"],
+    ["xx", "outage"],
+    ["fr-CA", "panne"],
+  ])("the badge in %s is valid SVG with a <title> saying %s", async (lang, word) => {
+    const res = await gw.call("/status-badge.php", { query: { lang } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
+    const maxAge = Number(/max-age=(\d+)/.exec(res.headers.get("cache-control") ?? "")?.[1]);
+    expect(maxAge).toBeLessThanOrEqual(60);
+    const svg = python(
+      `
 import sys, json, xml.etree.ElementTree as ET
 root = ET.fromstring(sys.stdin.read().encode("utf-8"))
 ns = "{http://www.w3.org/2000/svg}"
 print(json.dumps({"tag": root.tag, "title": root.find(ns + "title").text, "texts": [t.text for t in root.iter(ns + "text")], "role": root.get("role")}))
-`, res.body as string);
-      expect(svg.tag).toBe("{http://www.w3.org/2000/svg}svg");
-      expect(svg.role).toBe("img");
-      expect(svg.title).toContain(word);
-      expect(svg.texts).toContain(word);
-    },
-  );
+`,
+      res.body as string,
+    );
+    expect(svg.tag).toBe("{http://www.w3.org/2000/svg}svg");
+    expect(svg.role).toBe("img");
+    expect(svg.title).toContain(word);
+    expect(svg.texts).toContain(word);
+  });
 
   it("summary.json has the Statuspage shape", async () => {
     const res = await gw.call("/status/summary.json");

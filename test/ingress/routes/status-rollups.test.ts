@@ -16,7 +16,13 @@ afterAll(async () => {
 });
 
 async function bars(): Promise<Record<ServiceKey, DayBar[]>> {
-  const snapshot = await buildSnapshot(gw.ctx.db, { nowMs: gw.ctx.clock.now(), siteUrl: gw.url, pageName: "x", probeIntervalS: 60, slowMs: 2000 });
+  const snapshot = await buildSnapshot(gw.ctx.db, {
+    nowMs: gw.ctx.clock.now(),
+    siteUrl: gw.url,
+    pageName: "x",
+    probeIntervalS: 60,
+    slowMs: 2000,
+  });
   expect(snapshot.bars).not.toBeNull();
   return snapshot.bars as Record<ServiceKey, DayBar[]>;
 }
@@ -26,12 +32,17 @@ async function rawBars(): Promise<Record<ServiceKey, DayBar[]>> {
   const today = Math.floor(gw.ctx.clock.now() / DAY_MS) * DAY_MS;
   const from = today - 89 * DAY_MS;
   const rows = await dailyUptime(gw.ctx.db, from, today + DAY_MS);
-  return Object.fromEntries(SERVICE_KEYS.map((service) => [service, Array.from({ length: 90 }, (_, i) => {
-    const date = new Date(from + i * DAY_MS).toISOString().slice(0, 10);
-    const row = rows.find((r) => r.service === service && r.day === date);
-    const checks = row?.checks ?? 0;
-    return { date, checks, uptime_pct: checks === 0 ? null : Math.round(((row?.up ?? 0) / checks) * 100_000) / 1000 };
-  })])) as Record<ServiceKey, DayBar[]>;
+  return Object.fromEntries(
+    SERVICE_KEYS.map((service) => [
+      service,
+      Array.from({ length: 90 }, (_, i) => {
+        const date = new Date(from + i * DAY_MS).toISOString().slice(0, 10);
+        const row = rows.find((r) => r.service === service && r.day === date);
+        const checks = row?.checks ?? 0;
+        return { date, checks, uptime_pct: checks === 0 ? null : Math.round(((row?.up ?? 0) / checks) * 100_000) / 1000 };
+      }),
+    ]),
+  ) as Record<ServiceKey, DayBar[]>;
 }
 
 /** A deterministic pattern: `n` checks of a service on the day `daysAgo`, from 00:00:30 UTC, `everyMs` apart; `fail(i)` says which fail. */
@@ -40,7 +51,15 @@ async function seedDay(service: ServiceKey, daysAgo: number, n: number, everyMs:
   for (let i = 0; i < n; i++) {
     const at = dayStart + 30_000 + i * everyMs;
     const ok = !fail(i);
-    await insertCheck(gw.ctx.db, { service, slotMs: at, atMs: at, ok, latencyMs: ok ? 50 : null, statusCode: ok ? 200 : 503, error: ok ? null : "status 503" });
+    await insertCheck(gw.ctx.db, {
+      service,
+      slotMs: at,
+      atMs: at,
+      ok,
+      latencyMs: ok ? 50 : null,
+      statusCode: ok ? 200 : 503,
+      error: ok ? null : "status 503",
+    });
   }
 }
 
@@ -62,8 +81,24 @@ describe("status roll-ups", () => {
     await seedDay("dashboard", 90, 3, 60_000, () => true);
     // A check at 23:59:59.999 and one at 00:00:00.000 the next day fall on their own days.
     const boundary = Math.floor(gw.ctx.clock.now() / DAY_MS) * DAY_MS - 3 * DAY_MS;
-    await insertCheck(gw.ctx.db, { service: "api", slotMs: boundary - 1, atMs: boundary - 1, ok: false, latencyMs: null, statusCode: 503, error: "status 503" });
-    await insertCheck(gw.ctx.db, { service: "api", slotMs: boundary, atMs: boundary, ok: true, latencyMs: 9, statusCode: 200, error: null });
+    await insertCheck(gw.ctx.db, {
+      service: "api",
+      slotMs: boundary - 1,
+      atMs: boundary - 1,
+      ok: false,
+      latencyMs: null,
+      statusCode: 503,
+      error: "status 503",
+    });
+    await insertCheck(gw.ctx.db, {
+      service: "api",
+      slotMs: boundary,
+      atMs: boundary,
+      ok: true,
+      latencyMs: 9,
+      statusCode: 200,
+      error: null,
+    });
 
     const fromRollups = await bars();
     expect(fromRollups).toEqual(await rawBars());
@@ -75,7 +110,17 @@ describe("status roll-ups", () => {
 
     // A repeated record of a slot is refused and counts nothing.
     const dayStart = Math.floor(gw.ctx.clock.now() / DAY_MS) * DAY_MS;
-    expect(await insertCheck(gw.ctx.db, { service: "website", slotMs: dayStart + 30_000, atMs: dayStart + 30_000, ok: false, latencyMs: null, statusCode: 503, error: "x" })).toBe(false);
+    expect(
+      await insertCheck(gw.ctx.db, {
+        service: "website",
+        slotMs: dayStart + 30_000,
+        atMs: dayStart + 30_000,
+        ok: false,
+        latencyMs: null,
+        statusCode: 503,
+        error: "x",
+      }),
+    ).toBe(false);
     expect(await bars()).toEqual(fromRollups);
 
     // The bars' read touches the roll-ups only: raw checks deleted after their roll-up change nothing.
@@ -100,12 +145,17 @@ describe("status roll-ups", () => {
     expect(await backfillDailyRollups({ db: gw.ctx.db, clock: gw.ctx.clock })).toBe(1);
     const after = await bars();
     expect(after.website[79]).toMatchObject({ checks: 6, uptime_pct: Math.round((5 / 6) * 100_000) / 1000 });
-    expect({ ...after, website: after.website.filter((_, i) => i !== 79) }).toEqual({ ...before, website: before.website.filter((_, i) => i !== 79) });
+    expect({ ...after, website: after.website.filter((_, i) => i !== 79) }).toEqual({
+      ...before,
+      website: before.website.filter((_, i) => i !== 79),
+    });
     // A second run finds nothing to write.
     expect(await backfillDailyRollups({ db: gw.ctx.db, clock: gw.ctx.clock })).toBe(0);
     // A later check of a backfilled day adds to its row.
     const at = today - 10 * DAY_MS + 7_200_000;
-    expect(await insertCheck(gw.ctx.db, { service: "website", slotMs: at, atMs: at, ok: true, latencyMs: 5, statusCode: 200, error: null })).toBe(true);
+    expect(
+      await insertCheck(gw.ctx.db, { service: "website", slotMs: at, atMs: at, ok: true, latencyMs: 5, statusCode: 200, error: null }),
+    ).toBe(true);
     expect((await bars()).website[79]).toMatchObject({ checks: 7 });
   });
 });

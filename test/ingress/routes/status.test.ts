@@ -30,7 +30,15 @@ async function seedChecks(service: ServiceKey, outcomes: { ok: boolean; ms: numb
   const start = gw.ctx.clock.now() - agoS * 1000;
   for (const [i, o] of outcomes.entries()) {
     const at = start + i * 60_000;
-    await insertCheck(gw.ctx.db, { service, slotMs: at, atMs: at, ok: o.ok, latencyMs: o.ms, statusCode: o.ok ? 200 : 503, error: o.ok ? null : "status 503" });
+    await insertCheck(gw.ctx.db, {
+      service,
+      slotMs: at,
+      atMs: at,
+      ok: o.ok,
+      latencyMs: o.ms,
+      statusCode: o.ok ? 200 : 503,
+      error: o.ok ? null : "status 503",
+    });
   }
 }
 
@@ -56,14 +64,17 @@ describe("GET /api/status.php", () => {
     // A fresh install monitors nothing: the words say so rather than "All systems operational".
     expect(res.body.status).toEqual({ indicator: "ok", description: "No services monitored yet" });
     expect(res.body.components.map((c: any) => [c.key, c.name, c.status])).toEqual([
-      ["website", "Website", "not_configured"], ["api", "API", "not_configured"], ["dashboard", "Dashboard", "not_configured"],
+      ["website", "Website", "not_configured"],
+      ["api", "API", "not_configured"],
+      ["dashboard", "Dashboard", "not_configured"],
     ]);
     expect(res.body.incidents).toEqual({ open: [], recent: [] });
     expect(res.body.maintenance).toEqual({ in_progress: [], upcoming: [] });
     expect(res.body.page).toMatchObject({ name: "Gateway status", url: `${gw.url}/status`, feed_url: `${gw.url}/status/feed.atom` });
     expect(res.body.page.generated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(res.body.uptime_30d).toEqual({
-      overall_pct: null, checks: 0,
+      overall_pct: null,
+      checks: 0,
       services: {
         website: { name: "Website", uptime_pct: null, checks: 0, typical_ms: null },
         api: { name: "API", uptime_pct: null, checks: 0, typical_ms: null },
@@ -90,12 +101,34 @@ describe("GET /api/status.php", () => {
   it("computes uptime_30d from known checks: share of successes, check counts, median latency; older checks left out", async () => {
     await upsertService(gw.ctx.db, "website", "Marketing site", null, gw.ctx.clock.now());
     await upsertService(gw.ctx.db, "api", "API", null, gw.ctx.clock.now());
-    await seedChecks("website", [
-      ...Array.from({ length: 97 }, (_, i) => ({ ok: true, ms: 100 + i })), // medians of 100..196 → 148
-      { ok: false, ms: 5000 }, { ok: false, ms: 5000 }, { ok: false, ms: 5000 },
-    ], 10 * DAY_S);
-    await seedChecks("api", [{ ok: true, ms: 40 }, { ok: true, ms: 60 }, { ok: false, ms: 10 }, { ok: true, ms: 50 }], 5 * DAY_S);
-    await seedChecks("api", [{ ok: false, ms: 1 }, { ok: false, ms: 1 }], 31 * DAY_S);
+    await seedChecks(
+      "website",
+      [
+        ...Array.from({ length: 97 }, (_, i) => ({ ok: true, ms: 100 + i })), // medians of 100..196 → 148
+        { ok: false, ms: 5000 },
+        { ok: false, ms: 5000 },
+        { ok: false, ms: 5000 },
+      ],
+      10 * DAY_S,
+    );
+    await seedChecks(
+      "api",
+      [
+        { ok: true, ms: 40 },
+        { ok: true, ms: 60 },
+        { ok: false, ms: 10 },
+        { ok: true, ms: 50 },
+      ],
+      5 * DAY_S,
+    );
+    await seedChecks(
+      "api",
+      [
+        { ok: false, ms: 1 },
+        { ok: false, ms: 1 },
+      ],
+      31 * DAY_S,
+    );
     const doc = await fresh();
     expect(doc.uptime_30d.services.website).toEqual({ name: "Marketing site", uptime_pct: 97, checks: 100, typical_ms: 148 });
     expect(doc.uptime_30d.services.api).toEqual({ name: "API", uptime_pct: 75, checks: 4, typical_ms: 50 });
@@ -118,7 +151,15 @@ describe("GET /api/status.php", () => {
     expect((await fresh()).status.indicator).toBe("degraded");
     // A component in outage (three failures in a row, just now) beats the minor incident.
     await upsertService(gw.ctx.db, "dashboard", "Dashboard", "http://127.0.0.1:9/", gw.ctx.clock.now());
-    await seedChecks("dashboard", [{ ok: false, ms: 1 }, { ok: false, ms: 1 }, { ok: false, ms: 1 }], 180);
+    await seedChecks(
+      "dashboard",
+      [
+        { ok: false, ms: 1 },
+        { ok: false, ms: 1 },
+        { ok: false, ms: 1 },
+      ],
+      180,
+    );
     const doc = await fresh();
     expect(doc.components.find((c: any) => c.key === "dashboard").status).toBe("outage");
     expect(doc.status.indicator).toBe("down");
@@ -131,15 +172,22 @@ describe("GET /api/status.php", () => {
   it("maintenance moves from upcoming to in progress to gone as the clock passes its window", async () => {
     const base = gw.ctx.clock.now();
     const created = await gw.admin("POST", "/status/maintenance", {
-      title: "Network", body: "Switch swap", affects: ["api"],
-      starts_at: new Date(base + 3_600_000).toISOString(), ends_at: new Date(base + 7_200_000).toISOString(),
+      title: "Network",
+      body: "Switch swap",
+      affects: ["api"],
+      starts_at: new Date(base + 3_600_000).toISOString(),
+      ends_at: new Date(base + 7_200_000).toISOString(),
     });
     const id = created.body.maintenance.id;
     let doc = await fresh();
     expect(doc.maintenance.upcoming.map((w: any) => w.id)).toContain(id);
     expect(doc.maintenance.upcoming.find((w: any) => w.id === id)).toEqual({
-      id, title: "Network", body: "Switch swap", affects: ["api"],
-      starts_at: new Date(base + 3_600_000).toISOString().replace(/\.\d{3}Z$/, "Z"), ends_at: new Date(base + 7_200_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      id,
+      title: "Network",
+      body: "Switch swap",
+      affects: ["api"],
+      starts_at: new Date(base + 3_600_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      ends_at: new Date(base + 7_200_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
     });
     expect(doc.maintenance.in_progress).toEqual([]);
     await advance(3_600);
@@ -153,13 +201,25 @@ describe("GET /api/status.php", () => {
   });
 
   it("shows open incidents, and resolved ones for 14 days; updates newest first", async () => {
-    const created = await gw.admin("POST", "/status/incidents", { title: "Login errors", impact: "minor", affects: ["dashboard"], body: "Investigating" });
+    const created = await gw.admin("POST", "/status/incidents", {
+      title: "Login errors",
+      impact: "minor",
+      affects: ["dashboard"],
+      body: "Investigating",
+    });
     const id = created.body.incident.id;
     await advance(600);
     await gw.admin("POST", `/status/incidents/${id}/updates`, { status: "identified", body: "Bad deploy" });
     let doc = await fresh();
     const open = doc.incidents.open.find((i: any) => i.id === id);
-    expect(open).toMatchObject({ title: "Login errors", impact: "minor", status: "identified", affects: ["dashboard"], resolved_at: null, postmortem: null });
+    expect(open).toMatchObject({
+      title: "Login errors",
+      impact: "minor",
+      status: "identified",
+      affects: ["dashboard"],
+      resolved_at: null,
+      postmortem: null,
+    });
     expect(open.updates.map((u: any) => u.status)).toEqual(["identified", "investigating"]);
     await gw.admin("POST", `/status/incidents/${id}/updates`, { status: "resolved", body: "Rolled back" });
     await gw.admin("PATCH", `/status/incidents/${id}`, { postmortem: "A config flag." });
@@ -175,16 +235,25 @@ describe("GET /api/status.php", () => {
   it("builds the document once for 1000 concurrent readers, across two ingress processes' caches", async () => {
     await gw.ingress.deps.status.invalidate();
     const before = gw.ingress.deps.status.builds();
-    const readers = await Promise.all(Array.from({ length: 1000 }, () => fetch(`${gw.url}/api/status.php`).then(async (r) => ({ status: r.status, etag: r.headers.get("etag") }))));
+    const readers = await Promise.all(
+      Array.from({ length: 1000 }, () =>
+        fetch(`${gw.url}/api/status.php`).then(async (r) => ({ status: r.status, etag: r.headers.get("etag") })),
+      ),
+    );
     expect(readers.every((r) => r.status === 200)).toBe(true);
     expect(new Set(readers.map((r) => r.etag)).size).toBe(1);
     expect(gw.ingress.deps.status.builds() - before).toBe(1);
 
     // A second process's cache on the same Redis: together they still build once per minute.
-    const other = createStatusCache({ ...gw.ctx, options: () => ({ siteUrl: gw.url, pageName: "Gateway status", probeIntervalS: 60, slowMs: 2000 }) });
+    const other = createStatusCache({
+      ...gw.ctx,
+      options: () => ({ siteUrl: gw.url, pageName: "Gateway status", probeIntervalS: 60, slowMs: 2000 }),
+    });
     await advance(61);
     const mine = gw.ingress.deps.status.builds();
-    const both = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 === 0 ? other.current() : gw.ingress.deps.status.current())));
+    const both = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) => (i % 2 === 0 ? other.current() : gw.ingress.deps.status.current())),
+    );
     expect(new Set(both.map((c) => c.etag)).size).toBeLessThanOrEqual(2); // stale readers may get the previous copy
     expect(gw.ingress.deps.status.builds() - mine + other.builds()).toBe(1);
     const after = await Promise.all([other.current(), gw.ingress.deps.status.current()]);

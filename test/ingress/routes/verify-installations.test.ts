@@ -61,7 +61,8 @@ describe("caps per key per day", () => {
   it(`records at most ${PENDING_INSTALLS_PER_DAY} new pending installations a day, then refuses installation_limit_reached`, async () => {
     const made = await clientSetup(gw, {}, { plan: "enterprise" });
     expect(await reasonOf(made.key, { install: "first" })).toBe("ok");
-    for (let i = 0; i < PENDING_INSTALLS_PER_DAY; i++) expect(await reasonOf(made.key, { install: `new-${i}` })).toBe("installation_pending");
+    for (let i = 0; i < PENDING_INSTALLS_PER_DAY; i++)
+      expect(await reasonOf(made.key, { install: `new-${i}` })).toBe("installation_pending");
     const over = await call(made.key, { install: "one-too-many" });
     expect([over.status, over.body.reason]).toEqual([403, "installation_limit_reached"]);
     // Known installations answer as before; the refused one was not recorded.

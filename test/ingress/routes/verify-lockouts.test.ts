@@ -36,7 +36,8 @@ async function labelsOf(made: MadeKey): Promise<string[]> {
 describe("endpoint labels never shut a key", () => {
   it(`${ENDPOINT_LABELS_PER_DAY} junk labels from the wrong domain, then more from the right one: verify, content.php and botcheck.php still answer`, async () => {
     const made = await clientSetup(gw, {}, { plan: "enterprise" });
-    for (let i = 0; i < ENDPOINT_LABELS_PER_DAY; i++) expect(await reasonOf(made.key, { domain: "evil.example.org", endpoint: `wrong-${i}` })).toBe("domain_mismatch");
+    for (let i = 0; i < ENDPOINT_LABELS_PER_DAY; i++)
+      expect(await reasonOf(made.key, { domain: "evil.example.org", endpoint: `wrong-${i}` })).toBe("domain_mismatch");
     // A refused call records no label.
     expect(await labelsOf(made)).toEqual([]);
     for (let i = 0; i < ENDPOINT_LABELS_PER_DAY; i++) expect(await reasonOf(made.key, { endpoint: `junk-${i}` })).toBe("ok");
@@ -47,7 +48,11 @@ describe("endpoint labels never shut a key", () => {
     expect(await reasonOf(made.key, { endpoint: "checkout" })).toBe("ok");
     const content = await gw.call("/api/v1/content.php", { method: "POST", body: { key: made.key, domain: "example.com" } });
     expect([content.status, content.body.ok]).toEqual([200, true]);
-    const botcheck = await gw.call("/api/v1/botcheck.php", { method: "POST", body: { key: made.key }, headers: { origin: "https://example.com" } });
+    const botcheck = await gw.call("/api/v1/botcheck.php", {
+      method: "POST",
+      body: { key: made.key },
+      headers: { origin: "https://example.com" },
+    });
     expect([botcheck.status, botcheck.body]).toEqual([200, { enforced: false, allow: true }]);
 
     const events = (await usageEvents(gw, made.orgId)).filter((e) => e.key === made.id);
@@ -82,7 +87,8 @@ describe("a stranger's install never shuts the site's own calls", () => {
   it(`a stranger filling the day's ${PENDING_INSTALLS_PER_DAY} pending names blocks neither the site nor the owner's new installation`, async () => {
     const made = await clientSetup(gw, {}, { plan: "enterprise" });
     expect(await reasonOf(made.key)).toBe("ok");
-    for (let i = 0; i < PENDING_INSTALLS_PER_DAY; i++) expect(await reasonOf(made.key, { install: `evil-${i}` })).toBe("installation_pending");
+    for (let i = 0; i < PENDING_INSTALLS_PER_DAY; i++)
+      expect(await reasonOf(made.key, { install: `evil-${i}` })).toBe("installation_pending");
     expect(await reasonOf(made.key, { install: "evil-more" })).toBe("installation_limit_reached");
     expect(await reasonOf(made.key)).toBe("ok");
     // The owner approves the real new installation by its name, before it was ever seen: it works at once.
@@ -108,10 +114,17 @@ describe("rotation keeps the installations Redis has seen", () => {
     expect(await reasonOf(made.key, { install: "a" })).toBe("invalid_key");
     // PostgreSQL holds them for the new key too, so a Redis loss restores them.
     const { rows } = await gw.ctx.db.query("SELECT install, status FROM installations WHERE key_id = $1 ORDER BY install", [fresh.id]);
-    expect(rows).toEqual([{ install: "a", status: "approved" }, { install: "b", status: "blocked" }]);
+    expect(rows).toEqual([
+      { install: "a", status: "approved" },
+      { install: "b", status: "blocked" },
+    ]);
     // Projecting the old key again (the reconcile loop) hands nothing over twice and changes nothing.
     await gw.ingress.deps.projector.keyChanged(made.id);
-    expect(await gw.ctx.redis.hgetall(gw.ctx.keys.installations(made.orgId, fresh.id))).toEqual({ a: "approved", b: "blocked", [UNNAMED_INSTALL]: "pending" });
+    expect(await gw.ctx.redis.hgetall(gw.ctx.keys.installations(made.orgId, fresh.id))).toEqual({
+      a: "approved",
+      b: "blocked",
+      [UNNAMED_INSTALL]: "pending",
+    });
     expect(await gw.ctx.redis.exists(gw.ctx.keys.installations(made.orgId, made.id))).toBe(0);
   });
 

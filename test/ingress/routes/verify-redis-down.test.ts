@@ -62,10 +62,14 @@ describe("verify with Redis down", () => {
     expect(down.body.ok).toBe(false);
 
     up = true;
-    const back = await waitFor(async () => {
-      const res = await call();
-      return res.status === 200 ? res : null;
-    }, 15_000, 200);
+    const back = await waitFor(
+      async () => {
+        const res = await call();
+        return res.status === 200 ? res : null;
+      },
+      15_000,
+      200,
+    );
     expect(back.body.authorized).toBe(true);
   }, 40_000);
 });

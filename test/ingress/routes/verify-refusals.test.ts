@@ -21,50 +21,77 @@ const base = (made: MadeKey, extra: Record<string, unknown> = {}) => ({ made, pa
 
 /** One case per refusal reason of verify, each alone. The connecting address in tests is 127.0.0.1. */
 const CASES: Case[] = [
-  { reason: "key_suspended", arrange: async () => {
-    const made = await clientSetup(gw);
-    expect((await gw.admin("POST", `/keys/${made.id}/suspend`)).status).toBe(200);
-    return base(made);
-  } },
-  { reason: "expired", arrange: async () => {
-    const clock = (await gw.admin("GET", "/clock")).body.now as number;
-    const made = await clientSetup(gw, { expires_at: new Date((clock + 3600) * 1000).toISOString() });
-    await advance(gw, 3601);
-    return base(made);
-  } },
+  {
+    reason: "key_suspended",
+    arrange: async () => {
+      const made = await clientSetup(gw);
+      expect((await gw.admin("POST", `/keys/${made.id}/suspend`)).status).toBe(200);
+      return base(made);
+    },
+  },
+  {
+    reason: "expired",
+    arrange: async () => {
+      const clock = (await gw.admin("GET", "/clock")).body.now as number;
+      const made = await clientSetup(gw, { expires_at: new Date((clock + 3600) * 1000).toISOString() });
+      await advance(gw, 3601);
+      return base(made);
+    },
+  },
   { reason: "ip_blocked", arrange: async () => base(await clientSetup(gw, { ip_deny: ["127.0.0.0/8"] })) },
   { reason: "ip_not_allowed", arrange: async () => base(await clientSetup(gw, { ip_allow: ["10.0.0.0/8", "2001:db8::/32"] })) },
-  { reason: "geo_blocked", arrange: async () => base(await clientSetup(gw, { kind: "server", countries_block: ["US"] }), { ip: "8.8.8.8" }) },
-  { reason: "geo_not_allowed", arrange: async () => base(await clientSetup(gw, { kind: "server", countries_allow: ["DE", "FR"] }), { ip: "8.8.8.8" }) },
+  {
+    reason: "geo_blocked",
+    arrange: async () => base(await clientSetup(gw, { kind: "server", countries_block: ["US"] }), { ip: "8.8.8.8" }),
+  },
+  {
+    reason: "geo_not_allowed",
+    arrange: async () => base(await clientSetup(gw, { kind: "server", countries_allow: ["DE", "FR"] }), { ip: "8.8.8.8" }),
+  },
   { reason: "insufficient_scope", arrange: async () => base(await clientSetup(gw, { scopes: ["read"] }), { scope: "write" }) },
   { reason: "domain_mismatch", arrange: async () => base(await clientSetup(gw), { domain: "example.org" }) },
-  { reason: "domain_not_verified", arrange: async () => {
-    const made = await makeKey(gw, await makeOrg(gw), { domain: "unproven.com" });
-    return { made, params: { key: made.key, domain: "unproven.com" } };
-  } },
-  { reason: "usage_limit_exceeded", arrange: async () => {
-    const made = await clientSetup(gw, {}, { plan: "free" });
-    // Spend the free allowance (1,000) through the counter the script reads.
-    const snapshot = JSON.parse((await gw.ctx.redis.hget(gw.ctx.keys.orgSnapshot(made.orgId), "json")) ?? "{}");
-    await gw.ctx.redis.set(gw.ctx.keys.cycleUsed(made.orgId, snapshot.cycle_anchor_ms), 1000);
-    return base(made);
-  } },
-  { reason: "rate_limited", arrange: async () => {
-    const made = await clientSetup(gw, { rate_per_minute: 1 });
-    expect((await verify(gw, { key: made.key, domain: "example.com" })).status).toBe(200);
-    return base(made);
-  } },
-  { reason: "installation_pending", arrange: async () => {
-    const made = await clientSetup(gw);
-    expect((await verify(gw, { key: made.key, domain: "example.com", install: "first" })).status).toBe(200);
-    return base(made, { install: "second" });
-  } },
-  { reason: "installation_blocked", arrange: async () => {
-    const made = await clientSetup(gw);
-    expect((await verify(gw, { key: made.key, domain: "example.com", install: "first" })).status).toBe(200);
-    expect((await gw.admin("POST", `/keys/${made.id}/installations/first/block`)).status).toBe(200);
-    return base(made, { install: "first" });
-  } },
+  {
+    reason: "domain_not_verified",
+    arrange: async () => {
+      const made = await makeKey(gw, await makeOrg(gw), { domain: "unproven.com" });
+      return { made, params: { key: made.key, domain: "unproven.com" } };
+    },
+  },
+  {
+    reason: "usage_limit_exceeded",
+    arrange: async () => {
+      const made = await clientSetup(gw, {}, { plan: "free" });
+      // Spend the free allowance (1,000) through the counter the script reads.
+      const snapshot = JSON.parse((await gw.ctx.redis.hget(gw.ctx.keys.orgSnapshot(made.orgId), "json")) ?? "{}");
+      await gw.ctx.redis.set(gw.ctx.keys.cycleUsed(made.orgId, snapshot.cycle_anchor_ms), 1000);
+      return base(made);
+    },
+  },
+  {
+    reason: "rate_limited",
+    arrange: async () => {
+      const made = await clientSetup(gw, { rate_per_minute: 1 });
+      expect((await verify(gw, { key: made.key, domain: "example.com" })).status).toBe(200);
+      return base(made);
+    },
+  },
+  {
+    reason: "installation_pending",
+    arrange: async () => {
+      const made = await clientSetup(gw);
+      expect((await verify(gw, { key: made.key, domain: "example.com", install: "first" })).status).toBe(200);
+      return base(made, { install: "second" });
+    },
+  },
+  {
+    reason: "installation_blocked",
+    arrange: async () => {
+      const made = await clientSetup(gw);
+      expect((await verify(gw, { key: made.key, domain: "example.com", install: "first" })).status).toBe(200);
+      expect((await gw.admin("POST", `/keys/${made.id}/installations/first/block`)).status).toBe(200);
+      return base(made, { install: "first" });
+    },
+  },
 ];
 
 describe("verify refusals", () => {

@@ -37,7 +37,11 @@ describe("verify answers", () => {
       await gw.call("/api/v1/verify.php", { method: "POST", body: params }),
       await gw.call("/api/v1/verify.php", { method: "POST", form: params }),
       await gw.call("/api/v1/verify", { method: "POST", body: params }),
-      await gw.call("/api/v1/verify.php", { method: "POST", body: new URLSearchParams(params).toString(), headers: { "content-type": "text/plain" } }),
+      await gw.call("/api/v1/verify.php", {
+        method: "POST",
+        body: new URLSearchParams(params).toString(),
+        headers: { "content-type": "text/plain" },
+      }),
     ];
     for (const a of answers) {
       expect(a.status).toBe(200);
@@ -53,8 +57,15 @@ describe("verify answers", () => {
     const k = await clientSetup(gw, { scopes: ["read", "write"], industry: "retail", is_trial: true, environment: "staging" });
     const { body } = await verify(gw, { key: k.key, domain: "www.example.com" });
     expect(body.key).toEqual({
-      id: k.id, name: "Site", prefix: k.details.prefix, environment: "staging", industry: "retail", scopes: "read,write",
-      domain: "example.com", is_trial: true, expires_at: String(k.details.expires_at).replace("T", " ").replace("Z", ""),
+      id: k.id,
+      name: "Site",
+      prefix: k.details.prefix,
+      environment: "staging",
+      industry: "retail",
+      scopes: "read,write",
+      domain: "example.com",
+      is_trial: true,
+      expires_at: String(k.details.expires_at).replace("T", " ").replace("Z", ""),
     });
     // The public 2.1 forms stay in verify answers; admin details carry the operator forms (ISO, the list).
     expect(body.key.expires_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
@@ -100,7 +111,10 @@ describe("verify answers", () => {
     const lifeline = offline(body.lifeline, jwk);
     expect(entitlement).toMatchObject({ typ: "entitlement", key: k.id, dom: "example.com", exp: body.entitlement_expires });
     expect(lifeline).toMatchObject({
-      typ: "lifeline", key: k.id, ent: entitlement?.jti, ins: createHash("sha256").update("site-1").digest("hex"),
+      typ: "lifeline",
+      key: k.id,
+      ent: entitlement?.jti,
+      ins: createHash("sha256").update("site-1").digest("hex"),
     });
     expect(Number(entitlement?.exp)).toBeGreaterThan(body.ts);
     const [h, , s] = String(body.entitlement).split(".");

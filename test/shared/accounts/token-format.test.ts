@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
-  isWellFormedOrgToken, looksLikeOrgToken, newOrgToken, ORG_TOKEN_LENGTH, ORG_TOKEN_PATTERN, ORG_TOKEN_SHOWN, orgTokenChecksum,
+  isWellFormedOrgToken,
+  looksLikeOrgToken,
+  newOrgToken,
+  ORG_TOKEN_LENGTH,
+  ORG_TOKEN_PATTERN,
+  ORG_TOKEN_SHOWN,
+  orgTokenChecksum,
 } from "../../../shared/accounts/token-format.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -33,7 +39,15 @@ describe("organization token format", () => {
 
   it("refuses truncated, extended, re-prefixed and non-base62 values", () => {
     const { token } = newOrgToken();
-    for (const bad of [token.slice(0, -1), `${token}a`, `gwx_${token.slice(4)}`, `GWT_${token.slice(4)}`, `${token.slice(0, 20)}-${token.slice(21)}`, "gwt_", ""]) {
+    for (const bad of [
+      token.slice(0, -1),
+      `${token}a`,
+      `gwx_${token.slice(4)}`,
+      `GWT_${token.slice(4)}`,
+      `${token.slice(0, 20)}-${token.slice(21)}`,
+      "gwt_",
+      "",
+    ]) {
       expect(isWellFormedOrgToken(bad), bad).toBe(false);
     }
   });

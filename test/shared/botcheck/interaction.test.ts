@@ -4,7 +4,16 @@ import { createInteractionParser } from "../../../shared/botcheck/signals.js";
 
 /** A mouse approach as Chromium reported one of our own hands: curved, uneven, 18 segments. */
 const HAND: Interaction = {
-  input: "mouse", presses: 1, keys: 0, moves: 42, trail: 18, path_px: 312.4, span_px: 281.9, speed_cv: 0.61, max_speed: 2.3, contact_px: 1,
+  input: "mouse",
+  presses: 1,
+  keys: 0,
+  moves: 42,
+  trail: 18,
+  path_px: 312.4,
+  span_px: 281.9,
+  speed_cv: 0.61,
+  max_speed: 2.3,
+  contact_px: 1,
 };
 const with_ = (changes: Partial<Interaction>): Interaction => ({ ...HAND, ...changes });
 
@@ -16,8 +25,16 @@ describe("judgeInteraction", () => {
     // absent: passes at the higher difficulty
     ["no summary", undefined, "absent"],
     ["a keyboard hold (Space or Enter)", with_({ input: "keyboard", keys: 3 }), "absent"],
-    ["a keyboard hold by someone who never touched the mouse", { ...HAND, input: "keyboard", keys: 9, moves: 0, trail: 0, path_px: 0, span_px: 0, speed_cv: 0, max_speed: 0 }, "absent"],
-    ["a mouse that did not move (the page loaded under it)", with_({ moves: 0, trail: 0, path_px: 0, span_px: 0, speed_cv: 0, max_speed: 0 }), "absent"],
+    [
+      "a keyboard hold by someone who never touched the mouse",
+      { ...HAND, input: "keyboard", keys: 9, moves: 0, trail: 0, path_px: 0, span_px: 0, speed_cv: 0, max_speed: 0 },
+      "absent",
+    ],
+    [
+      "a mouse that did not move (the page loaded under it)",
+      with_({ moves: 0, trail: 0, path_px: 0, span_px: 0, speed_cv: 0, max_speed: 0 }),
+      "absent",
+    ],
     ["a trail too short to judge", with_({ trail: 4 }), "absent"],
     ["a ruler-straight approach (synthetic, Mouse Keys)", with_({ span_px: 312.3 }), "absent"],
     ["constant speed", with_({ speed_cv: 0.01 }), "absent"],

@@ -72,7 +72,14 @@ describe("challenge nonce", () => {
   });
 
   it("stores a JSON record that reads back", () => {
-    expect(record).toEqual({ keyId: "42", issuedAtMs, uaHash: uaHash(UA.chromeWindows), netHash: networkHash(ADDRESS), difficulty: 8, withoutEvidence: 10 });
+    expect(record).toEqual({
+      keyId: "42",
+      issuedAtMs,
+      uaHash: uaHash(UA.chromeWindows),
+      netHash: networkHash(ADDRESS),
+      difficulty: 8,
+      withoutEvidence: 10,
+    });
     expect(JSON.parse(serializeChallenge(record))).toEqual(record);
     expect(parseChallenge(serializeChallenge(record))).toEqual(record);
   });

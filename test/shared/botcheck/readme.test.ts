@@ -11,7 +11,11 @@ function tableRows(markdown: string): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   for (const line of markdown.split("\n")) {
     const match = /^\| `([^`]+)` \|(.*)\|$/.exec(line);
-    if (match?.[1] && match[2] !== undefined) rows.set(match[1], match[2].split("|").map((cell) => cell.trim()));
+    if (match?.[1] && match[2] !== undefined)
+      rows.set(
+        match[1],
+        match[2].split("|").map((cell) => cell.trim()),
+      );
   }
   return rows;
 }
@@ -25,7 +29,6 @@ function section(heading: string): string {
 }
 
 describe("shared/botcheck/README.md", () => {
-
   it("lists every rule with its reason and weight", () => {
     const rows = tableRows(section("Rules and verdict"));
     for (const rule of RULES) {

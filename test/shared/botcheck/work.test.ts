@@ -6,7 +6,9 @@ import { solveWork, WORK_MAX_COUNTER, workSearcher } from "../../../shared/botch
 /** Leading zero bits of SHA-256(nonce ‖ counter), from node:crypto and a bit string: the definition, spelled out. */
 function reference(nonce: string, counter: number): number {
   const counterHex = counter.toString(16).padStart(8, "0");
-  const digest = createHash("sha256").update(Buffer.from(nonce + counterHex, "hex")).digest();
+  const digest = createHash("sha256")
+    .update(Buffer.from(nonce + counterHex, "hex"))
+    .digest();
   const bitString = [...digest].map((b) => b.toString(2).padStart(8, "0")).join("");
   return bitString.indexOf("1") < 0 ? 256 : bitString.indexOf("1");
 }
@@ -15,7 +17,10 @@ describe("the hold's proof-of-work", () => {
   it("the widget's SHA-256 and the service's node:crypto agree with the definition on 20,000 random cases", () => {
     for (let i = 0; i < 20_000; i++) {
       const nonce = randomBytes(16).toString("hex");
-      const counter = i < 10 ? [0, 1, 255, 256, 65_535, 2 ** 24, 2 ** 31 - 1, 2 ** 31, WORK_MAX_COUNTER - 1, WORK_MAX_COUNTER][i] : randomBytes(4).readUInt32BE(0);
+      const counter =
+        i < 10
+          ? [0, 1, 255, 256, 65_535, 2 ** 24, 2 ** 31 - 1, 2 ** 31, WORK_MAX_COUNTER - 1, WORK_MAX_COUNTER][i]
+          : randomBytes(4).readUInt32BE(0);
       const expected = reference(nonce, counter);
       expect(proofBits(nonce, counter)).toBe(expected);
       expect(workSearcher(nonce)(counter)).toBe(Math.min(expected, 32));

@@ -28,7 +28,12 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const npm = (args: string[], cwd: string) => execFileSync("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], { cwd, encoding: "utf8", env: { ...process.env, npm_config_offline: "true" } });
+const npm = (args: string[], cwd: string) =>
+  execFileSync("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, npm_config_offline: "true" },
+  });
 
 describe("the verify client package", () => {
   it("imports nothing outside its folder (no server code, no Node built-ins)", () => {
@@ -36,16 +41,25 @@ describe("the verify client package", () => {
     expect(sources.length).toBeGreaterThan(3);
     for (const file of sources) {
       const text = readFileSync(join(CLIENT_DIR, file), "utf8");
-      const specifiers = [...text.matchAll(/(?:import|export)[^"';]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1] ?? m[2]);
+      const specifiers = [...text.matchAll(/(?:import|export)[^"';]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)].map(
+        (m) => m[1] ?? m[2],
+      );
       for (const specifier of specifiers) expect([file, specifier]).toEqual([file, expect.stringMatching(/^\.\/[\w.-]+\.js$/)]);
     }
     const manifest = JSON.parse(readFileSync(join(CLIENT_DIR, "package.json"), "utf8"));
-    expect(manifest).toMatchObject({ name: "@gateway/verify-client", type: "module", exports: { ".": { types: "./dist/index.d.ts", import: "./dist/index.js" } } });
+    expect(manifest).toMatchObject({
+      name: "@gateway/verify-client",
+      type: "module",
+      exports: { ".": { types: "./dist/index.d.ts", import: "./dist/index.js" } },
+    });
     expect(manifest.dependencies).toBeUndefined();
   });
 
   it("npm pack builds a tarball that installs offline into an empty project and verifies against a live gateway", async () => {
-    const packed = JSON.parse(npm(["pack", "--json", "--pack-destination", work], CLIENT_DIR)) as { filename: string; files: { path: string }[] }[];
+    const packed = JSON.parse(npm(["pack", "--json", "--pack-destination", work], CLIENT_DIR)) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
     const files = packed[0].files.map((f) => f.path).sort();
     expect(files).toEqual(expect.arrayContaining(["package.json", "dist/index.js", "dist/index.d.ts", "dist/client.js"]));
     expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
@@ -54,13 +68,20 @@ describe("the verify client package", () => {
     execFileSync("mkdir", ["-p", project]);
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
     npm(["install", join(work, packed[0].filename)], project);
-    writeFileSync(join(project, "main.js"), `import { createVerifyClient, CLIENT_VERSION } from "@gateway/verify-client";
+    writeFileSync(
+      join(project, "main.js"),
+      `import { createVerifyClient, CLIENT_VERSION } from "@gateway/verify-client";
 const client = createVerifyClient({ baseUrl: process.env.BASE, key: process.env.KEY, install: "packaged" });
 const result = await client.verify({ domain: "example.com" });
 console.log(JSON.stringify({ version: CLIENT_VERSION, authorized: result.authorized, source: result.source, reason: result.reason ?? null, fault: result.fault ?? null }));
-`);
+`,
+    );
     // Asynchronously: the gateway answers from this process's event loop.
-    const { stdout: out } = await promisify(execFile)(process.execPath, ["main.js"], { cwd: project, encoding: "utf8", env: { ...process.env, BASE: `${gw.url}/api/v1`, KEY: made.key } });
+    const { stdout: out } = await promisify(execFile)(process.execPath, ["main.js"], {
+      cwd: project,
+      encoding: "utf8",
+      env: { ...process.env, BASE: `${gw.url}/api/v1`, KEY: made.key },
+    });
     expect(JSON.parse(out), out).toMatchObject({ version: manifestVersion(), authorized: true, source: "service" });
   });
 });

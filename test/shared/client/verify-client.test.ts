@@ -50,15 +50,19 @@ afterAll(async () => {
  */
 function freshFetch(input: string, init?: RequestInit): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(input, { method: init?.method ?? "GET", agent: false, headers: (init?.headers ?? {}) as Record<string, string> }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") headers.set(k, v);
-        resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 500, headers }));
-      });
-    });
+    const req = httpRequest(
+      input,
+      { method: init?.method ?? "GET", agent: false, headers: (init?.headers ?? {}) as Record<string, string> },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") headers.set(k, v);
+          resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 500, headers }));
+        });
+      },
+    );
     req.on("error", reject);
     req.end(typeof init?.body === "string" ? init.body : undefined);
   });
@@ -142,8 +146,11 @@ describe("verify client", () => {
     // expires_in is not signed: a larger one is not believed.
     const s = transport();
     s.state.mode = { rewrite: (b) => ({ ...b, expires_in: 86_400 }) };
-    expect(await createVerifyClient({ baseUrl: base, key: made.key, install: "site-1", now: () => Date.now() + 180_000, fetch: s.fetch }).verify({ domain: "example.com" }))
-      .toMatchObject({ authorized: false, reason: "stale_answer" });
+    expect(
+      await createVerifyClient({ baseUrl: base, key: made.key, install: "site-1", now: () => Date.now() + 180_000, fetch: s.fetch }).verify(
+        { domain: "example.com" },
+      ),
+    ).toMatchObject({ authorized: false, reason: "stale_answer" });
   });
 
   it("never reads a success as authorized when its entitlement does not check (a client key's HMAC is public)", async () => {
@@ -162,10 +169,32 @@ describe("verify client", () => {
       return `${head}.${body}.${cryptoSign(null, Buffer.from(`${head}.${body}`), impostor.privateKey).toString("base64url")}`;
     };
     const nowS = Math.floor(Date.now() / 1000);
-    const forgedEntitlement = { typ: "entitlement", iss: base, key: own.id, org: 1, dom: "example.com", scp: "full_access", env: "production", trial: false, iat: nowS, exp: nowS + 86_400, jti: "forged" };
-    const forgedLifeline = { typ: "lifeline", iss: base, key: own.id, dom: "example.com", ins: createHash("sha256").update("site-5").digest("hex"), ent: "forged", iat: nowS, exp: nowS + 86_400 };
+    const forgedEntitlement = {
+      typ: "entitlement",
+      iss: base,
+      key: own.id,
+      org: 1,
+      dom: "example.com",
+      scp: "full_access",
+      env: "production",
+      trial: false,
+      iat: nowS,
+      exp: nowS + 86_400,
+      jti: "forged",
+    };
+    const forgedLifeline = {
+      typ: "lifeline",
+      iss: base,
+      key: own.id,
+      dom: "example.com",
+      ins: createHash("sha256").update("site-5").digest("hex"),
+      ent: "forged",
+      iat: nowS,
+      exp: nowS + 86_400,
+    };
     // A character early in the signature part (the last one only carries padding bits).
-    const flip = (token: unknown) => String(token).replace(/\.(.)([^.]*)$/, (_, c: string, rest: string) => `.${c === "A" ? "B" : "A"}${rest}`);
+    const flip = (token: unknown) =>
+      String(token).replace(/\.(.)([^.]*)$/, (_, c: string, rest: string) => `.${c === "A" ? "B" : "A"}${rest}`);
     const rewrites: [string, (b: Record<string, unknown>) => Record<string, unknown>][] = [
       ["entitlement not a token", (b) => ({ ...b, entitlement: "x.y.z" })],
       ["entitlement signature", (b) => ({ ...b, entitlement: flip(b.entitlement) })],
@@ -175,7 +204,11 @@ describe("verify client", () => {
     ];
     for (const [what, rewrite] of rewrites) {
       t.state.mode = { rewrite };
-      expect(await client.verify({ domain: "example.com" }), what).toMatchObject({ authorized: false, source: "client", reason: "bad_entitlement" });
+      expect(await client.verify({ domain: "example.com" }), what).toMatchObject({
+        authorized: false,
+        source: "client",
+        reason: "bad_entitlement",
+      });
     }
     // A whole answer made up by whoever sits on the transport, HMAC and all.
     const forger = (async (input: string | URL | Request, init?: RequestInit) => {
@@ -184,19 +217,48 @@ describe("verify client", () => {
       const ts = Math.floor(Date.now() / 1000);
       const signature = createHmac("sha256", own.key).update(`${ts}.${own.id}.1.${asked.domain}.${asked.nonce}`).digest("hex");
       const answer = {
-        authorized: true, reason: "ok", domain: asked.domain, nonce: asked.nonce, ts, expires_in: 120, signature, latency_ms: 1,
-        key: { id: own.id, name: "x", prefix: "ak_live_", environment: "production", industry: "", scopes: "full_access", domain: "example.com", is_trial: false, expires_at: "" },
-        entitlement: jws(forgedEntitlement), entitlement_expires: nowS + 86_400, lifeline: jws(forgedLifeline),
+        authorized: true,
+        reason: "ok",
+        domain: asked.domain,
+        nonce: asked.nonce,
+        ts,
+        expires_in: 120,
+        signature,
+        latency_ms: 1,
+        key: {
+          id: own.id,
+          name: "x",
+          prefix: "ak_live_",
+          environment: "production",
+          industry: "",
+          scopes: "full_access",
+          domain: "example.com",
+          is_trial: false,
+          expires_at: "",
+        },
+        entitlement: jws(forgedEntitlement),
+        entitlement_expires: nowS + 86_400,
+        lifeline: jws(forgedLifeline),
       };
       return new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } });
     }) as typeof fetch;
     const fooled = createVerifyClient({ baseUrl: base, key: own.key, install: "site-5", store, fetch: forger });
-    expect(await fooled.verify({ domain: "example.com" })).toMatchObject({ authorized: false, source: "client", reason: "bad_entitlement" });
+    expect(await fooled.verify({ domain: "example.com" })).toMatchObject({
+      authorized: false,
+      source: "client",
+      reason: "bad_entitlement",
+    });
     // keys.json out of reach and none cached: nothing to check the tokens with, so no.
     const noKeys = (async (input: string | URL | Request, init?: RequestInit) =>
       String(input).endsWith("/keys.json") ? new Response("{}", { status: 503 }) : freshFetch(String(input), init)) as typeof fetch;
-    expect(await createVerifyClient({ baseUrl: base, key: own.key, install: "site-5", fetch: noKeys }).verify({ domain: "example.com" }))
-      .toMatchObject({ authorized: false, source: "client", reason: "bad_entitlement", message: expect.stringContaining("keys.json unavailable") });
+    expect(
+      await createVerifyClient({ baseUrl: base, key: own.key, install: "site-5", fetch: noKeys }).verify({ domain: "example.com" }),
+    ).toMatchObject({
+      authorized: false,
+      source: "client",
+      reason: "bad_entitlement",
+      message: expect.stringContaining("keys.json unavailable"),
+    });
     // As for a tampered answer, the cache checked earlier stays: the service did not refuse.
     t.state.mode = "down";
     expectAuthorized(await client.verify({ domain: "example.com" }), "entitlement");
@@ -215,12 +277,19 @@ describe("verify client", () => {
       t.state.mode = mode;
       const served = await client.verify({ domain: "example.com" });
       expectAuthorized(served, "entitlement");
-      expect(served).toMatchObject({ entitlement: { key: own.id, dom: "example.com" }, fault: mode === "503" ? "HTTP 503" : expect.stringContaining("ECONNREFUSED") });
+      expect(served).toMatchObject({
+        entitlement: { key: own.id, dom: "example.com" },
+        fault: mode === "503" ? "HTTP 503" : expect.stringContaining("ECONNREFUSED"),
+      });
     }
     // Only for the domain it was issued for.
     expect(await client.verify({ domain: "shop.example.com" })).toMatchObject({ authorized: false, reason: "unreachable" });
     offsetMs = 7 * 86_400_000 + 1000;
-    expect(await client.verify({ domain: "example.com" })).toMatchObject({ authorized: false, reason: "unreachable", fault: expect.stringContaining("expired") });
+    expect(await client.verify({ domain: "example.com" })).toMatchObject({
+      authorized: false,
+      reason: "unreachable",
+      fault: expect.stringContaining("expired"),
+    });
   });
 
   it("the lifeline binds the cache to its installation", async () => {
@@ -253,11 +322,19 @@ describe("verify client", () => {
 
   it("prints a notice once", async () => {
     const notices: string[] = [];
-    const client = createVerifyClient({ baseUrl: base, key: made.key, install: "site-1", client: "gateway-js/1.4.2", onNotice: (n) => notices.push(n) });
+    const client = createVerifyClient({
+      baseUrl: base,
+      key: made.key,
+      install: "site-1",
+      client: "gateway-js/1.4.2",
+      onNotice: (n) => notices.push(n),
+    });
     for (let i = 0; i < 3; i++) expectAuthorized(await client.verify({ domain: "example.com" }), "service");
     expect(notices).toEqual(["gateway-js 1.4.2 is outdated: upgrade to 2.0.0 or later."]);
     const current: string[] = [];
-    await createVerifyClient({ baseUrl: base, key: made.key, install: "site-1", onNotice: (n) => current.push(n) }).verify({ domain: "example.com" });
+    await createVerifyClient({ baseUrl: base, key: made.key, install: "site-1", onNotice: (n) => current.push(n) }).verify({
+      domain: "example.com",
+    });
     expect(current).toEqual([]);
   });
 
@@ -274,14 +351,19 @@ describe("verify client", () => {
     expect(offline).toMatchObject({ fault: expect.any(String) });
     // The deployment's master secret changed: a new Ed25519 key, a new kid, behind the same address.
     const rotatedSecret = Buffer.from("b3d87cdeda8949c80e1a93a072eb5f5936e85d8c3b563bd3143bce109bc8ef13", "hex");
-    const ctx = await openContext(loadConfig({ ...gw.env, GATEWAY_SECRET: rotatedSecret.toString("hex") }), "test", { logger: silentLogger() });
+    const ctx = await openContext(loadConfig({ ...gw.env, GATEWAY_SECRET: rotatedSecret.toString("hex") }), "test", {
+      logger: silentLogger(),
+    });
     const rotated = await startIngress(ctx);
     const original = gw.ingress;
-    gw.ingress = { ...original, stop: async () => {
-      await rotated.stop();
-      await ctx.close();
-      await original.stop();
-    } };
+    gw.ingress = {
+      ...original,
+      stop: async () => {
+        await rotated.stop();
+        await ctx.close();
+        await original.stop();
+      },
+    };
     front.target = rotated.port;
     const newKid = deriveSigningKey(rotatedSecret).kid;
     expect(newKid).not.toBe(oldKid);

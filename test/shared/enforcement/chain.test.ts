@@ -33,7 +33,15 @@ describe("the pure chain", () => {
 
   it("applies the rules in the documented order", () => {
     expect(RULES.map((r) => r.name)).toEqual([
-      "suspension", "ip_param", "expiry", "ip_deny", "ip_allow", "countries", "scope", "domain_lock", "domain_verification",
+      "suspension",
+      "ip_param",
+      "expiry",
+      "ip_deny",
+      "ip_allow",
+      "countries",
+      "scope",
+      "domain_lock",
+      "domain_verification",
     ]);
     expect(COUNTED_RULES.map((r) => r.name)).toEqual(["rate", "allowance", "installation"]);
     const everything = prepare(
@@ -70,7 +78,14 @@ describe("counting outcomes", () => {
   it("counts per the reasons table", () => {
     expect(counts("ok")).toBe(true);
     expect(counts("domain_mismatch")).toBe(true);
-    for (const r of ["key_suspended", "usage_limit_exceeded", "rate_limited", "server_key_required", "ip_binding_required", "origin_mismatch"] as const) {
+    for (const r of [
+      "key_suspended",
+      "usage_limit_exceeded",
+      "rate_limited",
+      "server_key_required",
+      "ip_binding_required",
+      "origin_mismatch",
+    ] as const) {
       expect(counts(r)).toBe(false);
     }
     expect(REASONS.invalid_key.counts).toBe(false);

@@ -35,8 +35,19 @@ async function setup(): Promise<{ orgId: number; keyId: number }> {
 
 function call(ids: { orgId: number; keyId: number }, overrides: Partial<CountingCall> = {}): CountingCall {
   return {
-    orgId: ids.orgId, keyId: ids.keyId, keyVersion: "kv1", orgVersion: "ov1", outcome: "ok", counts: true, ratePerMinute: 1000,
-    allowance: null, install: "", endpoint: "verify", nowMs: NOW, cycleStartMs: NOW - 1000, ...overrides,
+    orgId: ids.orgId,
+    keyId: ids.keyId,
+    keyVersion: "kv1",
+    orgVersion: "ov1",
+    outcome: "ok",
+    counts: true,
+    ratePerMinute: 1000,
+    allowance: null,
+    install: "",
+    endpoint: "verify",
+    nowMs: NOW,
+    cycleStartMs: NOW - 1000,
+    ...overrides,
   };
 }
 
@@ -45,7 +56,9 @@ const reasons = (outcomes: { kind: string; reason?: string }[]) => outcomes.map(
 
 async function events(orgId: number): Promise<Record<string, unknown>[]> {
   const entries = await redis.xrange(keys.usageStreamOf(orgId), "-", "+");
-  return entries.flatMap(([, fields]) => (JSON.parse(fields[1]) as { events: Record<string, unknown>[] }).events).filter((e) => e.org === orgId);
+  return entries
+    .flatMap(([, fields]) => (JSON.parse(fields[1]) as { events: Record<string, unknown>[] }).events)
+    .filter((e) => e.org === orgId);
 }
 
 describe("verify-batch-n.lua", () => {
@@ -55,7 +68,9 @@ describe("verify-batch-n.lua", () => {
     const runs: number[] = [];
     const counting = createCountingBatcher({ redis, keys, clock, script: loadScript("verify-batch-n.lua"), onRun: (n) => runs.push(n) });
     const results = await Promise.all([
-      counting.submit(call(a)), counting.submit(call(a, { outcome: "domain_mismatch" })), counting.submit(call(b, { outcome: "key_suspended", counts: false })),
+      counting.submit(call(a)),
+      counting.submit(call(a, { outcome: "domain_mismatch" })),
+      counting.submit(call(b, { outcome: "key_suspended", counts: false })),
       counting.submit(call(a, { endpoint: "checkout" })),
     ]);
     expect(reasons(results)).toEqual(["ok", "domain_mismatch", "key_suspended", "ok"]);
@@ -91,7 +106,11 @@ describe("verify-batch-n.lua", () => {
   it("records the first installation approved and the next pending, atomically within a batch", async () => {
     const a = await setup();
     const c = batcher();
-    const results = await Promise.all([c.submit(call(a, { install: "one" })), c.submit(call(a, { install: "two" })), c.submit(call(a, { install: "one" }))]);
+    const results = await Promise.all([
+      c.submit(call(a, { install: "one" })),
+      c.submit(call(a, { install: "two" })),
+      c.submit(call(a, { install: "one" })),
+    ]);
     expect(reasons(results)).toEqual(["ok", "installation_pending", "ok"]);
     expect(await redis.hgetall(keys.installations(a.orgId, a.keyId))).toEqual({ one: "approved", two: "pending" });
     await redis.hset(keys.installations(a.orgId, a.keyId), "one", "blocked");
@@ -101,7 +120,11 @@ describe("verify-batch-n.lua", () => {
   it("records the unnamed installation approved when it comes first: a stranger's name after it is pending", async () => {
     const a = await setup();
     const c = batcher();
-    const results = await Promise.all([c.submit(call(a, { install: UNNAMED_INSTALL })), c.submit(call(a, { install: "evil" })), c.submit(call(a, { install: UNNAMED_INSTALL }))]);
+    const results = await Promise.all([
+      c.submit(call(a, { install: UNNAMED_INSTALL })),
+      c.submit(call(a, { install: "evil" })),
+      c.submit(call(a, { install: UNNAMED_INSTALL })),
+    ]);
     expect(reasons(results)).toEqual(["ok", "installation_pending", "ok"]);
     expect(await redis.hgetall(keys.installations(a.orgId, a.keyId))).toEqual({ [UNNAMED_INSTALL]: "approved", evil: "pending" });
   });
@@ -111,29 +134,37 @@ describe("verify-batch-n.lua", () => {
     const c = batcher();
     const labels = keys.endpointLabels(a.orgId, a.keyId, "2030-01-15");
     // Refusals record nothing and report (other).
-    const refused = await Promise.all([c.submit(call(a, { outcome: "domain_mismatch", endpoint: "wrong" })), c.submit(call(a, { outcome: "key_suspended", counts: false, endpoint: "wrong" }))]);
+    const refused = await Promise.all([
+      c.submit(call(a, { outcome: "domain_mismatch", endpoint: "wrong" })),
+      c.submit(call(a, { outcome: "key_suspended", counts: false, endpoint: "wrong" })),
+    ]);
     expect(reasons(refused)).toEqual(["domain_mismatch", "key_suspended"]);
     expect(await redis.scard(labels)).toBe(0);
     for (let i = 0; i < ENDPOINT_LABELS_PER_DAY; i++) await c.submit(call(a, { endpoint: `page-${i}` }));
     // Past the cap: answered as usual, reported as (other); a recorded label and an endpoint's own label are kept.
     const later = await Promise.all([
-      c.submit(call(a, { endpoint: "page-new" })), c.submit(call(a, { endpoint: "page-new", outcome: "insufficient_scope" })),
-      c.submit(call(a, { endpoint: "page-0", outcome: "insufficient_scope" })), c.submit(call(a, { endpoint: "verify" })), c.submit(call(a, { endpoint: "content" })),
+      c.submit(call(a, { endpoint: "page-new" })),
+      c.submit(call(a, { endpoint: "page-new", outcome: "insufficient_scope" })),
+      c.submit(call(a, { endpoint: "page-0", outcome: "insufficient_scope" })),
+      c.submit(call(a, { endpoint: "verify" })),
+      c.submit(call(a, { endpoint: "content" })),
     ]);
     expect(reasons(later)).toEqual(["ok", "insufficient_scope", "insufficient_scope", "ok", "ok"]);
     expect(await redis.scard(labels)).toBe(ENDPOINT_LABELS_PER_DAY);
     expect(await redis.sismember(labels, "page-new")).toBe(0);
     const list = await events(a.orgId);
     const base = { org: a.orgId, key: a.keyId, cycle: NOW - 1000, n: 1 };
-    expect(list).toEqual(expect.arrayContaining([
-      { ...base, endpoint: OTHER_LABEL, reason: "domain_mismatch", counted: 1 },
-      { ...base, endpoint: OTHER_LABEL, reason: "key_suspended", counted: 0 },
-      { ...base, endpoint: OTHER_LABEL, reason: "ok", counted: 1 },
-      { ...base, endpoint: OTHER_LABEL, reason: "insufficient_scope", counted: 1 },
-      { ...base, endpoint: "page-0", reason: "insufficient_scope", counted: 1 },
-      { ...base, endpoint: "verify", reason: "ok", counted: 1 },
-      { ...base, endpoint: "content", reason: "ok", counted: 1 },
-    ]));
+    expect(list).toEqual(
+      expect.arrayContaining([
+        { ...base, endpoint: OTHER_LABEL, reason: "domain_mismatch", counted: 1 },
+        { ...base, endpoint: OTHER_LABEL, reason: "key_suspended", counted: 0 },
+        { ...base, endpoint: OTHER_LABEL, reason: "ok", counted: 1 },
+        { ...base, endpoint: OTHER_LABEL, reason: "insufficient_scope", counted: 1 },
+        { ...base, endpoint: "page-0", reason: "insufficient_scope", counted: 1 },
+        { ...base, endpoint: "verify", reason: "ok", counted: 1 },
+        { ...base, endpoint: "content", reason: "ok", counted: 1 },
+      ]),
+    );
     expect(list.some((e) => e.reason === "endpoint_limit_reached" || e.endpoint === "page-new" || e.endpoint === "wrong")).toBe(false);
   });
 
@@ -142,7 +173,11 @@ describe("verify-batch-n.lua", () => {
     const c = batcher();
     await c.submit(call(a, { install: "site" }));
     await redis.hset(keys.installations(a.orgId, a.keyId), "other", "blocked");
-    const sameMinute = await Promise.all([c.submit(call(a, { install: "site" })), c.submit(call(a, { install: "site" })), c.submit(call(a, { install: "other" }))]);
+    const sameMinute = await Promise.all([
+      c.submit(call(a, { install: "site" })),
+      c.submit(call(a, { install: "site" })),
+      c.submit(call(a, { install: "other" })),
+    ]);
     expect(reasons(sameMinute)).toEqual(["ok", "ok", "installation_blocked"]);
     const nextMinute = NOW + 60_000;
     await c.submit(call(a, { install: "site", nowMs: nextMinute }));
@@ -150,7 +185,9 @@ describe("verify-batch-n.lua", () => {
     const withInstall = (await events(a.orgId)).filter((e) => e.install !== undefined);
     // install_new only on the call that recorded it; the others are sightings.
     expect(withInstall.map((e) => [e.install, e.install_status, e.reason, e.install_new])).toEqual([
-      ["site", "approved", "ok", 1], ["other", "blocked", "installation_blocked", undefined], ["site", "approved", "ok", undefined],
+      ["site", "approved", "ok", 1],
+      ["other", "blocked", "installation_blocked", undefined],
+      ["site", "approved", "ok", undefined],
     ]);
     expect(await redis.ttl(keys.installSightings(a.orgId, a.keyId, Math.floor(NOW / 60_000)))).toBeGreaterThan(60);
   });
@@ -160,7 +197,15 @@ describe("verify-batch-n.lua", () => {
     const c = batcher();
     const minute = Math.floor(NOW / 60_000);
     // Three shapes interleaved: ok, a place refusal (its own window) and ok with an installation.
-    const sent = [call(a), call(a, { outcome: "domain_mismatch" }), call(a), call(a, { install: "i-1" }), call(a, { outcome: "domain_mismatch" }), call(a), call(a, { install: "i-1" })];
+    const sent = [
+      call(a),
+      call(a, { outcome: "domain_mismatch" }),
+      call(a),
+      call(a, { install: "i-1" }),
+      call(a, { outcome: "domain_mismatch" }),
+      call(a),
+      call(a, { install: "i-1" }),
+    ];
     const results = await Promise.all(sent.map((one) => c.submit({ ...one, ratePerMinute: 4 })));
     // The three plain calls take three of the four slots, the first i-1 call the fourth; the place refusals count in their own window.
     expect(reasons(results)).toEqual(["ok", "domain_mismatch", "ok", "ok", "domain_mismatch", "ok", "rate_limited"]);
@@ -169,35 +214,53 @@ describe("verify-batch-n.lua", () => {
     expect(await redis.get(keys.cycleUsed(a.orgId, NOW - 1000))).toBe("6");
     expect(await redis.hgetall(keys.installations(a.orgId, a.keyId))).toEqual({ "i-1": "approved" });
     const base = { org: a.orgId, key: a.keyId, endpoint: "verify", cycle: NOW - 1000 };
-    expect(await events(a.orgId)).toEqual(expect.arrayContaining([
-      { ...base, reason: "ok", counted: 1, n: 3 },
-      { ...base, reason: "domain_mismatch", counted: 1, n: 2 },
-      { ...base, reason: "ok", counted: 1, n: 1, install: "i-1", install_status: "approved", install_new: 1 },
-      { ...base, reason: "rate_limited", counted: 0, n: 1 },
-    ]));
+    expect(await events(a.orgId)).toEqual(
+      expect.arrayContaining([
+        { ...base, reason: "ok", counted: 1, n: 3 },
+        { ...base, reason: "domain_mismatch", counted: 1, n: 2 },
+        { ...base, reason: "ok", counted: 1, n: 1, install: "i-1", install_status: "approved", install_new: 1 },
+        { ...base, reason: "rate_limited", counted: 0, n: 1 },
+      ]),
+    );
   });
 
   it("emits merged usage events without addresses", async () => {
     const a = await setup();
     const c = batcher();
     await Promise.all([
-      c.submit(call(a)), c.submit(call(a)), c.submit(call(a, { outcome: "ip_blocked" })), c.submit(call(a, { install: "x" })),
+      c.submit(call(a)),
+      c.submit(call(a)),
+      c.submit(call(a, { outcome: "ip_blocked" })),
+      c.submit(call(a, { install: "x" })),
       c.submit(call(a, { outcome: "key_suspended", counts: false })),
     ]);
     const list = await events(a.orgId);
     const base = { org: a.orgId, key: a.keyId, endpoint: "verify", cycle: NOW - 1000 };
-    expect(list).toEqual(expect.arrayContaining([
-      { ...base, reason: "ok", counted: 1, n: 2 },
-      { ...base, reason: "ip_blocked", counted: 1, n: 1 },
-      { ...base, reason: "ok", counted: 1, n: 1, install: "x", install_status: "approved", install_new: 1 },
-      { ...base, reason: "key_suspended", counted: 0, n: 1 },
-    ]));
+    expect(list).toEqual(
+      expect.arrayContaining([
+        { ...base, reason: "ok", counted: 1, n: 2 },
+        { ...base, reason: "ip_blocked", counted: 1, n: 1 },
+        { ...base, reason: "ok", counted: 1, n: 1, install: "x", install_status: "approved", install_new: 1 },
+        { ...base, reason: "key_suspended", counted: 0, n: 1 },
+      ]),
+    );
     expect(list).toHaveLength(4);
     const [, entry] = (await redis.xrange(keys.usageStreamOf(a.orgId), "-", "+")).at(-1) ?? [];
     const message = JSON.parse(entry?.[1] ?? "{}");
     expect(message).toMatchObject({ at: NOW, day: "2030-01-15" });
     const fields = new Set(list.flatMap((e) => Object.keys(e)));
-    expect([...fields].sort()).toEqual(["counted", "cycle", "endpoint", "install", "install_new", "install_status", "key", "n", "org", "reason"]);
+    expect([...fields].sort()).toEqual([
+      "counted",
+      "cycle",
+      "endpoint",
+      "install",
+      "install_new",
+      "install_status",
+      "key",
+      "n",
+      "org",
+      "reason",
+    ]);
     expect(Object.keys(message).sort()).toEqual(["at", "day", "events"]);
   });
 });

@@ -6,18 +6,41 @@ export const DAY = 86_400_000;
 
 export function keySnapshot(overrides: Partial<KeySnapshot> = {}): KeySnapshot {
   return {
-    id: 7, org_id: 3, kind: "client", name: "Site", prefix: "ak_live_abcd", environment: "production", industry: "",
-    scopes: [], domain: "example.com", ip_allow: [], ip_deny: [], ip_binding: false, countries_allow: [], countries_block: [],
-    rate_per_minute: 600, is_trial: false, expires_at_ms: null, status: "active",
+    id: 7,
+    org_id: 3,
+    kind: "client",
+    name: "Site",
+    prefix: "ak_live_abcd",
+    environment: "production",
+    industry: "",
+    scopes: [],
+    domain: "example.com",
+    ip_allow: [],
+    ip_deny: [],
+    ip_binding: false,
+    countries_allow: [],
+    countries_block: [],
+    rate_per_minute: 600,
+    is_trial: false,
+    expires_at_ms: null,
+    status: "active",
     botcheck: { enabled: false, hold_ms: 1500, allow_desktop: true, allow_tablet: true, allow_mobile: true },
-    firewall: null, content_origin: null, ...overrides,
+    firewall: null,
+    content_origin: null,
+    ...overrides,
   };
 }
 
 export function orgSnapshot(overrides: Partial<OrgSnapshot> = {}): OrgSnapshot {
   return {
-    id: 3, plan: "starter", allowance: 300_000, subscription: "active", cycle_anchor_ms: NOW - 10 * DAY, lapsed_at_ms: null,
-    verified_domains: ["example.com"], ...overrides,
+    id: 3,
+    plan: "starter",
+    allowance: 300_000,
+    subscription: "active",
+    cycle_anchor_ms: NOW - 10 * DAY,
+    lapsed_at_ms: null,
+    verified_domains: ["example.com"],
+    ...overrides,
   };
 }
 

@@ -49,8 +49,19 @@ return out`;
 
 function call(overrides: Partial<CountingCall>): CountingCall {
   return {
-    orgId: 7, keyId: 70, keyVersion: "kv1", orgVersion: "ov1", outcome: "ok", counts: true, ratePerMinute: 1000, allowance: null,
-    install: "", endpoint: "verify", nowMs: NOW, cycleStartMs: NOW - 1000, ...overrides,
+    orgId: 7,
+    keyId: 70,
+    keyVersion: "kv1",
+    orgVersion: "ov1",
+    outcome: "ok",
+    counts: true,
+    ratePerMinute: 1000,
+    allowance: null,
+    install: "",
+    endpoint: "verify",
+    nowMs: NOW,
+    cycleStartMs: NOW - 1000,
+    ...overrides,
   };
 }
 
@@ -60,11 +71,25 @@ function expected(c: CountingCall): string {
   const day = new Date(NOW).toISOString().slice(0, 10);
   const place = c.outcome === "domain_mismatch";
   return [
-    keys.keySnapshot(c.orgId, c.keyId), keys.orgSnapshot(c.orgId), keys.cycleUsed(c.orgId, c.cycleStartMs), keys.installations(c.orgId, c.keyId),
-    c.keyVersion, c.orgVersion, String(c.ratePerMinute), String(c.ratePerSource ?? -1), String(c.allowance ?? -1),
-    String(c.orgId), String(c.keyId), c.endpoint, String(c.cycleStartMs), c.endpoint === "verify" ? "" : keys.endpointLabels(c.orgId, c.keyId, day),
-    keys.pendingInstalls(c.orgId, c.keyId, day), c.install === "" && c.keyId === 70 ? "" : keys.installSightings(c.orgId, c.keyId, minute),
-    c.outcome, c.counts ? "1" : "0", c.install,
+    keys.keySnapshot(c.orgId, c.keyId),
+    keys.orgSnapshot(c.orgId),
+    keys.cycleUsed(c.orgId, c.cycleStartMs),
+    keys.installations(c.orgId, c.keyId),
+    c.keyVersion,
+    c.orgVersion,
+    String(c.ratePerMinute),
+    String(c.ratePerSource ?? -1),
+    String(c.allowance ?? -1),
+    String(c.orgId),
+    String(c.keyId),
+    c.endpoint,
+    String(c.cycleStartMs),
+    c.endpoint === "verify" ? "" : keys.endpointLabels(c.orgId, c.keyId, day),
+    keys.pendingInstalls(c.orgId, c.keyId, day),
+    c.install === "" && c.keyId === 70 ? "" : keys.installSightings(c.orgId, c.keyId, minute),
+    c.outcome,
+    c.counts ? "1" : "0",
+    c.install,
     place ? keys.placeWindow(c.orgId, c.keyId, minute) : keys.rateWindow(c.orgId, c.keyId, minute),
     c.source ? keys.sourceWindow(c.orgId, c.keyId, minute, c.source) : "",
   ].join("|");
@@ -77,12 +102,34 @@ describe("verify-batch-n.lua arguments", () => {
       call({ outcome: "domain_mismatch" }),
       call({}),
       call({ keyId: 71, install: "site-a", ratePerSource: 5, source: "s1", allowance: 500, endpoint: "checkout" }),
-      call({ keyId: 71, install: "site-b", ratePerSource: 5, source: "s2", allowance: 500, endpoint: "checkout", outcome: "key_suspended", counts: false }),
+      call({
+        keyId: 71,
+        install: "site-b",
+        ratePerSource: 5,
+        source: "s2",
+        allowance: 500,
+        endpoint: "checkout",
+        outcome: "key_suspended",
+        counts: false,
+      }),
       call({ orgId: 8, keyId: 80, keyVersion: "kv9", orgVersion: "ov9", install: "(unnamed)" }),
     ];
-    const encoded = encodeBatch(keys, 0, NOW, "1234", calls.map((c) => ({ call: c })));
+    const encoded = encodeBatch(
+      keys,
+      0,
+      NOW,
+      "1234",
+      calls.map((c) => ({ call: c })),
+    );
     const decoded = (await redis.eval(DECODER, encoded.keys.length, ...encoded.keys, ...encoded.args)) as string[];
-    expect(decoded.slice(0, 6)).toEqual([String(NOW), new Date(NOW).toISOString().slice(0, 10), "1234", "(other)", expect.any(String), expect.any(String)]);
+    expect(decoded.slice(0, 6)).toEqual([
+      String(NOW),
+      new Date(NOW).toISOString().slice(0, 10),
+      "1234",
+      "(other)",
+      expect.any(String),
+      expect.any(String),
+    ]);
     expect(decoded.slice(6)).toEqual(encoded.order.map((p) => expected(p.call)));
     expect(new Set(encoded.order.map((p) => p.call))).toEqual(new Set(calls));
     expect(encoded.order).toHaveLength(calls.length);

@@ -1,13 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { clientNotice, compareVersions } from "../../../ingress/routes/verify/notice.js";
-import { deriveSigningKey, ENTITLEMENT_TTL_S, installHash, issueEntitlement, verifyToken, type EntitlementClaims, type LifelineClaims } from "../../../shared/platform/crypto/entitlement.js";
+import {
+  deriveSigningKey,
+  ENTITLEMENT_TTL_S,
+  installHash,
+  issueEntitlement,
+  verifyToken,
+  type EntitlementClaims,
+  type LifelineClaims,
+} from "../../../shared/platform/crypto/entitlement.js";
 import { openCountryDb } from "../../../shared/platform/geo/country.js";
 
 describe("entitlement tokens", () => {
   const master = Buffer.alloc(32, 7);
   const input = {
-    iss: "https://gw.example/api/v1", keyId: 5, orgId: 2, domain: "example.com", scopes: "full_access", environment: "production",
-    trial: false, install: "site-1", nowS: 1_900_000_000,
+    iss: "https://gw.example/api/v1",
+    keyId: 5,
+    orgId: 2,
+    domain: "example.com",
+    scopes: "full_access",
+    environment: "production",
+    trial: false,
+    install: "site-1",
+    nowS: 1_900_000_000,
   };
 
   it("derives the same Ed25519 key from the same master secret, another from another", () => {

@@ -6,7 +6,10 @@ import { PlainCounter, PlainHistogram } from "../../../shared/platform/metrics/p
 
 /** Prometheus text with each line's labels in name order. */
 const normalized = (text: string) =>
-  text.split("\n").map((line) => line.replace(/\{([^}]*)\}/, (_, labels: string) => `{${labels.split(",").sort().join(",")}}`)).sort();
+  text
+    .split("\n")
+    .map((line) => line.replace(/\{([^}]*)\}/, (_, labels: string) => `{${labels.split(",").sort().join(",")}}`))
+    .sort();
 
 describe("plain counters and histograms", () => {
   it("export the same text as prom-client's histogram for the same observations", async () => {
@@ -15,7 +18,13 @@ describe("plain counters and histograms", () => {
     const definition = { name: "t_seconds", help: "test", labelNames: ["endpoint", "reason"] as const, buckets: [0.001, 0.01, 0.1] };
     const plain = new PlainHistogram({ ...definition, registers: [plainRegistry] });
     const prom = new Histogram({ ...definition, labelNames: [...definition.labelNames], registers: [promRegistry] });
-    for (const [labels, value] of [[["verify", "ok"], 0.0005], [["verify", "ok"], 0.001], [["verify", "ok"], 0.05], [["verify", "ok"], 3], [["scan", "ok"], 0.02]] as const) {
+    for (const [labels, value] of [
+      [["verify", "ok"], 0.0005],
+      [["verify", "ok"], 0.001],
+      [["verify", "ok"], 0.05],
+      [["verify", "ok"], 3],
+      [["scan", "ok"], 0.02],
+    ] as const) {
       plain.labels(...labels).observe(value);
       prom.labels(...labels).observe(value);
     }
@@ -28,7 +37,9 @@ describe("plain counters and histograms", () => {
     counter.labels("verify", "200").inc();
     counter.labels("verify", "200").inc(2);
     counter.labels("verify", "429").inc();
-    expect(await registry.metrics()).toBe('# HELP t_total test\n# TYPE t_total counter\nt_total{endpoint="verify",status="200"} 3\nt_total{endpoint="verify",status="429"} 1\n');
+    expect(await registry.metrics()).toBe(
+      '# HELP t_total test\n# TYPE t_total counter\nt_total{endpoint="verify",status="200"} 3\nt_total{endpoint="verify",status="429"} 1\n',
+    );
     const json = await registry.getMetricsAsJSON();
     const merged = AggregatorRegistry.aggregate([json, json] as Parameters<typeof AggregatorRegistry.aggregate>[0]);
     expect(await merged.metrics()).toContain('t_total{endpoint="verify",status="200"} 6');

@@ -61,13 +61,7 @@ export function createDnsClient(resolver: DnsServer | null, timeoutMs: number): 
   };
 }
 
-async function queryServer(
-  server: DnsServer,
-  name: string,
-  type: RecordType,
-  flags: QueryFlags,
-  timeoutMs: number,
-): Promise<DnsAnswer> {
+async function queryServer(server: DnsServer, name: string, type: RecordType, flags: QueryFlags, timeoutMs: number): Promise<DnsAnswer> {
   const id = randomInt(0x10000);
   const message = buildQuery(id, name, type, flags);
   const deadline = performance.now() + timeoutMs;

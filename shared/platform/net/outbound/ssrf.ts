@@ -82,13 +82,16 @@ export function pinnedLookup(address: string, family: 4 | 6): Lookup {
 export function guardedLookup(policy: OutboundPolicy, resolver: DnsServer | null, timeoutMs = 5_000): Lookup {
   const resolve = dnsHostResolver(createDnsClient(resolver, timeoutMs));
   return (hostname, options, callback) => {
-    resolveGuarded(hostname, policy, resolve).then((verdict) => {
-      if (!verdict.ok) {
-        const error: NodeJS.ErrnoException = Object.assign(new Error(`SSRF guard: ${verdict.detail}`), { code: "EACCES" });
-        callback(error, "");
-        return;
-      }
-      pinnedLookup(verdict.address, verdict.family)(hostname, options, callback);
-    }, (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), ""));
+    resolveGuarded(hostname, policy, resolve).then(
+      (verdict) => {
+        if (!verdict.ok) {
+          const error: NodeJS.ErrnoException = Object.assign(new Error(`SSRF guard: ${verdict.detail}`), { code: "EACCES" });
+          callback(error, "");
+          return;
+        }
+        pinnedLookup(verdict.address, verdict.family)(hostname, options, callback);
+      },
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), ""),
+    );
   };
 }

@@ -31,10 +31,20 @@ describe("cookies:secure with HSTS", () => {
   const HSTS = ["strict-transport-security", "max-age=31536000"] as const;
   test("HSTS of six months or more softens a missing Secure", () => {
     expect(evaluate(cookieSecure, webWithPage([HSTS, ["set-cookie", "theme=dark"]])).result).toBe("cookies-insecure-hsts");
-    expect(evaluate(cookieSecure, webWithPage([HSTS, ["set-cookie", "sessionid=1; HttpOnly"]])).result).toBe("cookies-session-insecure-hsts");
+    expect(evaluate(cookieSecure, webWithPage([HSTS, ["set-cookie", "sessionid=1; HttpOnly"]])).result).toBe(
+      "cookies-session-insecure-hsts",
+    );
   });
   test("a short HSTS does not", () => {
-    expect(evaluate(cookieSecure, webWithPage([["strict-transport-security", "max-age=300"], ["set-cookie", "sessionid=1"]])).result).toBe("cookies-session-insecure");
+    expect(
+      evaluate(
+        cookieSecure,
+        webWithPage([
+          ["strict-transport-security", "max-age=300"],
+          ["set-cookie", "sessionid=1"],
+        ]),
+      ).result,
+    ).toBe("cookies-session-insecure");
   });
 });
 

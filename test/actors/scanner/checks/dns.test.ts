@@ -10,10 +10,13 @@ import { answer, DOMAIN, dnsWith, nxdomain, timedOut } from "../builders.js";
 
 describe("dns:address", () => {
   test("pass with A and AAAA", () => {
-    const f = evaluate(address, dnsWith({
-      a: answer(DOMAIN, "A", [{ type: "A", name: DOMAIN, address: "192.0.2.1" }]),
-      aaaa: answer(DOMAIN, "AAAA", [{ type: "AAAA", name: DOMAIN, address: "2001:db8::1" }]),
-    }));
+    const f = evaluate(
+      address,
+      dnsWith({
+        a: answer(DOMAIN, "A", [{ type: "A", name: DOMAIN, address: "192.0.2.1" }]),
+        aaaa: answer(DOMAIN, "AAAA", [{ type: "AAAA", name: DOMAIN, address: "2001:db8::1" }]),
+      }),
+    );
     expect([f.status, f.result]).toEqual(["pass", "address-dual-stack"]);
     expect(f.evidence).toContain("example.test. AAAA 2001:db8::1");
   });
@@ -23,7 +26,12 @@ describe("dns:address", () => {
 });
 
 describe("dns:ns", () => {
-  const nsAnswer = (...hosts: string[]) => answer(DOMAIN, "NS", hosts.map((host) => ({ type: "NS", name: DOMAIN, host })));
+  const nsAnswer = (...hosts: string[]) =>
+    answer(
+      DOMAIN,
+      "NS",
+      hosts.map((host) => ({ type: "NS", name: DOMAIN, host })),
+    );
   test("pass with two name servers", () => {
     expect(evaluate(ns, dnsWith({ ns: nsAnswer("a.ns.test", "b.ns.test") })).result).toBe("ns-ok");
   });
@@ -41,14 +49,21 @@ describe("dns:ns", () => {
 
 describe("dns:caa", () => {
   const caaAt = (name: string, ...records: [number, string, string][]) =>
-    answer(name, "CAA", records.map(([flags, tag, value]) => ({ type: "CAA", name, flags, tag, value })));
+    answer(
+      name,
+      "CAA",
+      records.map(([flags, tag, value]) => ({ type: "CAA", name, flags, tag, value })),
+    );
   test("pass when an issue tag restricts issuance", () => {
     const f = evaluate(caa, dnsWith({ caa: [caaAt(DOMAIN, [0, "issue", "letsencrypt.org"])] }));
     expect([f.status, f.result]).toEqual(["pass", "caa-ok"]);
     expect(f.evidence).toBe('example.test. CAA 0 issue "letsencrypt.org"');
   });
   test("the nearest non-empty set is the relevant one (tree climbing)", () => {
-    const f = evaluate(caa, dnsWith({ domain: `www.${DOMAIN}`, caa: [noData(`www.${DOMAIN}`, "CAA"), caaAt(DOMAIN, [0, "issue", "ca.test"])] }));
+    const f = evaluate(
+      caa,
+      dnsWith({ domain: `www.${DOMAIN}`, caa: [noData(`www.${DOMAIN}`, "CAA"), caaAt(DOMAIN, [0, "issue", "ca.test"])] }),
+    );
     expect(f.result).toBe("caa-ok");
     expect(f.detail).toContain(`At ${DOMAIN}`);
   });
@@ -69,7 +84,10 @@ describe("dns:dnssec", () => {
   const servfail = (name: string, type: "SOA" | "A") => ({ ...noData(name, type), status: "servfail" as const, rcode: 2 });
   const noKeys = { answer: noData(DOMAIN, "DNSKEY"), unchecked: null };
   test("pass when the resolver sets AD on the domain's answer", () => {
-    const f = evaluate(dnssec, dnsWith({ dnssec: { answers: [{ answer: soa({ authenticated: true }), unchecked: null }], dnskey: noKeys } }));
+    const f = evaluate(
+      dnssec,
+      dnsWith({ dnssec: { answers: [{ answer: soa({ authenticated: true }), unchecked: null }], dnskey: noKeys } }),
+    );
     expect([f.status, f.result]).toEqual(["pass", "dnssec-validated"]);
     expect(f.evidence).toContain("(ad)");
   });
@@ -82,18 +100,26 @@ describe("dns:dnssec", () => {
   });
   test("a bogus A record makes the domain bogus even when its SOA validates", () => {
     const a = answer(DOMAIN, "A", [{ type: "A", name: DOMAIN, address: "192.0.2.1" }]);
-    const answers = [{ answer: soa({ authenticated: true }), unchecked: null }, { answer: servfail(DOMAIN, "A"), unchecked: a }];
+    const answers = [
+      { answer: soa({ authenticated: true }), unchecked: null },
+      { answer: servfail(DOMAIN, "A"), unchecked: a },
+    ];
     const f = evaluate(dnssec, dnsWith({ dnssec: { answers, dnskey: noKeys } }));
     expect(f.result).toBe("dnssec-bogus");
     expect(f.detail).toContain(`${DOMAIN} A`);
   });
   test("SERVFAIL with and without CD is a failed lookup, not bogus", () => {
-    const f = evaluate(dnssec, dnsWith({ dnssec: { answers: [{ answer: servfail(DOMAIN, "SOA"), unchecked: servfail(DOMAIN, "SOA") }], dnskey: noKeys } }));
+    const f = evaluate(
+      dnssec,
+      dnsWith({ dnssec: { answers: [{ answer: servfail(DOMAIN, "SOA"), unchecked: servfail(DOMAIN, "SOA") }], dnskey: noKeys } }),
+    );
     expect(f.result).toBe("dnssec-lookup-failed");
   });
   test("info when keys exist but nothing confirms validation", () => {
     const dnskey = { answer: answer(DOMAIN, "DNSKEY", [{ type: "DNSKEY", name: DOMAIN, flags: 257, algorithm: 13 }]), unchecked: null };
-    expect(evaluate(dnssec, dnsWith({ dnssec: { answers: [{ answer: soa(), unchecked: null }], dnskey } })).result).toBe("dnssec-signed-unconfirmed");
+    expect(evaluate(dnssec, dnsWith({ dnssec: { answers: [{ answer: soa(), unchecked: null }], dnskey } })).result).toBe(
+      "dnssec-signed-unconfirmed",
+    );
   });
 });
 

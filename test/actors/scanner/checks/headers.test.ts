@@ -95,8 +95,24 @@ describe("headers:frame-options", () => {
 
 describe("headers:frame-options, repeated", () => {
   test("two different X-Frame-Options values cancel out; the same value twice does not", () => {
-    expect(evaluate(frameOptions, webWithPage([["x-frame-options", "DENY"], ["x-frame-options", "SAMEORIGIN"]])).result).toBe("xfo-invalid");
-    expect(evaluate(frameOptions, webWithPage([["x-frame-options", "DENY"], ["x-frame-options", "deny"]])).result).toBe("xfo-ok");
+    expect(
+      evaluate(
+        frameOptions,
+        webWithPage([
+          ["x-frame-options", "DENY"],
+          ["x-frame-options", "SAMEORIGIN"],
+        ]),
+      ).result,
+    ).toBe("xfo-invalid");
+    expect(
+      evaluate(
+        frameOptions,
+        webWithPage([
+          ["x-frame-options", "DENY"],
+          ["x-frame-options", "deny"],
+        ]),
+      ).result,
+    ).toBe("xfo-ok");
   });
 });
 
@@ -114,7 +130,9 @@ describe("headers:content-type-options", () => {
 describe("headers:referrer-policy", () => {
   test("pass for a private policy; the last known token wins", () => {
     expect(evaluate(referrerPolicy, webWithPage([["referrer-policy", "no-referrer"]])).result).toBe("referrer-private");
-    expect(evaluate(referrerPolicy, webWithPage([["referrer-policy", "unsafe-url, strict-origin-when-cross-origin"]])).result).toBe("referrer-private");
+    expect(evaluate(referrerPolicy, webWithPage([["referrer-policy", "unsafe-url, strict-origin-when-cross-origin"]])).result).toBe(
+      "referrer-private",
+    );
   });
   test("fail for unsafe-url", () => {
     const f = evaluate(referrerPolicy, webWithPage([["referrer-policy", "unsafe-url"]]));
@@ -129,7 +147,18 @@ describe("headers:referrer-policy, <meta>", () => {
   test("<meta name=referrer> sets the policy and is applied after the header", () => {
     const body = `<html><head><meta name="referrer" content="no-referrer"></head></html>`;
     expect(evaluate(referrerPolicy, webWithPage([["content-type", "text/html"]], { body })).result).toBe("referrer-private");
-    expect(evaluate(referrerPolicy, webWithPage([["content-type", "text/html"], ["referrer-policy", "no-referrer"]], { body: body.replace("no-referrer", "unsafe-url") })).result).toBe("referrer-unsafe");
+    expect(
+      evaluate(
+        referrerPolicy,
+        webWithPage(
+          [
+            ["content-type", "text/html"],
+            ["referrer-policy", "no-referrer"],
+          ],
+          { body: body.replace("no-referrer", "unsafe-url") },
+        ),
+      ).result,
+    ).toBe("referrer-unsafe");
   });
   test("origin-only policies warn: the origin reaches plain-HTTP sites too", () => {
     expect(evaluate(referrerPolicy, webWithPage([["referrer-policy", "origin"]])).result).toBe("referrer-ok");
@@ -152,7 +181,13 @@ describe("headers:server-banner", () => {
     expect(evaluate(serverBanner, webWithPage([["server", "nginx"]])).result).toBe("banner-ok");
   });
   test("warn for versions", () => {
-    const f = evaluate(serverBanner, webWithPage([["server", "Apache/2.2.3 (CentOS)"], ["x-powered-by", "PHP/5.2.17"]]));
+    const f = evaluate(
+      serverBanner,
+      webWithPage([
+        ["server", "Apache/2.2.3 (CentOS)"],
+        ["x-powered-by", "PHP/5.2.17"],
+      ]),
+    );
     expect([f.status, f.result]).toEqual(["warn", "banner-version"]);
     expect(f.evidence).toBe("server: Apache/2.2.3 (CentOS)\nx-powered-by: PHP/5.2.17");
   });
@@ -171,7 +206,9 @@ describe("headers:cors", () => {
     expect([f.status, f.result]).toEqual(["fail", "cors-reflected-credentials"]);
   });
   test("fail for * with credentials; info for * alone", () => {
-    expect(evaluate(cors, probe(["access-control-allow-origin", "*"], ["access-control-allow-credentials", "true"])).result).toBe("cors-wildcard-credentials");
+    expect(evaluate(cors, probe(["access-control-allow-origin", "*"], ["access-control-allow-credentials", "true"])).result).toBe(
+      "cors-wildcard-credentials",
+    );
     expect(evaluate(cors, probe(["access-control-allow-origin", "*"])).result).toBe("cors-public");
   });
 });

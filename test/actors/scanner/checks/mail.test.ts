@@ -9,7 +9,11 @@ import { noData } from "../../../../shared/platform/net/outbound/evidence.js";
 import { answer, DOMAIN, dnsWith, mxAnswer, response, txt } from "../builders.js";
 
 const MX_HOST = `mx.${DOMAIN}`;
-const hostWithAddress = { exchange: MX_HOST, a: answer(MX_HOST, "A", [{ type: "A", name: MX_HOST, address: "192.0.2.25" }]), aaaa: noData(MX_HOST, "AAAA") };
+const hostWithAddress = {
+  exchange: MX_HOST,
+  a: answer(MX_HOST, "A", [{ type: "A", name: MX_HOST, address: "192.0.2.25" }]),
+  aaaa: noData(MX_HOST, "AAAA"),
+};
 
 describe("mail:mx", () => {
   test("pass when the exchange has addresses", () => {
@@ -58,7 +62,15 @@ describe("mail:dmarc", () => {
   });
   test("a subdomain inherits the organisational record's sp=", () => {
     const sub = `shop.${DOMAIN}`;
-    const f = evaluate(dmarc, dnsWith({ domain: sub, zone: DOMAIN, dmarc: noData(`_dmarc.${sub}`, "TXT"), dmarcZone: txt(at, "v=DMARC1; p=reject; sp=none; rua=mailto:d@example.test") }));
+    const f = evaluate(
+      dmarc,
+      dnsWith({
+        domain: sub,
+        zone: DOMAIN,
+        dmarc: noData(`_dmarc.${sub}`, "TXT"),
+        dmarcZone: txt(at, "v=DMARC1; p=reject; sp=none; rua=mailto:d@example.test"),
+      }),
+    );
     expect(f.result).toBe("dmarc-none");
     expect(f.detail).toContain("inherited");
   });
@@ -67,7 +79,10 @@ describe("mail:dmarc", () => {
 describe("mail:dkim", () => {
   const at = (selector: string) => `${selector}._domainkey.${DOMAIN}`;
   test("pass when a selector has a key", () => {
-    const f = evaluate(dkim, dnsWith({ dkim: [{ selector: "selector1", answer: txt(at("selector1"), "v=DKIM1; k=rsa; p=MIIBIjANBgkq") }] }));
+    const f = evaluate(
+      dkim,
+      dnsWith({ dkim: [{ selector: "selector1", answer: txt(at("selector1"), "v=DKIM1; k=rsa; p=MIIBIjANBgkq") }] }),
+    );
     expect([f.status, f.result]).toEqual(["pass", "dkim-found"]);
   });
   test("warn when no selector has a key (empty evidence)", () => {
@@ -83,38 +98,58 @@ describe("mail:dkim", () => {
 
 describe("mail:mta-sts", () => {
   const sts = txt(`_mta-sts.${DOMAIN}`, "v=STSv1; id=2026");
-  const policy = (body: string, overrides = {}) => response(`https://mta-sts.${DOMAIN}/.well-known/mta-sts.txt`, [["content-type", "text/plain"]], { body, ...overrides });
+  const policy = (body: string, overrides = {}) =>
+    response(`https://mta-sts.${DOMAIN}/.well-known/mta-sts.txt`, [["content-type", "text/plain"]], { body, ...overrides });
   const enforce = "version: STSv1\nmode: enforce\nmx: mx.example.test\nmax_age: 604800\n";
   test("pass for an enforced policy covering the MX", () => {
     const f = evaluate(mtaSts, dnsWith({ mx: mxAnswer(MX_HOST), mtaStsTxt: sts, mtaStsPolicy: policy(enforce) }));
     expect([f.status, f.result]).toEqual(["pass", "mta-sts-enforce"]);
   });
   test("wildcard patterns match one label", () => {
-    const f = evaluate(mtaSts, dnsWith({ mx: mxAnswer(MX_HOST), mtaStsTxt: sts, mtaStsPolicy: policy(enforce.replace("mx.example.test", "*.example.test")) }));
+    const f = evaluate(
+      mtaSts,
+      dnsWith({ mx: mxAnswer(MX_HOST), mtaStsTxt: sts, mtaStsPolicy: policy(enforce.replace("mx.example.test", "*.example.test")) }),
+    );
     expect(f.result).toBe("mta-sts-enforce");
   });
   test("warn when missing for a domain with MX", () => {
     expect(evaluate(mtaSts, dnsWith({ mx: mxAnswer(MX_HOST) })).result).toBe("mta-sts-missing");
   });
   test("fail when the policy cannot be fetched", () => {
-    const f = evaluate(mtaSts, dnsWith({ mx: mxAnswer(MX_HOST), mtaStsTxt: sts, mtaStsPolicy: policy("", { status: null, error: "ECONNREFUSED" }) }));
+    const f = evaluate(
+      mtaSts,
+      dnsWith({ mx: mxAnswer(MX_HOST), mtaStsTxt: sts, mtaStsPolicy: policy("", { status: null, error: "ECONNREFUSED" }) }),
+    );
     expect([f.status, f.result]).toEqual(["fail", "mta-sts-policy-unavailable"]);
   });
   test("fail when an MX is not covered", () => {
-    expect(evaluate(mtaSts, dnsWith({ mx: mxAnswer("other.mail.test"), mtaStsTxt: sts, mtaStsPolicy: policy(enforce) })).result).toBe("mta-sts-mx-mismatch");
+    expect(evaluate(mtaSts, dnsWith({ mx: mxAnswer("other.mail.test"), mtaStsTxt: sts, mtaStsPolicy: policy(enforce) })).result).toBe(
+      "mta-sts-mx-mismatch",
+    );
   });
   test("fail on an invalid policy file", () => {
-    expect(evaluate(mtaSts, dnsWith({ mx: mxAnswer(MX_HOST), mtaStsTxt: sts, mtaStsPolicy: policy("version: STSv1\nmode: strict\n") })).result).toBe("mta-sts-policy-invalid");
-  });  test("values are trimmed; a value with a megabyte of spaces inside is read, not backtracked over", () => {
-    const f = evaluate(mtaSts, dnsWith({ mx: mxAnswer(MX_HOST), mtaStsTxt: sts, mtaStsPolicy: policy(`${enforce}mx:  \t${MX_HOST}${" ".repeat(1 << 20)}x  \n`) }));
+    expect(
+      evaluate(mtaSts, dnsWith({ mx: mxAnswer(MX_HOST), mtaStsTxt: sts, mtaStsPolicy: policy("version: STSv1\nmode: strict\n") })).result,
+    ).toBe("mta-sts-policy-invalid");
+  });
+  test("values are trimmed; a value with a megabyte of spaces inside is read, not backtracked over", () => {
+    const f = evaluate(
+      mtaSts,
+      dnsWith({ mx: mxAnswer(MX_HOST), mtaStsTxt: sts, mtaStsPolicy: policy(`${enforce}mx:  \t${MX_HOST}${" ".repeat(1 << 20)}x  \n`) }),
+    );
     expect(f.result).toBe("mta-sts-enforce");
-    expect(evaluate(mtaSts, dnsWith({ mx: mxAnswer(MX_HOST), mtaStsTxt: sts, mtaStsPolicy: policy(": enforce\nmode : enforce\n") })).result).toBe("mta-sts-policy-invalid");
+    expect(
+      evaluate(mtaSts, dnsWith({ mx: mxAnswer(MX_HOST), mtaStsTxt: sts, mtaStsPolicy: policy(": enforce\nmode : enforce\n") })).result,
+    ).toBe("mta-sts-policy-invalid");
   });
 });
 
 describe("mail:tls-rpt", () => {
   test("pass with a record and rua", () => {
-    const f = evaluate(tlsRpt, dnsWith({ mx: mxAnswer(MX_HOST), tlsRpt: txt(`_smtp._tls.${DOMAIN}`, "v=TLSRPTv1; rua=mailto:tls@example.test") }));
+    const f = evaluate(
+      tlsRpt,
+      dnsWith({ mx: mxAnswer(MX_HOST), tlsRpt: txt(`_smtp._tls.${DOMAIN}`, "v=TLSRPTv1; rua=mailto:tls@example.test") }),
+    );
     expect([f.status, f.result]).toEqual(["pass", "tls-rpt-ok"]);
   });
   test("warn when missing", () => {

@@ -56,7 +56,13 @@ describe("mail:spf", () => {
 describe("mail:spf-lookups", () => {
   const a = (name: string) => answer(name, "A", [{ type: "A", name, address: "192.0.2.1" }]);
   test("pass within the limit", () => {
-    const f = evaluate(spfLookups, spfEvidence({ [DOMAIN]: ["v=spf1 include:_a.example.test -all"], "_a.example.test": ["v=spf1 a ~all"] }, { [spfKey("a", "_a.example.test")]: a("_a.example.test") }));
+    const f = evaluate(
+      spfLookups,
+      spfEvidence(
+        { [DOMAIN]: ["v=spf1 include:_a.example.test -all"], "_a.example.test": ["v=spf1 a ~all"] },
+        { [spfKey("a", "_a.example.test")]: a("_a.example.test") },
+      ),
+    );
     expect([f.status, f.result]).toEqual(["pass", "spf-lookups-ok"]);
     expect(f.detail).toBe("2 lookup(s), 0 void.");
   });
@@ -73,7 +79,10 @@ describe("mail:spf-lookups", () => {
     expect(f.result).toBe("spf-void-exceeded");
   });
   test("fail when an include has no SPF record", () => {
-    const f = evaluate(spfLookups, spfEvidence({ [DOMAIN]: ["v=spf1 include:_gone.example.test -all"], "_gone.example.test": ["unrelated"] }));
+    const f = evaluate(
+      spfLookups,
+      spfEvidence({ [DOMAIN]: ["v=spf1 include:_gone.example.test -all"], "_gone.example.test": ["unrelated"] }),
+    );
     expect(f.result).toBe("spf-include-broken");
   });
   test("info for empty evidence", () => {
@@ -83,12 +92,23 @@ describe("mail:spf-lookups", () => {
 
 describe("records/spf", () => {
   test("parses qualifiers, mechanisms and modifiers", () => {
-    const { terms, errors } = parseSpf("v=spf1 -ip4:192.0.2.0/24 ip6:2001:db8::/32 ~a:mail.example.test/24 mx//64 exists:%{i}._spf.%{d} redirect=_spf.example.test");
+    const { terms, errors } = parseSpf(
+      "v=spf1 -ip4:192.0.2.0/24 ip6:2001:db8::/32 ~a:mail.example.test/24 mx//64 exists:%{i}._spf.%{d} redirect=_spf.example.test",
+    );
     expect(errors).toEqual([]);
-    expect(terms.map((t) => (t.kind === "mechanism" ? `${t.qualifier}${t.name}` : t.name))).toEqual(["-ip4", "+ip6", "~a", "+mx", "+exists", "redirect"]);
+    expect(terms.map((t) => (t.kind === "mechanism" ? `${t.qualifier}${t.name}` : t.name))).toEqual([
+      "-ip4",
+      "+ip6",
+      "~a",
+      "+mx",
+      "+exists",
+      "redirect",
+    ]);
   });
   test("macros are counted but not followed", () => {
-    const walk = walkSpf(DOMAIN, (key) => (key === spfKey("txt", DOMAIN) ? txt(DOMAIN, "v=spf1 exists:%{i}.spf.example.test -all") : undefined));
+    const walk = walkSpf(DOMAIN, (key) =>
+      key === spfKey("txt", DOMAIN) ? txt(DOMAIN, "v=spf1 exists:%{i}.spf.example.test -all") : undefined,
+    );
     expect(walk.lookups).toBe(1);
     expect(walk.missing).toEqual([]);
   });

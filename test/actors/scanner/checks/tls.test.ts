@@ -8,7 +8,8 @@ import { emptyExchange, type HttpExchange } from "../../../../shared/platform/ne
 import { certificate, DAY_MS, DOMAIN, NOW, response, tlsInfo, webWith, webWithPage } from "../builders.js";
 
 const redirectTo = (from: string, to: string): HttpExchange => response(from, [["location", to]], { status: 301 });
-const httpChain = (hops: HttpExchange[], outcome: "complete" | "loop" | "error" = "complete") => webWith({ http: { start: `http://${DOMAIN}/`, hops, outcome } });
+const httpChain = (hops: HttpExchange[], outcome: "complete" | "loop" | "error" = "complete") =>
+  webWith({ http: { start: `http://${DOMAIN}/`, hops, outcome } });
 
 describe("tls:https-redirect", () => {
   test("pass when http redirects straight to https on the same host", () => {
@@ -24,13 +25,28 @@ describe("tls:https-redirect", () => {
     expect([f.status, f.result]).toEqual(["fail", "redirect-missing"]);
   });
   test("fail on a loop", () => {
-    expect(evaluate(httpsRedirect, httpChain([redirectTo(`http://${DOMAIN}/`, `http://${DOMAIN}/a`), redirectTo(`http://${DOMAIN}/a`, `http://${DOMAIN}/`)], "loop")).result).toBe("redirect-invalid");
+    expect(
+      evaluate(
+        httpsRedirect,
+        httpChain([redirectTo(`http://${DOMAIN}/`, `http://${DOMAIN}/a`), redirectTo(`http://${DOMAIN}/a`, `http://${DOMAIN}/`)], "loop"),
+      ).result,
+    ).toBe("redirect-invalid");
   });
   test("fail when the chain ends on http", () => {
-    expect(evaluate(httpsRedirect, httpChain([redirectTo(`http://${DOMAIN}/`, "http://www.example.test/"), response("http://www.example.test/")])).result).toBe("redirect-not-to-https");
+    expect(
+      evaluate(
+        httpsRedirect,
+        httpChain([redirectTo(`http://${DOMAIN}/`, "http://www.example.test/"), response("http://www.example.test/")]),
+      ).result,
+    ).toBe("redirect-not-to-https");
   });
   test("warn when the first hop leaves for another host", () => {
-    expect(evaluate(httpsRedirect, httpChain([redirectTo(`http://${DOMAIN}/`, "https://www.example.test/"), response("https://www.example.test/")])).result).toBe("redirect-off-host");
+    expect(
+      evaluate(
+        httpsRedirect,
+        httpChain([redirectTo(`http://${DOMAIN}/`, "https://www.example.test/"), response("https://www.example.test/")]),
+      ).result,
+    ).toBe("redirect-off-host");
   });
 });
 
@@ -44,7 +60,11 @@ describe("tls:certificate", () => {
     expect(evaluate(certificateCheck, webWith({})).result).toBe("cert-no-https");
   });
   test("fail when expired at the scan time", () => {
-    const expired = tlsInfo({ certificate: certificate({ validToMs: NOW - DAY_MS }), authorized: false, authorizationError: "CERT_HAS_EXPIRED" });
+    const expired = tlsInfo({
+      certificate: certificate({ validToMs: NOW - DAY_MS }),
+      authorized: false,
+      authorizationError: "CERT_HAS_EXPIRED",
+    });
     const f = evaluate(certificateCheck, webWithPage([], { tls: expired }));
     expect([f.status, f.result]).toEqual(["fail", "cert-expired"]);
   });
@@ -53,8 +73,16 @@ describe("tls:certificate", () => {
     expect([f.status, f.result]).toEqual(["warn", "cert-expiring"]);
   });
   test("fail when untrusted or for another name", () => {
-    expect(evaluate(certificateCheck, webWithPage([], { tls: tlsInfo({ authorized: false, authorizationError: "SELF_SIGNED_CERT_IN_CHAIN" }) })).result).toBe("cert-untrusted");
-    expect(evaluate(certificateCheck, webWithPage([], { tls: tlsInfo({ authorized: false, authorizationError: "ERR_TLS_CERT_ALTNAME_INVALID" }) })).result).toBe("cert-name-mismatch");
+    expect(
+      evaluate(certificateCheck, webWithPage([], { tls: tlsInfo({ authorized: false, authorizationError: "SELF_SIGNED_CERT_IN_CHAIN" }) }))
+        .result,
+    ).toBe("cert-untrusted");
+    expect(
+      evaluate(
+        certificateCheck,
+        webWithPage([], { tls: tlsInfo({ authorized: false, authorizationError: "ERR_TLS_CERT_ALTNAME_INVALID" }) }),
+      ).result,
+    ).toBe("cert-name-mismatch");
   });
 });
 
@@ -96,8 +124,14 @@ describe("tls:hsts", () => {
     expect(withHsts("max-age=1; max-age=2").result).toBe("hsts-invalid");
   });
   test("only the domain's first https response counts", () => {
-    const first = emptyExchange(`https://${DOMAIN}/`, { status: 301, tls: tlsInfo(), headers: [["location", "https://www.example.test/"]] });
+    const first = emptyExchange(`https://${DOMAIN}/`, {
+      status: 301,
+      tls: tlsInfo(),
+      headers: [["location", "https://www.example.test/"]],
+    });
     const second = response("https://www.example.test/", [["strict-transport-security", "max-age=63072000"]]);
-    expect(evaluate(hsts, webWith({ https: { start: `https://${DOMAIN}/`, hops: [first, second], outcome: "complete" } })).result).toBe("hsts-missing");
+    expect(evaluate(hsts, webWith({ https: { start: `https://${DOMAIN}/`, hops: [first, second], outcome: "complete" } })).result).toBe(
+      "hsts-missing",
+    );
   });
 });

@@ -44,7 +44,13 @@ beforeAll(async () => {
   const closed = http.createServer();
   const httpsPort = await listenLoopback(closed);
   await closeServer(closed);
-  const options = defaultScanOptions({ resolver: { host: dns.host, port: dns.port }, outbound: outboundPolicy("scan", "all"), httpPort, httpsPort, timeoutMs: 30_000 });
+  const options = defaultScanOptions({
+    resolver: { host: dns.host, port: dns.port },
+    outbound: outboundPolicy("scan", "all"),
+    httpPort,
+    httpsPort,
+    timeoutMs: 30_000,
+  });
   pool = createCheckPool({ size: 2, budgetMs: 30_000 });
   handle = await runActor(scannerActor(options, pool), { ...t.deps("scanner-1"), db: db.pool });
 });
@@ -60,8 +66,14 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const org = async (name: string) => Number((await insertOrg(db.pool, { name, plan: "enterprise", fixTargetDays: 30, subscription: "active", nowMs: Date.now() })).id);
-const job = (orgId: number, domain: string, n: number): ScanJob => ({ job_id: `job-${orgId}-${n}-${domain}`, org_id: orgId, domain, trigger: "api" });
+const org = async (name: string) =>
+  Number((await insertOrg(db.pool, { name, plan: "enterprise", fixTargetDays: 30, subscription: "active", nowMs: Date.now() })).id);
+const job = (orgId: number, domain: string, n: number): ScanJob => ({
+  job_id: `job-${orgId}-${n}-${domain}`,
+  org_id: orgId,
+  domain,
+  trigger: "api",
+});
 
 describe("scanner fairness", () => {
   it("one organization's stalled scans leave room for another organization's scan", async () => {
@@ -76,6 +88,10 @@ describe("scanner fairness", () => {
     expect(held).toHaveLength(SCANS_PER_ORG);
     releasing = true;
     for (const res of held.splice(0)) res.writeHead(200, { "content-type": "text/html" }).end(PAGE);
-    await waitFor(async () => Number((await db.pool.query("SELECT count(*) FROM scans WHERE org_id = $1", [slow])).rows[0].count) === 20, "all ten scans stored", { timeoutMs: 30_000 });
+    await waitFor(
+      async () => Number((await db.pool.query("SELECT count(*) FROM scans WHERE org_id = $1", [slow])).rows[0].count) === 20,
+      "all ten scans stored",
+      { timeoutMs: 30_000 },
+    );
   });
 });

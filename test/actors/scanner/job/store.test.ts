@@ -58,7 +58,13 @@ describe("finding result", () => {
     expect(rows).toHaveLength(1);
     expect(rows[0].payload.new_issues).toEqual(["headers:content-type-options"]);
     expect(rows[0].payload.changes).toEqual([
-      { id: "headers:content-type-options", status: "fail", result: "nosniff-invalid", previous_status: "pass", previous_result: "nosniff-ok" },
+      {
+        id: "headers:content-type-options",
+        status: "fail",
+        result: "nosniff-invalid",
+        previous_status: "pass",
+        previous_result: "nosniff-ok",
+      },
     ]);
   });
 });

@@ -21,7 +21,13 @@ describe("the check pool", () => {
     const pool = createCheckPool({ size: 2, budgetMs: 30_000 });
     try {
       const dns = dnsWith({ txt: txt(DOMAIN, "v=spf1 -all") });
-      const web = webWithPage([["content-type", "text/html"], ["referrer-policy", "no-referrer"]], { body: `<script src="https://cdn.example.net/a.js"></script>` });
+      const web = webWithPage(
+        [
+          ["content-type", "text/html"],
+          ["referrer-policy", "no-referrer"],
+        ],
+        { body: `<script src="https://cdn.example.net/a.js"></script>` },
+      );
       const [inWorker, inThread] = await Promise.all([pool.sections(dns, web), IN_THREAD.sections(dns, web)]);
       expect(inWorker).toEqual(inThread);
       expect(inWorker.web.findings.find((f) => f.id === "content:sri")?.result).toBe("sri-missing");
@@ -57,7 +63,8 @@ describe("the check pool", () => {
     const waiting = pool.sections(emptyDnsEvidence(DOMAIN, NOW), emptyWebEvidence(DOMAIN, NOW));
     const outcomes = Promise.allSettled([running, waiting]);
     await pool.close();
-    for (const outcome of await outcomes) expect(outcome).toMatchObject({ status: "rejected", reason: { message: "the check pool is closed" } });
+    for (const outcome of await outcomes)
+      expect(outcome).toMatchObject({ status: "rejected", reason: { message: "the check pool is closed" } });
     await expect(pool.sections(emptyDnsEvidence(DOMAIN, NOW), emptyWebEvidence(DOMAIN, NOW))).rejects.toThrow(/closed/);
   });
 });

@@ -15,7 +15,11 @@ describe("dns client against the fixture server", () => {
 
   test("A records and the AD flag of a signed zone", async () => {
     const answer = await query()("good.test", "A", { dnssecOk: true });
-    expect(answer).toMatchObject({ status: "noerror", authenticated: true, records: [{ type: "A", name: "good.test", address: "127.0.0.1" }] });
+    expect(answer).toMatchObject({
+      status: "noerror",
+      authenticated: true,
+      records: [{ type: "A", name: "good.test", address: "127.0.0.1" }],
+    });
     expect((await query()("bad.test", "A")).authenticated).toBe(false);
   });
 
@@ -48,7 +52,13 @@ describe("dns client against the fixture server", () => {
   });
 
   test("CAA, MX and NS records decode", async () => {
-    expect((await query()("good.test", "CAA")).records).toContainEqual({ type: "CAA", name: "good.test", flags: 0, tag: "issue", value: "letsencrypt.org" });
+    expect((await query()("good.test", "CAA")).records).toContainEqual({
+      type: "CAA",
+      name: "good.test",
+      flags: 0,
+      tag: "issue",
+      value: "letsencrypt.org",
+    });
     expect((await query()("good.test", "MX")).records).toEqual([{ type: "MX", name: "good.test", priority: 10, exchange: "mx.good.test" }]);
     expect((await query()("good.test", "NS")).records).toHaveLength(2);
   });

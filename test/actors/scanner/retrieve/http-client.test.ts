@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { defaultScanOptions, type ScanOptions } from "../../../../shared/platform/net/outbound/options.js";
 import { createDnsClient } from "../../../../shared/platform/net/outbound/dns-client.js";
-import { BODY_LIMIT, fetchOnce, followRedirects, type HttpContext, probeLegacyTls } from "../../../../shared/platform/net/outbound/http-client.js";
+import {
+  BODY_LIMIT,
+  fetchOnce,
+  followRedirects,
+  type HttpContext,
+  probeLegacyTls,
+} from "../../../../shared/platform/net/outbound/http-client.js";
 import { checkAddress, outboundPolicy, type OutboundPolicy } from "../../../../shared/platform/net/address-policy.js";
 import { dnsHostResolver, type HostResolver } from "../../../../shared/platform/net/outbound/ssrf.js";
 import { type FixtureDns, startDnsServer } from "../../../fixtures/scanner/dns-server.js";
@@ -18,7 +24,15 @@ describe("http client against the fixture servers", () => {
   });
 
   const options = (overrides: Partial<ScanOptions> = {}): ScanOptions =>
-    defaultScanOptions({ resolver: { host: dns.host, port: dns.port }, outbound: outboundPolicy("scan", "all"), httpPort: web.httpPort, httpsPort: web.httpsPort, caPem: web.caPem, timeoutMs: 10_000, ...overrides });
+    defaultScanOptions({
+      resolver: { host: dns.host, port: dns.port },
+      outbound: outboundPolicy("scan", "all"),
+      httpPort: web.httpPort,
+      httpsPort: web.httpsPort,
+      caPem: web.caPem,
+      timeoutMs: 10_000,
+      ...overrides,
+    });
   const context = (overrides: Partial<ScanOptions> = {}, extra: Partial<HttpContext> = {}): HttpContext => {
     const o = options(overrides);
     return { options: o, resolveHost: dnsHostResolver(createDnsClient(o.resolver, o.timeoutMs)), ...extra };
@@ -61,20 +75,29 @@ describe("http client against the fixture servers", () => {
   test("http redirects to https on the configured port", async () => {
     const chain = await followRedirects(new URL("http://good.test/"), context());
     expect(chain.outcome).toBe("complete");
-    expect(chain.hops.map((h) => [h.url, h.status])).toEqual([["http://good.test/", 301], ["https://good.test/", 200]]);
+    expect(chain.hops.map((h) => [h.url, h.status])).toEqual([
+      ["http://good.test/", 301],
+      ["https://good.test/", 200],
+    ]);
   });
 
   test("a redirect to a port other than the web ports is not followed", async () => {
     const chain = await followRedirects(new URL("http://redirect-port.test/"), context());
     expect(chain.outcome).toBe("error");
-    expect(chain.hops.map((h) => [h.url, h.status])).toEqual([["http://redirect-port.test/", 302], ["http://good.test:6379/", null]]);
+    expect(chain.hops.map((h) => [h.url, h.status])).toEqual([
+      ["http://redirect-port.test/", 302],
+      ["http://good.test:6379/", null],
+    ]);
     expect(chain.hops[1].error).toMatch(/port 6379/);
   });
 
   test("every redirect hop passes the SSRF guard", async () => {
     // Only loopback is allowed, so the fixture answers and the hop to private.test (10.0.0.1) is refused.
     const loopbackOnly = (ip: string, policy: OutboundPolicy) => (ip === "127.0.0.1" ? { ok: true as const } : checkAddress(ip, policy));
-    const chain = await followRedirects(new URL("http://redirect-private.test/"), context({ outbound: outboundPolicy("scan", "none") }, { addressPolicy: loopbackOnly }));
+    const chain = await followRedirects(
+      new URL("http://redirect-private.test/"),
+      context({ outbound: outboundPolicy("scan", "none") }, { addressPolicy: loopbackOnly }),
+    );
     expect(chain.outcome).toBe("error");
     expect(chain.hops[0].status).toBe(302);
     expect(chain.hops[1]).toMatchObject({ url: "http://private.test/", status: null, refused: "private", address: null });
@@ -85,13 +108,20 @@ describe("http client against the fixture servers", () => {
     let calls = 0;
     const rebinding: HostResolver = async () => answers[Math.min(calls++, 1)];
     const loopbackOnly = (ip: string, policy: OutboundPolicy) => (ip === "127.0.0.1" ? { ok: true as const } : checkAddress(ip, policy));
-    const exchange = await fetchOnce(new URL("http://bad.test/"), { options: options({ outbound: outboundPolicy("scan", "none") }), resolveHost: rebinding, addressPolicy: loopbackOnly });
+    const exchange = await fetchOnce(new URL("http://bad.test/"), {
+      options: options({ outbound: outboundPolicy("scan", "none") }),
+      resolveHost: rebinding,
+      addressPolicy: loopbackOnly,
+    });
     expect(calls).toBe(1);
     expect(exchange).toMatchObject({ status: 200, address: "127.0.0.1" });
   });
 
   test("a refused name is never requested", async () => {
-    const exchange = await fetchOnce(new URL("http://metadata.test/latest/meta-data/"), context({ outbound: outboundPolicy("scan", "none") }));
+    const exchange = await fetchOnce(
+      new URL("http://metadata.test/latest/meta-data/"),
+      context({ outbound: outboundPolicy("scan", "none") }),
+    );
     expect(exchange).toMatchObject({ status: null, refused: "metadata" });
   });
 

@@ -1,7 +1,13 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createDnsClient } from "../../../../shared/platform/net/outbound/dns-client.js";
-import { checkAddress, literalRefusal, outboundPolicy, outboundPolicyOf, type OutboundPolicy } from "../../../../shared/platform/net/address-policy.js";
+import {
+  checkAddress,
+  literalRefusal,
+  outboundPolicy,
+  outboundPolicyOf,
+  type OutboundPolicy,
+} from "../../../../shared/platform/net/address-policy.js";
 import { dnsHostResolver, guardedLookup, resolveGuarded } from "../../../../shared/platform/net/outbound/ssrf.js";
 import { type FixtureDns, startDnsServer } from "../../../fixtures/scanner/dns-server.js";
 import { type FixtureWeb, startWebServers } from "../../../fixtures/scanner/web-servers.js";
@@ -42,7 +48,7 @@ describe("checkAddress", () => {
     for (const policy of [NONE, ALL]) expect(checkAddress(ip, policy)).toEqual({ ok: true });
   });
 
-  test("reach \"all\" lets loopback and private through; never multicast, metadata or ::/96, whatever the policy", () => {
+  test('reach "all" lets loopback and private through; never multicast, metadata or ::/96, whatever the policy', () => {
     for (const ip of ["127.0.0.1", "10.0.0.1", "169.254.1.1", "::1"]) expect(checkAddress(ip, ALL)).toEqual({ ok: true });
     for (const policy of [ALL, EVERYTHING_LISTED]) expect(checkAddress("224.0.0.1", policy).ok).toBe(false);
     for (const policy of [NONE, ALL, EVERYTHING_LISTED]) {
@@ -60,7 +66,13 @@ describe("checkAddress", () => {
     for (const ip of ["127.0.0.1", "127.9.9.9", "::ffff:127.0.0.1", "10.1.2.3", "192.168.7.9", "fd00:1::5", "2002:7f00:1::1", "8.8.8.8"]) {
       expect([ip, checkAddress(ip, listed)]).toEqual([ip, { ok: true }]);
     }
-    for (const [ip, reason] of [["10.2.0.1", "private"], ["192.168.7.10", "private"], ["::1", "loopback"], ["fd00:2::1", "unique_local"], ["169.254.1.1", "link_local"]]) {
+    for (const [ip, reason] of [
+      ["10.2.0.1", "private"],
+      ["192.168.7.10", "private"],
+      ["::1", "loopback"],
+      ["fd00:2::1", "unique_local"],
+      ["169.254.1.1", "link_local"],
+    ]) {
       expect([ip, checkAddress(ip, listed)]).toEqual([ip, { ok: false, reason }]);
     }
     // A block holding a metadata address opens the block, never the metadata address.
@@ -72,17 +84,34 @@ describe("checkAddress", () => {
 
   test("each purpose's reach comes from its own setting", () => {
     const reach = (config: Parameters<typeof outboundPolicyOf>[1]) =>
-      Object.fromEntries((["scan", "probe", "siem", "webhook"] as const).map((purpose) => {
-        const policy: OutboundPolicy = outboundPolicyOf(purpose, config);
-        return [purpose, ["127.0.0.1", "10.0.0.1"].map((ip) => checkAddress(ip, policy).ok)];
-      }));
+      Object.fromEntries(
+        (["scan", "probe", "siem", "webhook"] as const).map((purpose) => {
+          const policy: OutboundPolicy = outboundPolicyOf(purpose, config);
+          return [purpose, ["127.0.0.1", "10.0.0.1"].map((ip) => checkAddress(ip, policy).ok)];
+        }),
+      );
     const none = { scanAllowPrivate: false, probeAllowPrivate: false, outboundAllowCidrs: [] };
     expect(reach(none)).toEqual({ scan: [false, false], probe: [false, false], siem: [false, false], webhook: [false, false] });
     // The SIEM and webhook allowlist opens nothing to scans or probes.
-    expect(reach({ ...none, outboundAllowCidrs: ["127.0.0.0/8"] })).toEqual({ scan: [false, false], probe: [false, false], siem: [true, false], webhook: [true, false] });
-    expect(reach({ ...none, probeAllowPrivate: true })).toEqual({ scan: [false, false], probe: [true, true], siem: [false, false], webhook: [false, false] });
+    expect(reach({ ...none, outboundAllowCidrs: ["127.0.0.0/8"] })).toEqual({
+      scan: [false, false],
+      probe: [false, false],
+      siem: [true, false],
+      webhook: [true, false],
+    });
+    expect(reach({ ...none, probeAllowPrivate: true })).toEqual({
+      scan: [false, false],
+      probe: [true, true],
+      siem: [false, false],
+      webhook: [false, false],
+    });
     // The scanner's test switch: scans and probes (operator-api.md), never SIEM collectors or webhooks.
-    expect(reach({ ...none, scanAllowPrivate: true })).toEqual({ scan: [true, true], probe: [true, true], siem: [false, false], webhook: [false, false] });
+    expect(reach({ ...none, scanAllowPrivate: true })).toEqual({
+      scan: [true, true],
+      probe: [true, true],
+      siem: [false, false],
+      webhook: [false, false],
+    });
   });
 
   test("the admin API's creation check judges literal addresses and localhost names, not other names", () => {
@@ -90,7 +119,9 @@ describe("checkAddress", () => {
     expect(literalRefusal("127.0.0.1", siem)).toBeNull();
     expect(literalRefusal("localhost", siem)).toBeNull();
     expect(literalRefusal("collector.example.com", siem)).toBeNull();
-    expect(literalRefusal("10.0.0.1", siem)).toBe("the address is refused (private; OUTBOUND_ALLOW_CIDRS lists the private blocks it may reach)");
+    expect(literalRefusal("10.0.0.1", siem)).toBe(
+      "the address is refused (private; OUTBOUND_ALLOW_CIDRS lists the private blocks it may reach)",
+    );
     expect(literalRefusal("[::1]", siem)).toMatch(/^the address is refused \(loopback; /);
     expect(literalRefusal("169.254.169.254", outboundPolicy("webhook", ["169.254.0.0/16"]))).toBe("the address is refused (metadata)");
     expect(literalRefusal("app.localhost", outboundPolicy("webhook", "none"))).toMatch(/\(loopback; /);
@@ -126,7 +157,10 @@ describe("resolution through the guard", () => {
       expect(await resolveGuarded("private.test", policy, resolve())).toEqual({ ok: true, address: "10.0.0.1", family: 4 });
       expect(await resolveGuarded("metadata.test", policy, resolve())).toMatchObject({ ok: false, reason: "metadata" });
     }
-    expect(await resolveGuarded("private.test", outboundPolicy("siem", ["127.0.0.0/8"]), resolve())).toMatchObject({ ok: false, reason: "private" });
+    expect(await resolveGuarded("private.test", outboundPolicy("siem", ["127.0.0.0/8"]), resolve())).toMatchObject({
+      ok: false,
+      reason: "private",
+    });
   });
 
   test("an unknown name is unresolvable, not an exception", async () => {
@@ -135,10 +169,13 @@ describe("resolution through the guard", () => {
 
   const get = (host: string, policy: OutboundPolicy) =>
     new Promise<{ status?: number; code?: string }>((done) => {
-      const request = http.get({ host, port: web.httpPort, path: "/", lookup: guardedLookup(policy, resolver(), 2000), agent: false }, (response) => {
-        response.resume();
-        done({ status: response.statusCode });
-      });
+      const request = http.get(
+        { host, port: web.httpPort, path: "/", lookup: guardedLookup(policy, resolver(), 2000), agent: false },
+        (response) => {
+          response.resume();
+          done({ status: response.statusCode });
+        },
+      );
       request.on("error", (error: NodeJS.ErrnoException) => done({ code: error.code }));
     });
 

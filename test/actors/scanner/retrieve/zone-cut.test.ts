@@ -11,11 +11,15 @@ describe("zoneFromAnswer", () => {
     expect(zoneFromAnswer("a.example.com", soaAt("a.example.com"))).toBe("a.example.com");
   });
   test("a negative answer names its zone by the authority SOA", () => {
-    expect(zoneFromAnswer("www.a.example.com", { ...noData("www.a.example.com", "SOA"), authoritySoa: "a.example.com" })).toBe("a.example.com");
+    expect(zoneFromAnswer("www.a.example.com", { ...noData("www.a.example.com", "SOA"), authoritySoa: "a.example.com" })).toBe(
+      "a.example.com",
+    );
     expect(zoneFromAnswer("x.example.com", { ...nxdomain("x.example.com", "SOA"), authoritySoa: "example.com" })).toBe("example.com");
   });
   test("an alias is never an apex, and the SOA after it is the target's", () => {
-    expect(zoneFromAnswer("www.example.com", { ...soaAt("cdn.example.net"), aliases: ["cdn.example.net"], authoritySoa: "example.net" })).toBeNull();
+    expect(
+      zoneFromAnswer("www.example.com", { ...soaAt("cdn.example.net"), aliases: ["cdn.example.net"], authoritySoa: "example.net" }),
+    ).toBeNull();
   });
   test("an authority SOA that does not enclose the name is ignored", () => {
     expect(zoneFromAnswer("www.example.com", { ...noData("www.example.com", "SOA"), authoritySoa: "other.org" })).toBeNull();
@@ -24,10 +28,12 @@ describe("zoneFromAnswer", () => {
 
 describe("findZoneCut", () => {
   const asked: string[] = [];
-  const fake = (answers: Record<string, DnsAnswer>): DnsQuery => async (name, type) => {
-    asked.push(`${name}/${type}`);
-    return answers[name] ?? noData(name, type);
-  };
+  const fake =
+    (answers: Record<string, DnsAnswer>): DnsQuery =>
+    async (name, type) => {
+      asked.push(`${name}/${type}`);
+      return answers[name] ?? noData(name, type);
+    };
   test("walks up when answers carry no authority SOA (servers that omit it)", async () => {
     asked.length = 0;
     const cut = await findZoneCut("www.child.example.com", fake({ "child.example.com": soaAt("child.example.com") }));

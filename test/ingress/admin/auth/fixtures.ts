@@ -8,7 +8,12 @@ import type { SmtpSink } from "../../../helpers/smtp-sink.js";
  * sends on POST and DELETE).
  */
 export interface MemberClient {
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   cookie: string;
   csrf: string;
 }
@@ -49,7 +54,10 @@ let emails = 0;
 
 /** A new member of the organization, and the token of the invitation it was e-mailed. */
 export async function invite(
-  gw: TestGateway, smtp: SmtpSink, orgId: number, role = "member",
+  gw: TestGateway,
+  smtp: SmtpSink,
+  orgId: number,
+  role = "member",
 ): Promise<{ id: number; name: string; email: string; token: string }> {
   const email = `m${++emails}-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const before = smtp.mails.length;

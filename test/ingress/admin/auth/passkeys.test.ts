@@ -34,7 +34,9 @@ beforeEach(async () => {
 });
 
 /** A member invited and registered with a software passkey through the invitation; signed in. */
-async function registered(role = "member"): Promise<{ member: Awaited<ReturnType<typeof invite>>; passkey: SoftPasskey; client: MemberClient }> {
+async function registered(
+  role = "member",
+): Promise<{ member: Awaited<ReturnType<typeof invite>>; passkey: SoftPasskey; client: MemberClient }> {
   const member = await invite(gw, smtp, orgId, role);
   const client = memberClient(gw, site);
   const options = await client.call("POST", "/invitation/accept/options", { token: member.token });
@@ -56,21 +58,40 @@ describe("invitation to passkey", () => {
     const member = await invite(gw, smtp, orgId, "owner");
     const client = memberClient(gw, site);
     const options = await client.call("POST", "/invitation/accept/options", { token: member.token });
-    expect(options.body.options).toMatchObject({ rp: { id: "localhost", name: "Access gateway" }, attestation: "none", excludeCredentials: [] });
+    expect(options.body.options).toMatchObject({
+      rp: { id: "localhost", name: "Access gateway" },
+      attestation: "none",
+      excludeCredentials: [],
+    });
     const { response } = register(options.body.options, site);
     const verified = await client.call("POST", "/invitation/accept/verify", { token: member.token, response, name: "Work laptop" });
     expect(verified.status).toBe(201);
     expect(verified.body).toMatchObject({ member: { id: member.id, role: "owner" }, session: { method: "invitation" }, passkeys: 1 });
     expect(verified.headers.get("set-cookie")).toMatch(/^gw_session=/);
     expect((await client.call("GET", "/passkeys")).body.passkeys).toEqual([
-      { id: expect.any(Number), name: "Work laptop", created_at: expect.any(String), last_used_at: null, device_type: "singleDevice", backed_up: false },
+      {
+        id: expect.any(Number),
+        name: "Work laptop",
+        created_at: expect.any(String),
+        last_used_at: null,
+        device_type: "singleDevice",
+        backed_up: false,
+      },
     ]);
 
-    expect((await memberClient(gw, site).call("POST", "/invitation/accept/options", { token: member.token })).body.reason).toBe("invalid_link");
+    expect((await memberClient(gw, site).call("POST", "/invitation/accept/options", { token: member.token })).body.reason).toBe(
+      "invalid_link",
+    );
     const again = register({ challenge: "A".repeat(43), rp: { id: "localhost" }, user: { id: "AAAA" } }, site);
-    expect((await memberClient(gw, site).call("POST", "/invitation/accept/verify", { token: member.token, response: again.response })).body.reason).toBe("invalid_link");
+    expect(
+      (await memberClient(gw, site).call("POST", "/invitation/accept/verify", { token: member.token, response: again.response })).body
+        .reason,
+    ).toBe("invalid_link");
 
-    const { rows } = await gw.ctx.db.query("SELECT grp, who, action_code FROM activity WHERE org_id = $1 AND who LIKE $2 ORDER BY id", [orgId, `%${member.email}%`]);
+    const { rows } = await gw.ctx.db.query("SELECT grp, who, action_code FROM activity WHERE org_id = $1 AND who LIKE $2 ORDER BY id", [
+      orgId,
+      `%${member.email}%`,
+    ]);
     expect(rows).toEqual([
       { grp: "team_security", who: `${member.name} <${member.email}>`, action_code: "passkey.added" },
       { grp: "team_security", who: `${member.name} <${member.email}>`, action_code: "member.signed_in" },
@@ -83,14 +104,25 @@ describe("invitation to passkey", () => {
     const client = memberClient(gw, site);
     const annOptions = (await client.call("POST", "/invitation/accept/options", { token: ann.token })).body.options;
     const forAnn = register(annOptions, site);
-    expect((await client.call("POST", "/invitation/accept/verify", { token: bob.token, response: forAnn.response })).body.reason).toBe("invalid_passkey");
+    expect((await client.call("POST", "/invitation/accept/verify", { token: bob.token, response: forAnn.response })).body.reason).toBe(
+      "invalid_passkey",
+    );
     // The challenge went with that attempt: the same answer with the right token is refused too.
-    expect((await client.call("POST", "/invitation/accept/verify", { token: ann.token, response: forAnn.response })).body.reason).toBe("invalid_passkey");
-    const elsewhere = register((await client.call("POST", "/invitation/accept/options", { token: ann.token })).body.options, "http://evil.example");
-    expect((await client.call("POST", "/invitation/accept/verify", { token: ann.token, response: elsewhere.response })).body.reason).toBe("invalid_passkey");
+    expect((await client.call("POST", "/invitation/accept/verify", { token: ann.token, response: forAnn.response })).body.reason).toBe(
+      "invalid_passkey",
+    );
+    const elsewhere = register(
+      (await client.call("POST", "/invitation/accept/options", { token: ann.token })).body.options,
+      "http://evil.example",
+    );
+    expect((await client.call("POST", "/invitation/accept/verify", { token: ann.token, response: elsewhere.response })).body.reason).toBe(
+      "invalid_passkey",
+    );
     const late = register((await client.call("POST", "/invitation/accept/options", { token: ann.token })).body.options, site);
     await advance(gw, LIFETIMES.challengeMs / 1000 + 1);
-    expect((await client.call("POST", "/invitation/accept/verify", { token: ann.token, response: late.response })).body.reason).toBe("invalid_passkey");
+    expect((await client.call("POST", "/invitation/accept/verify", { token: ann.token, response: late.response })).body.reason).toBe(
+      "invalid_passkey",
+    );
     const good = register((await client.call("POST", "/invitation/accept/options", { token: ann.token })).body.options, site);
     expect((await client.call("POST", "/invitation/accept/verify", { token: ann.token, response: good.response })).status).toBe(201);
   });
@@ -113,8 +145,15 @@ describe("passkey sign-in", () => {
     const { member, passkey } = await registered("admin");
     const { answer, client } = await signIn(passkey);
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ member: { id: member.id, role: "admin" }, org: { id: orgId }, session: { method: "passkey" }, passkeys: 1 });
-    const { rows } = await gw.ctx.db.query("SELECT counter, last_used_at FROM member_passkeys WHERE credential_id = $1", [passkey.credentialId.toString("base64url")]);
+    expect(answer.body).toMatchObject({
+      member: { id: member.id, role: "admin" },
+      org: { id: orgId },
+      session: { method: "passkey" },
+      passkeys: 1,
+    });
+    const { rows } = await gw.ctx.db.query("SELECT counter, last_used_at FROM member_passkeys WHERE credential_id = $1", [
+      passkey.credentialId.toString("base64url"),
+    ]);
     expect(rows[0].counter).toBe(passkey.counter);
     expect(rows[0].last_used_at).not.toBeNull();
     expect((await client.call("GET", "/session")).body.session.method).toBe("passkey");
@@ -131,7 +170,9 @@ describe("passkey sign-in", () => {
     expect((await signIn(passkey, { counter: 1 })).answer.body.reason).toBe("invalid_passkey");
     expect((await signIn(passkey, { origin: "http://localhost:1", counter: 100 })).answer.body.reason).toBe("invalid_passkey");
     const other = await registered();
-    expect((await signIn({ ...passkey, userHandle: other.passkey.userHandle }, { counter: 200 })).answer.body.reason).toBe("invalid_passkey");
+    expect((await signIn({ ...passkey, userHandle: other.passkey.userHandle }, { counter: 200 })).answer.body.reason).toBe(
+      "invalid_passkey",
+    );
     const stranger = register({ challenge: "x", rp: { id: "localhost" }, user: { id: passkey.userHandle } }, site).passkey;
     expect((await signIn(stranger)).answer.body.reason).toBe("invalid_passkey");
     expect((await signIn(passkey, { counter: 300 })).answer.status).toBe(200);
@@ -142,7 +183,9 @@ describe("passkey sign-in", () => {
     const client = memberClient(gw, site);
     const options = (await client.call("POST", "/signin/options")).body.options;
     await advance(gw, LIFETIMES.challengeMs / 1000 + 1);
-    expect((await client.call("POST", "/signin/verify", { response: authenticate(passkey, options, site) })).body.reason).toBe("invalid_passkey");
+    expect((await client.call("POST", "/signin/verify", { response: authenticate(passkey, options, site) })).body.reason).toBe(
+      "invalid_passkey",
+    );
   });
 
   it("10 failed answers with a member's passkey in 15 minutes stop that member's passkey sign-in until the window ends", async () => {
@@ -163,7 +206,9 @@ describe("the member's passkeys", () => {
     const { member, passkey, client } = await registered();
     const options = await client.call("POST", "/passkeys/options");
     expect(options.status).toBe(200);
-    expect(options.body.options.excludeCredentials).toEqual([{ id: passkey.credentialId.toString("base64url"), type: "public-key", transports: ["internal"] }]);
+    expect(options.body.options.excludeCredentials).toEqual([
+      { id: passkey.credentialId.toString("base64url"), type: "public-key", transports: ["internal"] },
+    ]);
     const second = register(options.body.options, site);
     const added = await client.call("POST", "/passkeys/verify", { response: second.response, name: "Phone" });
     expect(added.status).toBe(201);
@@ -173,7 +218,11 @@ describe("the member's passkeys", () => {
     expect(JSON.stringify(listed)).not.toMatch(/public_key|credential/);
 
     await advance(gw, LIFETIMES.freshSigninMs / 1000 + 1);
-    expect((await client.call("POST", "/passkeys/options")).body).toEqual({ ok: false, reason: "reauthentication_required", message: expect.any(String) });
+    expect((await client.call("POST", "/passkeys/options")).body).toEqual({
+      ok: false,
+      reason: "reauthentication_required",
+      message: expect.any(String),
+    });
     expect((await client.call("POST", "/passkeys/verify", { response: second.response })).body.reason).toBe("reauthentication_required");
 
     expect((await client.call("DELETE", `/passkeys/${listed[0].id}`)).status).toBe(200);
@@ -185,8 +234,17 @@ describe("the member's passkeys", () => {
     expect((await signIn(passkey)).answer.body.reason).toBe("invalid_passkey");
     expect((await signIn(second.passkey)).answer.status).toBe(200);
 
-    const { rows } = await gw.ctx.db.query("SELECT action_code FROM activity WHERE org_id = $1 AND who LIKE $2 AND grp = 'team_security' ORDER BY id", [orgId, `%${member.email}%`]);
-    expect(rows.map((r) => r.action_code)).toEqual(["passkey.added", "member.signed_in", "passkey.added", "passkey.removed", "member.signed_in"]);
+    const { rows } = await gw.ctx.db.query(
+      "SELECT action_code FROM activity WHERE org_id = $1 AND who LIKE $2 AND grp = 'team_security' ORDER BY id",
+      [orgId, `%${member.email}%`],
+    );
+    expect(rows.map((r) => r.action_code)).toEqual([
+      "passkey.added",
+      "member.signed_in",
+      "passkey.added",
+      "passkey.removed",
+      "member.signed_in",
+    ]);
   });
 
   it("a session from an e-mailed link adds a passkey (the recovery path); a challenge of another session is refused", async () => {
@@ -204,7 +262,9 @@ describe("the member's passkeys", () => {
   it("a member cannot remove another member's passkey", async () => {
     const ann = await registered();
     const bob = await registered();
-    await bob.client.call("POST", "/passkeys/verify", { response: register((await bob.client.call("POST", "/passkeys/options")).body.options, site).response });
+    await bob.client.call("POST", "/passkeys/verify", {
+      response: register((await bob.client.call("POST", "/passkeys/options")).body.options, site).response,
+    });
     const bobKeys = (await bob.client.call("GET", "/passkeys")).body.passkeys;
     expect(bobKeys).toHaveLength(2);
     expect((await ann.client.call("DELETE", `/passkeys/${bobKeys[0].id}`)).body.reason).toBe("not_found");

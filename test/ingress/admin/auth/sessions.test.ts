@@ -45,8 +45,16 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest();
 /** A request as the route table hands it to resolveSessionPrincipal. */
 function request(method: string, headers: Record<string, string>): HttpRequest {
   return {
-    method, path: "/admin/v1/orgs/1", query: "", headers, headerOrder: Object.keys(headers), body: Buffer.alloc(0),
-    remoteAddress: "127.0.0.1", requestId: "test", receivedAt: gw.ctx.clock.now(), startedMs: 0,
+    method,
+    path: "/admin/v1/orgs/1",
+    query: "",
+    headers,
+    headerOrder: Object.keys(headers),
+    body: Buffer.alloc(0),
+    remoteAddress: "127.0.0.1",
+    requestId: "test",
+    receivedAt: gw.ctx.clock.now(),
+    startedMs: 0,
   };
 }
 
@@ -55,7 +63,10 @@ describe("invitations", () => {
     const before = smtp.mails.length;
     const added = await gw.admin("POST", `/orgs/${orgId}/members`, { name: "Ivy Invited", email: "ivy@example.com", role: "owner" });
     expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ member: { name: "Ivy Invited", email: "ivy@example.com", role: "owner" }, invitation: { sent: true } });
+    expect(added.body).toMatchObject({
+      member: { name: "Ivy Invited", email: "ivy@example.com", role: "owner" },
+      invitation: { sent: true },
+    });
     const expiresAt = Date.parse(added.body.invitation.expires_at);
     expect(expiresAt - gw.ctx.clock.now()).toBeGreaterThan(LIFETIMES.invitationMs - 60_000);
     expect(expiresAt - gw.ctx.clock.now()).toBeLessThanOrEqual(LIFETIMES.invitationMs);
@@ -64,7 +75,9 @@ describe("invitations", () => {
     const [link] = dashboardLinks(mail.data);
     expect(link).toMatch(new RegExp(`^${site}/dashboard/invitation#token=[A-Za-z0-9_-]{43}$`));
     const token = tokenOf(link);
-    const { rows } = await gw.ctx.db.query("SELECT purpose, token_hash, used_at FROM member_links WHERE member_id = $1", [added.body.member.id]);
+    const { rows } = await gw.ctx.db.query("SELECT purpose, token_hash, used_at FROM member_links WHERE member_id = $1", [
+      added.body.member.id,
+    ]);
     expect(rows).toEqual([{ purpose: "invitation", token_hash: sha256(token), used_at: null }]);
     const everything = JSON.stringify((await gw.ctx.db.query("SELECT * FROM member_links")).rows);
     expect(everything).not.toContain(token);
@@ -73,8 +86,13 @@ describe("invitations", () => {
     const options = await client.call("POST", "/invitation/accept/options", { token });
     expect(options.status).toBe(200);
     expect(options.body).toMatchObject({
-      member: { name: "Ivy Invited", email: "ivy@example.com", role: "owner" }, org: { id: orgId, name: "Sessions Org" },
-      options: { rp: { id: "localhost" }, user: { name: "ivy@example.com", displayName: "Ivy Invited" }, authenticatorSelection: { residentKey: "required", userVerification: "preferred" } },
+      member: { name: "Ivy Invited", email: "ivy@example.com", role: "owner" },
+      org: { id: orgId, name: "Sessions Org" },
+      options: {
+        rp: { id: "localhost" },
+        user: { name: "ivy@example.com", displayName: "Ivy Invited" },
+        authenticatorSelection: { residentKey: "required", userVerification: "preferred" },
+      },
     });
   });
 
@@ -113,8 +131,11 @@ describe("sign-in links", () => {
     const first = await client.call("POST", "/signin/link/consume", { token: tokenOf(link) });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({
-      member: { id: member.id, email: member.email, role: "admin" }, org: { id: orgId, name: "Sessions Org" },
-      session: { method: "link", current: true }, passkeys: 0, csrf_token: expect.any(String),
+      member: { id: member.id, email: member.email, role: "admin" },
+      org: { id: orgId, name: "Sessions Org" },
+      session: { method: "link", current: true },
+      passkeys: 0,
+      csrf_token: expect.any(String),
     });
     expect(first.headers.get("cache-control")).toBe("no-store");
     const replay = await memberClient(gw, site).call("POST", "/signin/link/consume", { token: tokenOf(link) });
@@ -123,7 +144,11 @@ describe("sign-in links", () => {
 
     const current = await client.call("GET", "/session");
     expect(current.status).toBe(200);
-    expect(current.body).toMatchObject({ member: { id: member.id }, session: { id: first.body.session.id }, csrf_token: first.body.csrf_token });
+    expect(current.body).toMatchObject({
+      member: { id: member.id },
+      session: { id: first.body.session.id },
+      csrf_token: first.body.csrf_token,
+    });
   });
 
   it("a sign-in link expires after 15 minutes", async () => {
@@ -155,7 +180,8 @@ describe("sign-in links", () => {
     const links = await nextLinks(smtp, email, before);
     expect(links).toHaveLength(2);
     const orgs = [];
-    for (const link of links) orgs.push((await memberClient(gw, site).call("POST", "/signin/link/consume", { token: tokenOf(link) })).body.org.name);
+    for (const link of links)
+      orgs.push((await memberClient(gw, site).call("POST", "/signin/link/consume", { token: tokenOf(link) })).body.org.name);
     expect(orgs.sort()).toEqual(["Other Org", "Sessions Org"]);
   });
 });
@@ -175,7 +201,9 @@ describe("sessions", () => {
     expect(rows[0].token_hash).toEqual(sha256(token));
     expect(JSON.stringify((await gw.ctx.db.query("SELECT * FROM member_sessions")).rows)).not.toContain(token);
 
-    expect(sessionCookie("https://gw.example.com", "t", 60)).toBe("__Host-gw_session=t; Path=/; HttpOnly; SameSite=Lax; Max-Age=60; Secure");
+    expect(sessionCookie("https://gw.example.com", "t", 60)).toBe(
+      "__Host-gw_session=t; Path=/; HttpOnly; SameSite=Lax; Max-Age=60; Secure",
+    );
     expect(clearedCookie("https://gw.example.com")).toBe("__Host-gw_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0; Secure");
   });
 
@@ -187,17 +215,40 @@ describe("sessions", () => {
     expect(await resolveSessionPrincipal(request("GET", { cookie: "other=1" }), deps)).toBeNull();
     const session = (await client.call("GET", "/session")).body.session.id;
     expect(await resolveSessionPrincipal(request("GET", { cookie: `a=b; ${client.cookie}` }), deps)).toEqual({
-      principal: { kind: "member", orgId, orgName: "Sessions Org", memberId: member.id, role: "admin", name: member.name, email: member.email, sessionId: session },
+      principal: {
+        kind: "member",
+        orgId,
+        orgName: "Sessions Org",
+        memberId: member.id,
+        role: "admin",
+        name: member.name,
+        email: member.email,
+        sessionId: session,
+      },
     });
-    const post = (headers: Readonly<Record<string, string | undefined>>) => resolveSessionPrincipal(request("POST", { cookie: client.cookie, ...(headers as Record<string, string>) }), deps);
+    const post = (headers: Readonly<Record<string, string | undefined>>) =>
+      resolveSessionPrincipal(request("POST", { cookie: client.cookie, ...(headers as Record<string, string>) }), deps);
     expect(await post({ origin: site, "x-csrf-token": client.csrf })).toMatchObject({ principal: { kind: "member" } });
-    for (const headers of [{}, { origin: site }, { "x-csrf-token": client.csrf }, { origin: "http://evil.example", "x-csrf-token": client.csrf }, { origin: site, "x-csrf-token": "x" }]) {
+    for (const headers of [
+      {},
+      { origin: site },
+      { "x-csrf-token": client.csrf },
+      { origin: "http://evil.example", "x-csrf-token": client.csrf },
+      { origin: site, "x-csrf-token": "x" },
+    ]) {
       const refused = await post(headers);
-      expect(refused && "refusal" in refused ? refused.refusal : null, JSON.stringify(headers)).toMatchObject({ status: 403, body: { reason: "csrf_rejected" } });
+      expect(refused && "refusal" in refused ? refused.refusal : null, JSON.stringify(headers)).toMatchObject({
+        status: 403,
+        body: { reason: "csrf_rejected" },
+      });
     }
     for (const cookie of ["gw_session=garbage", `gw_session=${"A".repeat(43)}`]) {
       const refused = await resolveSessionPrincipal(request("GET", { cookie }), deps);
-      expect(refused && "refusal" in refused ? refused.refusal : null).toMatchObject({ status: 401, body: { reason: "session_expired" }, headers: { "set-cookie": clearedCookie(site) } });
+      expect(refused && "refusal" in refused ? refused.refusal : null).toMatchObject({
+        status: 401,
+        body: { reason: "session_expired" },
+        headers: { "set-cookie": clearedCookie(site) },
+      });
     }
   });
 
@@ -221,9 +272,14 @@ describe("sessions", () => {
     expect((await laptop.call("DELETE", `/sessions/${phoneSession.id}`)).status).toBe(404);
 
     const { rows } = await gw.ctx.db.query(
-      "SELECT grp, who, action_code, detail FROM activity WHERE org_id = $1 AND action_code = 'session.revoked' ORDER BY id DESC LIMIT 1", [orgId],
+      "SELECT grp, who, action_code, detail FROM activity WHERE org_id = $1 AND action_code = 'session.revoked' ORDER BY id DESC LIMIT 1",
+      [orgId],
     );
-    expect(rows[0]).toMatchObject({ grp: "team_security", who: `${member.name} <${member.email}>`, detail: { session_id: phoneSession.id } });
+    expect(rows[0]).toMatchObject({
+      grp: "team_security",
+      who: `${member.name} <${member.email}>`,
+      detail: { session_id: phoneSession.id },
+    });
   });
 
   it("a member cannot see or revoke another member's sessions", async () => {
@@ -231,7 +287,11 @@ describe("sessions", () => {
     const bob = await signInByLink(gw, smtp, (await invite(gw, smtp, orgId)).email);
     const bobSession = (await bob.call("GET", "/session")).body.session.id;
     expect((await ann.call("GET", "/sessions")).body.sessions.map((s: { id: number }) => s.id)).not.toContain(bobSession);
-    expect((await ann.call("DELETE", `/sessions/${bobSession}`)).body).toEqual({ ok: false, reason: "not_found", message: expect.any(String) });
+    expect((await ann.call("DELETE", `/sessions/${bobSession}`)).body).toEqual({
+      ok: false,
+      reason: "not_found",
+      message: expect.any(String),
+    });
     expect((await bob.call("GET", "/session")).status).toBe(200);
   });
 
@@ -243,7 +303,11 @@ describe("sessions", () => {
     expect(out.headers.get("set-cookie")).toBe(clearedCookie(site));
     client.cookie = cookie;
     expect((await client.call("GET", "/session")).body.reason).toBe("session_expired");
-    expect((await memberClient(gw, site).call("GET", "/session")).body).toEqual({ ok: false, reason: "unauthorized", message: expect.any(String) });
+    expect((await memberClient(gw, site).call("GET", "/session")).body).toEqual({
+      ok: false,
+      reason: "unauthorized",
+      message: expect.any(String),
+    });
   });
 
   it("the idle lifetime (12 h) ends a session left unused; using it keeps it alive", async () => {
@@ -279,14 +343,26 @@ describe("CSRF", () => {
     const attempts: [string, Record<string, string>][] = [
       ["no Origin, no token", { origin: "", "x-csrf-token": "" }],
       ["another origin with the token", { origin: "http://evil.example", "x-csrf-token": csrf }],
-      ["a sibling origin (another port) with the token", { origin: `http://localhost:${Number(new URL(site).port) + 1}`, "x-csrf-token": csrf }],
+      [
+        "a sibling origin (another port) with the token",
+        { origin: `http://localhost:${Number(new URL(site).port) + 1}`, "x-csrf-token": csrf },
+      ],
       ["the site's Origin without the token", { origin: site, "x-csrf-token": "" }],
-      ["the site's Origin with another session's token", { origin: site, "x-csrf-token": (await signInByLink(gw, smtp, (await invite(gw, smtp, orgId)).email)).csrf }],
+      [
+        "the site's Origin with another session's token",
+        { origin: site, "x-csrf-token": (await signInByLink(gw, smtp, (await invite(gw, smtp, orgId)).email)).csrf },
+      ],
     ];
     for (const [label, headers] of attempts) {
       const refused = await client.call("POST", "/signout", {}, headers);
-      expect({ status: refused.status, body: refused.body }, label).toEqual({ status: 403, body: { ok: false, reason: "csrf_rejected", message: expect.any(String) } });
-      expect((await client.call("DELETE", `/sessions/${(await client.call("GET", "/session")).body.session.id}`, undefined, headers)).status, label).toBe(403);
+      expect({ status: refused.status, body: refused.body }, label).toEqual({
+        status: 403,
+        body: { ok: false, reason: "csrf_rejected", message: expect.any(String) },
+      });
+      expect(
+        (await client.call("DELETE", `/sessions/${(await client.call("GET", "/session")).body.session.id}`, undefined, headers)).status,
+        label,
+      ).toBe(403);
     }
     expect((await client.call("GET", "/session", undefined, { origin: "" })).status).toBe(200);
     expect((await client.call("POST", "/signout")).status).toBe(200);
@@ -307,7 +383,8 @@ describe("rate limits", () => {
   it("sign-in links: 5 an hour per e-mail address, member or not, from any number of sources", async () => {
     const member = await invite(gw, smtp, orgId);
     for (const email of [member.email, "stranger@example.com"]) {
-      for (let i = 1; i <= BUDGETS.linkPerEmail.limit; i++) expect((await post(`127.0.1.${i}`, "/signin/link", { email })).status).toBe(200);
+      for (let i = 1; i <= BUDGETS.linkPerEmail.limit; i++)
+        expect((await post(`127.0.1.${i}`, "/signin/link", { email })).status).toBe(200);
       const refused = await post("127.0.1.99", "/signin/link", { email: email.toUpperCase() });
       expect(refused.status).toBe(429);
       expect(refused.body).toEqual({ ok: false, reason: "signin_rate_limited", message: expect.any(String) });
@@ -319,7 +396,8 @@ describe("rate limits", () => {
   });
 
   it("sign-in links: 10 an hour per source address", async () => {
-    for (let i = 0; i < BUDGETS.linkPerSource.limit; i++) expect((await post("127.0.2.1", "/signin/link", { email: `src${i}@example.com` })).status).toBe(200);
+    for (let i = 0; i < BUDGETS.linkPerSource.limit; i++)
+      expect((await post("127.0.2.1", "/signin/link", { email: `src${i}@example.com` })).status).toBe(200);
     expect((await post("127.0.2.1", "/signin/link", { email: "src-last@example.com" })).body.reason).toBe("signin_rate_limited");
     expect((await post("127.0.2.2", "/signin/link", { email: "src-last@example.com" })).status).toBe(200);
   });
@@ -347,13 +425,38 @@ describe("garbage", () => {
     const client = await signInByLink(gw, smtp, (await invite(gw, smtp, orgId)).email);
     const b64 = (text: string) => Buffer.from(text).toString("base64url");
     const answers = [
-      { id: "x", rawId: "x", type: "public-key", response: { clientDataJSON: "!!!", attestationObject: "!!!", authenticatorData: "!!!", signature: "!!!" } },
-      { id: "x", rawId: "x", type: "public-key", response: { clientDataJSON: b64("null"), attestationObject: b64("x"), authenticatorData: b64("x"), signature: "" } },
-      { id: "x", rawId: "x", type: "public-key", response: { clientDataJSON: b64('{"challenge":"../../x"}'), attestationObject: "", authenticatorData: "", signature: "" } },
+      {
+        id: "x",
+        rawId: "x",
+        type: "public-key",
+        response: { clientDataJSON: "!!!", attestationObject: "!!!", authenticatorData: "!!!", signature: "!!!" },
+      },
+      {
+        id: "x",
+        rawId: "x",
+        type: "public-key",
+        response: { clientDataJSON: b64("null"), attestationObject: b64("x"), authenticatorData: b64("x"), signature: "" },
+      },
+      {
+        id: "x",
+        rawId: "x",
+        type: "public-key",
+        response: { clientDataJSON: b64('{"challenge":"../../x"}'), attestationObject: "", authenticatorData: "", signature: "" },
+      },
       { id: "x\u0000", rawId: "x", type: "public-key", response: {} },
       { id: 1, response: [] },
     ];
-    const bodies: unknown[] = ["", "null", "[]", "{", '"x"', { token: null }, { token: "A".repeat(43), response: "x" }, { email: ["a@b.cd"] }, { name: "x".repeat(200) }];
+    const bodies: unknown[] = [
+      "",
+      "null",
+      "[]",
+      "{",
+      '"x"',
+      { token: null },
+      { token: "A".repeat(43), response: "x" },
+      { email: ["a@b.cd"] },
+      { name: "x".repeat(200) },
+    ];
     for (const response of answers) bodies.push({ response }, { token: "A".repeat(43), response });
     for (const path of ["/sessions/abc", "/sessions/99999999999999999999", "/passkeys/-1", "/passkeys/%00"]) {
       expect((await client.call("DELETE", path)).body.reason).toBe("not_found");
@@ -361,8 +464,14 @@ describe("garbage", () => {
     // The session's own calls first (adding a passkey needs a fresh sign-in), then every
     // ceremony call in fresh rate-limit windows, so every body reaches its handler.
     const paths = [
-      "/passkeys/options", "/passkeys/verify",
-      "/invitation/accept/options", "/invitation/accept/verify", "/signin/options", "/signin/verify", "/signin/link", "/signin/link/consume",
+      "/passkeys/options",
+      "/passkeys/verify",
+      "/invitation/accept/options",
+      "/invitation/accept/verify",
+      "/signin/options",
+      "/signin/verify",
+      "/signin/link",
+      "/signin/link/consume",
     ];
     for (const path of paths) {
       for (const body of bodies) {
