@@ -3,6 +3,7 @@ import { issueKey } from "../shared/platform/crypto/key-format.js";
 import { findDomain, insertDomain, orgOfVerifiedDomain } from "../shared/scans/index.js";
 import { insertKey, keysOfOrg, setKeyStatus, type KeySettings } from "../shared/verify/index.js";
 import { transaction, type Pool } from "../shared/platform/db/pool.js";
+import { countPasskeys, insertLink, LIFETIMES, membershipsOf, newToken, tokenHash } from "../shared/accounts/index.js";
 import { DEMO_PAGE_HOST } from "../ingress/routes/demo.js";
 import { DEMO_DOMAIN } from "./seed.js";
 
@@ -76,4 +77,27 @@ export async function prepareDemoPage(db: Pool, nowMs: number, production: boole
     });
     return { client: client.key, server: server.key };
   });
+}
+
+/**
+ * Demo mode: a way in to the dashboard for the demo organization's owner, printed at start
+ * (docs/dashboard.md). Without a passkey yet, an invitation link (registers one, 72 h);
+ * after, a sign-in link (15 min). Null when the demo owner does not exist.
+ */
+export async function demoOwnerLink(pool: Pool, nowMs: number): Promise<{ path: string; expiresAtMs: number } | null> {
+  const owner = (await membershipsOf(pool, "owner@demo.example")).find((m) => m.role === "owner");
+  if (!owner) return null;
+  const invite = (await countPasskeys(pool, owner.id)) === 0;
+  const token = newToken();
+  const link = await insertLink(pool, {
+    memberId: owner.id,
+    purpose: invite ? "invitation" : "signin",
+    tokenHash: tokenHash(token),
+    nowMs,
+    lifetimeMs: invite ? LIFETIMES.invitationMs : LIFETIMES.signinLinkMs,
+  });
+  return {
+    path: invite ? `/dashboard/invitation#token=${token}` : `/dashboard/signin#link=${token}`,
+    expiresAtMs: link.expires_at.getTime(),
+  };
 }

@@ -20,7 +20,7 @@ import { INGRESS_NODE_FLAGS } from "./node-flags.js";
 import { ensureServices } from "./services.js";
 import { seedDemo } from "./seed.js";
 import { DEMO_PAGE_HOST } from "../ingress/routes/demo.js";
-import { prepareDemoPage } from "./demo.js";
+import { demoOwnerLink, prepareDemoPage } from "./demo.js";
 import { freePort } from "../shared/platform/net/free-port.js";
 
 /**
@@ -125,6 +125,7 @@ async function supervise(config: Config): Promise<void> {
   }
   // Demo mode: fresh keys for the demo page (docs/embed.md), handed to the children only.
   const demo = config.adminToken ? null : await prepareDemoPage(pool, Date.now(), config.environment === "production");
+  const ownerLink = demo ? await demoOwnerLink(pool, Date.now()) : null;
   if (demo) {
     childEnv.DEMO_CLIENT_KEY = demo.client;
     childEnv.DEMO_SERVER_KEY = demo.server;
@@ -147,6 +148,11 @@ async function supervise(config: Config): Promise<void> {
   if (!config.siteUrl.endsWith(":0") || childEnv.PORT) {
     const site = config.siteUrl.endsWith(":0") ? config.siteUrl.replace(/:0$/, `:${childEnv.PORT}`) : config.siteUrl;
     say(`dashboard: ${site}/dashboard (sign in with the ${config.adminToken ? "ADMIN_TOKEN" : "ADMIN_TOKEN above"})`);
+    // A passkey needs a host name, not an address: SITE_URL=http://localhost:PORT for the demo owner's link.
+    if (ownerLink)
+      say(
+        `demo owner (owner@demo.example) signs in at: ${site}${ownerLink.path} (single use, until ${new Date(ownerLink.expiresAtMs).toISOString()})`,
+      );
   }
   const children: Child[] = [
     ...Array.from({ length: config.ingressProcesses }, (): Child => ({ role: ["ingress"], process: null, restarts: 0, startedAt: 0 })),

@@ -67,6 +67,16 @@ describe("npm start (supervisor)", () => {
     expect(verified).toMatchObject({ authorized: true, reason: "ok" });
     const org = await fetch(`${url}/admin/v1/orgs/1`, { headers: { authorization: `Bearer ${token}` } });
     expect(org.status).toBe(200);
+    // The demo owner's way in to the dashboard: an invitation that registers a passkey.
+    const invitation = line(/demo owner \(owner@demo\.example\) signs in at: \S+\/dashboard\/invitation#token=(\S+)/);
+    expect(invitation).toBeTruthy();
+    const invited = await fetch(`${url}/admin/v1/auth/invitation/accept/options`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ token: invitation }),
+    });
+    expect(invited.status).toBe(200);
+    expect(((await invited.json()) as { member: { email: string } }).member.email).toBe("owner@demo.example");
 
     // A crashed ingress is restarted by the supervisor (same port: PORT=0 picks a new one, so wait for a new line).
     const ingressPid = Number(/"role":"ingress","pid":(\d+)/.exec(output)?.[1]);
