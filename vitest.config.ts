@@ -23,6 +23,10 @@ export default defineConfig({
       reporter: ["text-summary", "json-summary"],
       reportsDirectory: "coverage",
       reportOnFailure: true,
+      // The suite's figures on 2026-11-25: statements 92.5%, branches 86.1%, functions 93.0%,
+      // lines 94.8%. The floor sits two points under each, so a change that drops coverage
+      // noticeably fails `npm test`.
+      thresholds: { statements: 90, branches: 84, functions: 91, lines: 92 },
     },
   },
 });

@@ -49,7 +49,7 @@ describe("npm start (supervisor)", () => {
     supervisor.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     supervisor.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
 
-    const url = await waitFor(() => line(/listening on (http:\/\/[^\s]+)/), 20_000);
+    const url = await waitFor(() => line(/listening on (http:\/\/[^\s]+)/), 45_000);
     expect(output).toContain(`created database ${database}`);
     const token = line(/ADMIN_TOKEN=(\S+)/);
     // Demo mode is a development environment: test-prefixed keys, a stored development secret.
@@ -99,7 +99,7 @@ describe("npm start (supervisor)", () => {
     supervisor = spawn("sh", ["-c", startScript], { env: demoEnv(fresh), stdio: ["ignore", "pipe", "pipe"] });
     supervisor.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     supervisor.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    expect(await waitFor(() => line(/ADMIN_TOKEN=(\S+)/), 20_000)).toBe(token);
+    expect(await waitFor(() => line(/ADMIN_TOKEN=(\S+)/), 45_000)).toBe(token);
     const printed = { out: "", err: "" };
     const io = { stdout: { write: (t: string) => (printed.out += t) }, stderr: { write: (t: string) => (printed.err += t) } };
     expect(await runCli(["admin-token"], demoEnv(fresh), io)).toBe(0);
@@ -108,7 +108,7 @@ describe("npm start (supervisor)", () => {
     supervisor.kill("SIGTERM");
     await new Promise((resolve) => supervisor?.once("exit", resolve));
     supervisor = null;
-  }, 90_000);
+  }, 150_000);
 
   it("refuses to start in production without GATEWAY_SECRET, naming it, before touching anything", async () => {
     for (const role of [[], ["ingress"], ["actor", "usage"]]) {
