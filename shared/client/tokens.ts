@@ -75,7 +75,7 @@ export function decode(token: unknown): Decoded | null {
 }
 
 export function hasKid(keys: KeySet | null, kid: string | undefined): boolean {
-  return keys !== null && keys.keys.some((k) => kid === undefined || k.kid === kid);
+  return keys?.keys.some((k) => kid === undefined || k.kid === kid) ?? false;
 }
 
 /** The Ed25519 signature against the key named by `kid` (any key when the token names none). */
