@@ -47,6 +47,8 @@ function publicOperation(endpoint: PublicEndpoint, method: string): Record<strin
     operationId: `${endpoint.name.replace(/\W/g, "_")}_${method}`,
     summary: endpoint.summary,
     tags: [endpoint.tag],
+    // The key travels as a parameter (query, form or JSON body), not a header; endpoints without one are open.
+    security: "key" in properties ? [{ key: [] }] : [],
     responses: {
       "200":
         endpoint.answer.kind === "json"
@@ -87,8 +89,30 @@ export function publicDocument(siteUrl: string): OpenApiDocument {
     },
     servers: [{ url: siteUrl }],
     paths,
-    components: { schemas: { Reason: reasonSchema, Refusal: publicRefusal } },
+    components: {
+      schemas: { Reason: reasonSchema, Refusal: publicRefusal },
+      securitySchemes: {
+        key: {
+          type: "apiKey",
+          in: "query",
+          name: "key",
+          description: "The API key (client or server), as the `key` parameter: query string, form or JSON body.",
+        },
+      },
+    },
   };
+}
+
+/** Who may call an admin route, as the route table declares it (docs/accounts.md). */
+function summaryOf(route: (typeof ADMIN_ROUTES)[number]): string {
+  const reach = route.reach;
+  const who =
+    reach.who === "operator"
+      ? "the operator only"
+      : reach.who === "anyone"
+        ? "any principal"
+        : `the organization's principals, role ${reach.role} or above`;
+  return `${route.method} ${route.path}: ${who}.`;
 }
 
 export function adminDocument(siteUrl: string): OpenApiDocument {
@@ -102,6 +126,7 @@ export function adminDocument(siteUrl: string): OpenApiDocument {
     const operation: Record<string, unknown> = {
       operationId: `${route.method.toLowerCase()}${route.path.replace(/[/:]+(\w)/g, (_m, c: string) => c.toUpperCase()).replace(/\W/g, "")}`,
       tags: [route.path.split("/")[1]],
+      summary: summaryOf(route),
       responses: {
         ...Object.fromEntries(success.map((status) => [status, { description: "Success.", content: json(answer ?? looseOk) }])),
         ...(route.method === "POST" && answer !== undefined ? { "201": { description: "Created.", content: json(answer) } } : {}),

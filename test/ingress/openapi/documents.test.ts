@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_ROUTES } from "../../../ingress/admin/routes.js";
 import { adminDocument, publicDocument } from "../../../ingress/openapi/document.js";
@@ -20,6 +21,28 @@ describe("the OpenAPI documents", () => {
   it("are valid OpenAPI 3.1 (the official schema, Schema Objects against the OAS dialect)", () => {
     expect(openApiErrors(publicDocument("https://gateway.example"))).toBeNull();
     expect(openApiErrors(adminDocument("https://gateway.example"))).toBeNull();
+  });
+
+  it("pass Redocly's recommended lint rules (the linter behind `redocly lint`) without an error", async () => {
+    const config = await createConfig({ extends: ["recommended"] });
+    for (const [name, document] of [
+      ["public", publicDocument("https://gateway.example")],
+      ["admin", adminDocument("https://gateway.example")],
+    ] as const) {
+      const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: `${name}.json`, config });
+      const errors = problems.filter((p) => p.severity === "error").map((p) => `${p.ruleId}: ${p.message} ${p.location[0]?.pointer ?? ""}`);
+      expect(errors, name).toEqual([]);
+      // The one warning: no license in `info` (the service is not published under one).
+      expect(
+        problems.map((p) => p.ruleId).filter((id) => id !== "info-license"),
+        name,
+      ).toEqual([]);
+    }
+    // The linter can fail: an operation without a summary is an error of the recommended set.
+    const broken = adminDocument("https://gateway.example");
+    delete (broken.paths["/admin/v1/me"].get as Record<string, unknown>).summary;
+    const found = await lintFromString({ source: JSON.stringify(broken), absoluteRef: "broken.json", config });
+    expect(found.some((p) => p.ruleId === "operation-summary" && p.severity === "error")).toBe(true);
   });
 
   it("the meta-schema check can fail", () => {
