@@ -115,6 +115,16 @@ export interface ActorDefinition<T, Db = undefined> extends Partial<ActorOptions
   handler: Handler<T, Db>;
   /** Without it, messages run in the order read, `concurrency` at a time. */
   fairness?: Fairness<T>;
+  /**
+   * For an actor that must not read past entries its stream's cap (MAXLEN) trimmed before its
+   * group read them. With it, every read checks and reads in one script
+   * (`read-unless-trimmed-1.lua`, trimmed-read.ts), so no trim comes between the check and
+   * the read; on such a hole nothing is read, that stream is read no more, and this is called
+   * once with its key: whoever runs the actor fills the hole and runs it anew (the SIEM
+   * pusher replays from PostgreSQL). An idle stream is waited on with a blocking XREAD, which
+   * consumes nothing, before the script reads.
+   */
+  onTrimmed?: (stream: string) => void;
 }
 
 export interface CompiledSchema<T> {
@@ -138,6 +148,7 @@ export interface Actor<T, Db> extends ActorOptions {
   readonly compiled?: CompiledSchema<T>;
   readonly handler: Handler<T, Db>;
   readonly fairness?: Fairness<T>;
+  readonly onTrimmed?: (stream: string) => void;
 }
 
 export interface BaseDeps {

@@ -6,7 +6,9 @@
  *   every other command queued on the shared connection), asking only for as many
  *   messages as there are free slots, so a slow handler slows intake instead of piling
  *   up delivered-but-untouched entries. On a Redis Cluster one XREADGROUP may only name
- *   streams of one slot, so there each stream has a reader (and connection) of its own;
+ *   streams of one slot, so there each stream has a reader (and connection) of its own.
+ *   An actor with `onTrimmed` reads each stream through trimmed-read.ts instead (never past
+ *   entries trimmed unread) and waits on its blocking connection with XREAD;
  * - the claimer: XAUTOCLAIM of entries idle longer than claimIdleMs, i.e. left pending by
  *   a consumer that died (or stalled); also how a crashed consumer's retries happen;
  * - the heartbeat: XCLAIM JUSTID of the entries this runner holds, every claimIdleMs/3.
@@ -22,6 +24,7 @@
  * (fair-queue.ts) takes turns between their keys.
  */
 import { setMaxListeners } from "node:events";
+import { setTimeout as delay } from "node:timers/promises";
 import { type BlockingConnection, isCluster, openBlocking } from "../../shared/platform/redis/client.js";
 import { type Actor, type BaseDeps, compileSchema, type RunDeps, resolveStreams } from "./define.js";
 import { createCounters, type StreamCounters } from "./metrics.js";
@@ -37,6 +40,10 @@ import {
   parseReadGroup,
 } from "../../shared/platform/streams/redis-replies.js";
 import { type GroupStats, streamStats } from "../../shared/platform/streams/stats.js";
+import { readUnlessTrimmed } from "./trimmed-read.js";
+
+/** How often stop() repeats CLIENT UNBLOCK while a read loop has not returned. */
+const UNBLOCK_RETRY_MS = 100;
 
 export interface StopResult {
   /** Every in-flight message finished (acked, dead-lettered or left for a retry) in time. */
@@ -223,6 +230,63 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
     return brought;
   };
 
+  /** Streams of an `onTrimmed` actor found with a hole: no longer read. */
+  const trimmed = new Set<string>();
+
+  /**
+   * Reads once for an actor with `onTrimmed`: each stream through the script, which reads
+   * nothing past a hole; when none brought anything, a blocking XREAD after each group
+   * cursor waits for new entries without consuming them (the next round reads them through
+   * the script, so a trim during the wait is seen too). Resolves with the entries brought.
+   */
+  const readOnceUnlessTrimmed = async (blocking: BlockingConnection, names: string[], free: number): Promise<number> => {
+    const open = names.filter((stream) => !trimmed.has(stream));
+    if (open.length === 0) {
+      // Every stream waits for its hole to be filled, by whoever runs the actor: until stop().
+      await sleep(actor.blockMs);
+      return 0;
+    }
+    let brought = 0;
+    const idle: { stream: string; cursor: string }[] = [];
+    for (const stream of open) {
+      let read: Awaited<ReturnType<typeof readUnlessTrimmed>>;
+      try {
+        read = await readUnlessTrimmed(redis, stream, group, consumer, free);
+      } catch (error) {
+        if (stopAbort.signal.aborted) return brought;
+        if (!isNoGroupError(error)) throw error;
+        logger.warn("stream or group missing, re-creating");
+        await ensureGroup(redis, stream, group, actor.startId, keys.streamRegistry());
+        return brought;
+      }
+      if (read.trimmed) {
+        trimmed.add(stream);
+        logger.warn({ stream }, "entries were trimmed before this group read them: no longer reading the stream");
+        actor.onTrimmed?.(stream);
+        continue;
+      }
+      for (const entry of read.entries) dispatch({ stream, id: entry.id, fields: entry.fields, deliveries: 1 });
+      brought += read.entries.length;
+      if (read.entries.length === 0) idle.push({ stream, cursor: read.cursor });
+    }
+    if (brought === 0 && idle.length > 0 && !stopAbort.signal.aborted) {
+      try {
+        await blocking.redis.xread(
+          "COUNT",
+          1,
+          "BLOCK",
+          actor.blockMs,
+          "STREAMS",
+          ...idle.map((i) => i.stream),
+          ...idle.map((i) => i.cursor),
+        );
+      } catch (error) {
+        if (!stopAbort.signal.aborted) throw error;
+      }
+    }
+    return brought;
+  };
+
   const readLoop = async (blocking: BlockingConnection, names: string[]) => {
     while (!stopAbort.signal.aborted) {
       const free = freeSlots();
@@ -233,7 +297,8 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
       try {
         // A read that brought something is followed by a pause (readPauseMs), so the next
         // brings what a busy stream gathered meanwhile in one round trip, acked in one XACK.
-        if ((await readOnce(blocking, names, free)) > 0 && actor.readPauseMs > 0) await sleep(actor.readPauseMs);
+        const read = actor.onTrimmed === undefined ? readOnce : readOnceUnlessTrimmed;
+        if ((await read(blocking, names, free)) > 0 && actor.readPauseMs > 0) await sleep(actor.readPauseMs);
       } catch (error) {
         // Redis unreachable (or a reply we cannot parse): keep the consumer alive, pause, retry.
         logger.error({ err: error }, "reading the streams failed");
@@ -320,10 +385,20 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
     stopping ??= (async () => {
       const timeoutMs = options.timeoutMs ?? actor.drainTimeoutMs;
       stopAbort.abort();
-      await Promise.all(readers.map((reader) => reader.unblock(redis)));
+      let read = false;
+      const readingDone = reading.then(() => {
+        read = true;
+      });
+      // A blocking read sent just before the abort can reach the server after the UNBLOCK
+      // (another connection): it would wait out its blockMs. Unblocked again until the loops return.
+      const unblockUntilRead = async () => {
+        while (!read && !abandoned) {
+          await Promise.all(readers.map((reader) => reader.unblock(redis).catch(() => {})));
+          await Promise.race([readingDone, delay(UNBLOCK_RETRY_MS)]);
+        }
+      };
       const finished = (async () => {
-        await Promise.all([claimer.stop(), gauges?.stop()]);
-        await reading;
+        await Promise.all([claimer.stop(), gauges?.stop(), unblockUntilRead()]);
         // Held messages that have not started stay pending: another consumer claims them once idle.
         if (fairness !== undefined && fairness.backlog > 0) {
           const left = queue.dropWaiting();

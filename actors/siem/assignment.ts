@@ -18,8 +18,10 @@ import type { LoadedDestination } from "./messages.js";
  *
  * Starting a loop first replays what the destination missed (replay.ts), so a destination
  * that fell behind the stream's cap while no loop ran catches up in order before reading
- * the stream; `checkGaps` does the same for running loops that fell behind (a collector
- * down for longer than the stream holds).
+ * the stream. A running loop never reads past entries trimmed before it read them (the
+ * runtime's `onTrimmed`): it stops reading and is restarted at once, which replays them;
+ * `checkGaps` does the same for running loops held up by a collector down for longer than
+ * the stream holds, before they free a slot to read.
  */
 export interface AssignmentDeps {
   lease: LeaseDeps;
@@ -30,7 +32,8 @@ export interface AssignmentDeps {
   /** Milliseconds of a monotonic clock (lease validity is measured on it, not on the shared clock). */
   monotonic(): number;
   load(row: SiemDestinationRow): LoadedDestination;
-  runLoop(destination: LoadedDestination): Promise<ActorHandle>;
+  /** `onTrimmed`: the loop found entries trimmed before it read them, and stopped reading. */
+  runLoop(destination: LoadedDestination, onTrimmed: () => void): Promise<ActorHandle>;
   replay: Omit<ReplayDeps, "stillHeld">;
   /** A loop stopped for good: the destination was deleted (drop its streams). */
   onRemoved(id: number): Promise<void>;
@@ -92,12 +95,19 @@ export function createAssignment(deps: AssignmentDeps): Assignment {
         const stream = deps.keys.stream(destinationStreamName(id));
         const replayed = await replayGap(destination, stream, SIEM_GROUP, { ...deps.replay, stillHeld: () => held(id) });
         if (replayed > 0) logger.info({ destination: id, replayed }, "SIEM destination replayed from the events table");
-        const handle = await deps.runLoop(destination);
+        let handle: ActorHandle | null = null;
+        let trimmedEarly = false;
+        const onTrimmed = () => {
+          if (handle === null) trimmedEarly = true;
+          else restart(id, handle);
+        };
+        handle = await deps.runLoop(destination, onTrimmed);
         if (!held(id)) {
           await handle.stop({ timeoutMs: 0 });
           return;
         }
         loops.set(id, handle);
+        if (trimmedEarly) restart(id, handle);
       } catch (error) {
         // Given back: the next round takes it again and retries (the collector may be down).
         if (stopped) return;
@@ -109,6 +119,29 @@ export function createAssignment(deps: AssignmentDeps): Assignment {
     const tracked = task.finally(() => {
       if (starting.get(id) === tracked) starting.delete(id);
     });
+    starting.set(id, tracked);
+  };
+
+  /**
+   * The loop found entries trimmed before it read them: stop it (drained) and start it
+   * again, which replays them before it reads on. Tracked as a start, so a release waits for
+   * the new loop and stops that one.
+   */
+  const restart = (id: number, handle: ActorHandle) => {
+    if (loops.get(id) !== handle) return;
+    loops.delete(id);
+    logger.warn({ destination: id }, "SIEM destination's stream was trimmed before its loop read it: replaying from the events table");
+    const task = (async () => {
+      await handle.stop();
+      if (!held(id)) return;
+      start(id);
+      await starting.get(id);
+    })();
+    const tracked: Promise<void> = task
+      .catch((error: unknown) => logger.error({ err: error, destination: id }, "SIEM destination cannot restart"))
+      .finally(() => {
+        if (starting.get(id) === tracked) starting.delete(id);
+      });
     starting.set(id, tracked);
   };
 
@@ -172,8 +205,15 @@ export function createAssignment(deps: AssignmentDeps): Assignment {
     running: () => [...loops.keys()].sort((a, b) => a - b),
     async stop() {
       await starts.onIdle();
-      for (const id of [...leases.keys()])
-        await release(id).catch((error: unknown) => logger.warn({ err: error, destination: id }, "SIEM lease not released"));
+      // A few at a time: one process may hold a thousand loops, each stop a few round trips.
+      const releases = new PQueue({ concurrency: 16 });
+      await Promise.all(
+        [...leases.keys()].map((id) =>
+          releases.add(() =>
+            release(id).catch((error: unknown) => logger.warn({ err: error, destination: id }, "SIEM lease not released")),
+          ),
+        ),
+      );
       stopped = true;
       await leaveMembers(lease).catch(() => {});
     },

@@ -26,7 +26,8 @@ import { compileSchema, defineActor, runActor } from "../runtime/index.js";
 import { claimTiming, every } from "../runtime/index.js";
 import { deliveryHandler, fanoutHandler, testHandler } from "./handler.js";
 import { createAssignment } from "./assignment.js";
-import { announceMember } from "./leases.js";
+import { announceMember, liveMembers } from "./leases.js";
+import { FANOUT_CONCURRENCY, replayWindow } from "./replay.js";
 import type { LoadedDestination } from "./messages.js";
 import { startRetention } from "./retention.js";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
@@ -165,7 +166,7 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
 
   // Compiled once for every destination's loop (a compile per loop is most of its start's CPU).
   const compiledDelivery = compileSchema<DestinationMessage>(destinationMessageSchema);
-  const deliveryActor = (destination: LoadedDestination) =>
+  const deliveryActor = (destination: LoadedDestination, onTrimmed: () => void) =>
     defineActor<DestinationMessage, Pool>({
       name: `siem-${destination.id}`,
       group: SIEM_GROUP,
@@ -182,6 +183,8 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
       blockMs: 2_000,
       // A destination down for hours dead-letters as many events: keep them all (the default is 10 000).
       deadLetterMaxLen: options.destinationMaxLen,
+      // Never reads past entries trimmed unread: the assignment replays them first (replay.ts).
+      onTrimmed,
       handler: deliveryHandler(destination, {
         db: ctx.db,
         clock: ctx.clock,
@@ -205,8 +208,17 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
     intervalMs: balanceIntervalMs,
     monotonic: options.monotonic ?? (() => performance.now()),
     load: (row) => loadDestination(ctx, row),
-    runLoop: (destination) => runActor(deliveryActor(destination), runDeps),
-    replay: { db: ctx.db, redis, clock: ctx.clock, network, batchSize: options.batchSize, send: options.send },
+    runLoop: (destination, onTrimmed) => runActor(deliveryActor(destination, onTrimmed), runDeps),
+    replay: {
+      db: ctx.db,
+      redis,
+      clock: ctx.clock,
+      network,
+      batchSize: options.batchSize,
+      send: options.send,
+      // The pushers running the fan-out now, each with its in-flight messages (replay.ts).
+      window: async () => replayWindow((await liveMembers({ redis, keys: ctx.keys })).length),
+    },
     onRemoved: removeStreams,
   });
 
@@ -264,7 +276,8 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
       group: SIEM_GROUP,
       streams: EVENTS_STREAM,
       schema: destinationMessageSchema,
-      concurrency: 256,
+      // Also bounds how far out of id order it appends (replay.ts, replayWindow).
+      concurrency: FANOUT_CONCURRENCY,
       maxAttempts: 20,
       backoffBaseMs: 500,
       backoffMaxMs: 30_000,

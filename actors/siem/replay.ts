@@ -1,5 +1,5 @@
 import type { Clock } from "../../shared/platform/clock.js";
-import { eventView, destinationById, eventsToReplay, recordDelivered, recordFailure } from "../../shared/events/index.js";
+import { eventView, destinationById, eventsByIds, eventsToReplay, recordDelivered, recordFailure } from "../../shared/events/index.js";
 import type { Pool } from "../../shared/platform/db/pool.js";
 import type { Redis } from "../../shared/platform/redis/client.js";
 import { isNoGroupError } from "../../shared/platform/streams/redis-replies.js";
@@ -15,16 +15,35 @@ import { sendBatch } from "./transport/index.js";
  * The gap, in Redis's own terms: the group's `last-delivered-id` (the newest entry the loop
  * read) is below the oldest entry left, and more entries were added after it
  * (`entries-added` − the group's `entries-read`) than the stream still holds: some were
- * trimmed unread. (Trimming does not move `max-deleted-entry-id`, only XDEL does.) The missing events are the organization's events after the
- * destination's `last_event_id` (the highest id it acknowledged; from its creation time when
- * it never delivered one) and before the event of the oldest entry still on the stream. They
- * are sent from PostgreSQL in id order, one batch at a time, each recorded as delivered
- * before the next, so a crash resumes after the last batch acknowledged. Then the group's
- * cursor is set just below the oldest entry left, its `entries-read` to what was added before
- * it, and the loop reads on from there.
+ * trimmed unread. (Trimming does not move `max-deleted-entry-id`, only XDEL does.)
+ *
+ * The missing events are the organization's events after the destination's `last_event_id`
+ * (the highest id it acknowledged; from its creation time when it never delivered one) up to
+ * the highest event id among the first `window` entries left on the stream (the head), but
+ * for the ids the head holds (the loop reads those from the stream). Not just those below
+ * the oldest entry's event: the fan-out does not append in id order. It runs up to
+ * FANOUT_CONCURRENCY messages at once per pusher process (retries wait out their backoff in
+ * their slot), its reader and claimer may each fill the free slots (twice that in hand), and
+ * relays side by side publish their batches in either order. An event trimmed was appended
+ * before every entry of the head; of those, at most the in-flight count can come from
+ * messages read before it, so with a head longer than that (replayWindow), one head entry
+ * at least came later on the `events` stream, with a higher id: the trimmed event is at or
+ * below the head's highest id. Not covered: entries a claimer took from a dead pusher (or a
+ * relay republished after a crash), appended a minute later, and entries left unread below
+ * an id the loop already delivered (below `last_event_id`): docs/events.md.
+ *
+ * Sent from PostgreSQL in id order, one batch at a time, each recorded as delivered before
+ * the next, so a crash resumes after the last batch acknowledged: recorded no higher than
+ * just below the lowest id the head holds above `last_event_id`, since those were skipped
+ * and a trim may take them before the loop reads them (a resumed replay then sends them,
+ * and again what it had sent above them: at least once). Within one replay, the ids the
+ * previous pass skipped that a trim took since are sent at the start of the next pass.
+ * Then the group's cursor is set just below the oldest entry left, its `entries-read` to
+ * what was added before it, and the loop reads on from there.
  * The loop does not run meanwhile: the replayed events reach the collector before the ones
- * on the stream. An event may arrive twice (one on the stream below the oldest entry's id, a
- * relay repeat): at least once, the same id each time.
+ * on the stream. An event may arrive twice (one the fan-out had in hand during the replay,
+ * appended after the head; a relay repeat; a resumed replay): at least once, the same id
+ * each time.
  */
 export interface ReplayDeps {
   db: Pool;
@@ -35,13 +54,34 @@ export interface ReplayDeps {
   send?: typeof sendBatch;
   /** False once the lease is gone: the replay stops before its next batch. */
   stillHeld(): boolean;
+  /** How many entries at the stream's head bound the replay (replayWindow of the live pushers). */
+  window(): Promise<number>;
+}
+
+/** The fan-out's concurrency (index.ts): messages of `events` one pusher process appends at once. */
+export const FANOUT_CONCURRENCY = 256;
+/** Events per relay batch (actors/outbox RELAY_BATCH); relays side by side publish theirs in either order. */
+const RELAY_BATCH = 500;
+/** Relay processes side by side the window allows for. */
+const RELAYS = 5;
+
+/**
+ * The head of a destination's stream that bounds a replay: more entries than the fan-out can
+ * have appended out of order. Each pusher process holds at most twice its concurrency in hand
+ * (reader and claimer each fill the free slots they saw), and a relay's batch can be
+ * published after those of the (RELAYS − 1) others running beside it.
+ */
+export function replayWindow(pushers: number): number {
+  return 2 * FANOUT_CONCURRENCY * Math.max(1, pushers) + (RELAYS - 1) * RELAY_BATCH;
 }
 
 export interface StreamPosition {
   /** The group's cursor: the newest entry its consumers read. */
   lastDeliveredId: string;
-  /** Entries the group read since it was made; null when Redis cannot tell (after an XDEL). */
+  /** Entries the group read since it was made; null when Redis cannot tell (a group made at `0` that has not read yet, an XDEL). */
   entriesRead: number | null;
+  /** Redis's own count of the entries added after the cursor (`lag`): its estimate when `entriesRead` is null; null when it has none. */
+  lag: number | null;
   /** Entries ever added to the stream, and those it holds now. */
   entriesAdded: number;
   length: number;
@@ -93,9 +133,11 @@ export async function streamPosition(redis: Redis, stream: string, group: string
   const fields = fieldsOf(info);
   const first = fields.get("first-entry");
   const read = mine.get("entries-read");
+  const lag = mine.get("lag");
   return {
     lastDeliveredId: String(mine.get("last-delivered-id")),
     entriesRead: read === null || read === undefined ? null : Number(read),
+    lag: lag === null || lag === undefined ? null : Number(lag),
     entriesAdded: Number(fields.get("entries-added") ?? 0),
     length: Number(fields.get("length") ?? 0),
     lastGeneratedId: String(fields.get("last-generated-id") ?? "0-0"),
@@ -105,12 +147,15 @@ export async function streamPosition(redis: Redis, stream: string, group: string
 }
 
 /**
- * Entries were trimmed before the group read them. Without `entries-read` (Redis lost count
- * after an XDEL) a cursor below the oldest entry is taken for a gap: the replay then finds
- * nothing missing, or sends again what was in hand (at least once).
+ * Entries were trimmed before the group read them. Without `entries-read`, Redis's `lag`
+ * stands in (its estimate for a group made at `0` that has not read yet); without either
+ * (an XDEL) a cursor below the oldest entry is taken for a gap: the replay then finds
+ * nothing missing, or sends again what was in hand (at least once). The delivery loop's own
+ * reads apply the same rule (shared/platform/redis/lua/read-unless-trimmed-1.lua), so a loop
+ * that stops for a gap always finds it here.
  */
 export function hasGap(position: StreamPosition): boolean {
-  const unread = position.entriesRead === null ? null : position.entriesAdded - position.entriesRead;
+  const unread = position.entriesRead === null ? position.lag : position.entriesAdded - position.entriesRead;
   if (position.firstEntryId === null) return unread !== null && unread > 0;
   if (compareEntryIds(position.lastDeliveredId, position.firstEntryId) >= 0) return false;
   return unread === null || unread > position.length;
@@ -123,38 +168,65 @@ export function previousEntryId(id: string): string {
   return `${ms - 1n}-18446744073709551615`;
 }
 
+/** The event ids of the first `count` entries of the stream (entries it cannot read are left out). */
+export async function streamHead(redis: Redis, stream: string, count: number): Promise<number[]> {
+  const entries = (await redis.xrange(stream, "-", "+", "COUNT", count)) as unknown[];
+  return entries.map(eventIdOf).filter((id): id is number => id !== null);
+}
+
 /** Replays what the destination missed, until no gap is left; returns the number of events sent. */
 export async function replayGap(destination: LoadedDestination, stream: string, group: string, deps: ReplayDeps): Promise<number> {
   const send = deps.send ?? sendBatch;
   let replayed = 0;
+  /** The highest id this replay sent, and the ids its previous pass left to the stream. */
+  let sent = 0;
+  let skipped: readonly number[] = [];
+  const deliver = async (rows: Awaited<ReturnType<typeof eventsToReplay>>, recordUpTo: number) => {
+    if (!deps.stillHeld()) throw new Error(`destination ${destination.id}: lease lost during the replay`);
+    const events = rows.map(eventView);
+    try {
+      await send(destination, events, deps.network);
+    } catch (error) {
+      await recordFailure(deps.db, destination.id, describeError(error), 0, deps.clock.now()).catch(() => {});
+      throw error;
+    }
+    await recordDelivered(deps.db, destination.id, events.length, Math.min(events[events.length - 1].id, recordUpTo), deps.clock.now());
+    replayed += events.length;
+  };
   for (;;) {
     const position = await streamPosition(deps.redis, stream, group);
     if (position === null || !hasGap(position)) return replayed;
     const row = await destinationById(deps.db, destination.id);
     if (row === null) return replayed;
-    let after = row.last_event_id;
+    const head = position.firstEntryId === null ? [] : await streamHead(deps.redis, stream, await deps.window());
+    const onStream = new Set(head);
+    let after = Math.max(row.last_event_id, sent);
     const sinceMs = after === 0 ? row.created_at.getTime() : null;
+    // Left to the stream by the previous pass, then trimmed before the loop read them.
+    const taken = skipped.filter((id) => id <= after && !onStream.has(id));
+    for (let i = 0; i < taken.length; i += deps.batchSize) {
+      const rows = await eventsByIds(deps.db, destination.orgId, taken.slice(i, i + deps.batchSize));
+      if (rows.length > 0) await deliver(rows, 0);
+    }
+    // Recorded below the lowest id left to the stream: a resumed replay covers it if trimmed.
+    const upTo = head.length === 0 ? null : Math.max(...head);
+    const except = head.filter((id) => id > after);
+    const recordUpTo = except.length === 0 ? Number.MAX_SAFE_INTEGER : Math.min(...except) - 1;
     for (;;) {
-      if (!deps.stillHeld()) throw new Error(`destination ${destination.id}: lease lost during the replay`);
       const rows = await eventsToReplay(deps.db, {
         orgId: destination.orgId,
         afterId: after,
-        beforeId: position.firstEventId,
+        upToId: upTo,
+        except,
         sinceMs,
         limit: deps.batchSize,
       });
       if (rows.length === 0) break;
-      const events = rows.map(eventView);
-      try {
-        await send(destination, events, deps.network);
-      } catch (error) {
-        await recordFailure(deps.db, destination.id, describeError(error), 0, deps.clock.now()).catch(() => {});
-        throw error;
-      }
-      after = events[events.length - 1].id;
-      await recordDelivered(deps.db, destination.id, events.length, after, deps.clock.now());
-      replayed += events.length;
+      await deliver(rows, recordUpTo);
+      after = rows[rows.length - 1].id;
+      sent = Math.max(sent, after);
     }
+    skipped = head;
     // Everything below the oldest entry left is delivered: the loop reads on from there.
     const cursor = position.firstEntryId === null ? position.lastGeneratedId : previousEntryId(position.firstEntryId);
     await deps.redis.call("XGROUP", "SETID", stream, group, cursor, "ENTRIESREAD", position.entriesAdded - position.length);

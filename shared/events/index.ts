@@ -76,4 +76,4 @@ export {
 export { parseTarget, type SiemTarget } from "./siem-target.js";
 export { type EventMessage, eventMessageSchema, EVENTS_STREAM, EVENTS_STREAM_MAX_LEN } from "./stream.js";
 export { octetFrame, type SyslogEvent, syslogLine } from "./syslog.js";
-export { eventsToReplay } from "./db/siem.js";
+export { eventsByIds, eventsToReplay } from "./db/siem.js";

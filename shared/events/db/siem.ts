@@ -104,21 +104,31 @@ export async function recordFailure(db: Queryable, id: number, error: string, ex
 
 /**
  * The events a destination missed when its stream was trimmed before its loop read them:
- * the organization's events with `afterId` < id < `beforeId` (no upper bound when null), and
- * with `sinceMs` (a destination that never delivered anything) only those from its creation
- * on, oldest first, at most `limit`. The id order is the organization's commit order
- * (insertEvent's advisory lock), so paging by id never skips one.
+ * the organization's events with `afterId` < id <= `upToId` (no upper bound when null) but
+ * those in `except` (still on the stream: the loop reads them), and with `sinceMs` (a
+ * destination that never delivered anything) only those from its creation on, oldest
+ * first, at most `limit`. The id order is the organization's commit order (insertEvent's
+ * advisory lock), so paging by id never skips one.
  */
 export async function eventsToReplay(
   db: Queryable,
-  query: { orgId: number; afterId: number; beforeId: number | null; sinceMs: number | null; limit: number },
+  query: { orgId: number; afterId: number; upToId: number | null; except: readonly number[]; sinceMs: number | null; limit: number },
 ): Promise<EventRow[]> {
   const { rows } = await db.query<EventRow>(
     `SELECT id, org_id, type, time, domain, payload FROM events
-     WHERE org_id = $1 AND id > $2 AND ($3::bigint IS NULL OR id < $3)
-       AND ($4::float8 IS NULL OR time >= to_timestamp($4 / 1000.0))
-     ORDER BY id LIMIT $5`,
-    [query.orgId, query.afterId, query.beforeId, query.sinceMs, query.limit],
+     WHERE org_id = $1 AND id > $2 AND ($3::bigint IS NULL OR id <= $3) AND NOT (id = ANY($4::bigint[]))
+       AND ($5::float8 IS NULL OR time >= to_timestamp($5 / 1000.0))
+     ORDER BY id LIMIT $6`,
+    [query.orgId, query.afterId, query.upToId, query.except, query.sinceMs, query.limit],
+  );
+  return rows;
+}
+
+/** The organization's events among `ids` (those still stored), oldest first. */
+export async function eventsByIds(db: Queryable, orgId: number, ids: readonly number[]): Promise<EventRow[]> {
+  const { rows } = await db.query<EventRow>(
+    `SELECT id, org_id, type, time, domain, payload FROM events WHERE org_id = $1 AND id = ANY($2::bigint[]) ORDER BY id`,
+    [orgId, ids],
   );
   return rows;
 }

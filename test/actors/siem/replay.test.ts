@@ -2,8 +2,11 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOutboxRelay } from "../../../actors/outbox/index.js";
 import type { RunningActor } from "../../../actors/index.js";
-import { startSiemPusher, type SiemPusher, type PusherOptions } from "../../../actors/siem/index.js";
-import { hasGap, type StreamPosition, streamPosition } from "../../../actors/siem/replay.js";
+import { loadDestination, startSiemPusher, type SiemPusher, type PusherOptions } from "../../../actors/siem/index.js";
+import { hasGap, replayGap, replayWindow, type StreamPosition, streamPosition } from "../../../actors/siem/replay.js";
+import { pushNetwork } from "../../../actors/siem/transport/guard.js";
+import { sendBatch } from "../../../actors/siem/transport/index.js";
+import { outboundPolicy } from "../../../shared/platform/net/address-policy.js";
 import { destinationById } from "../../../shared/events/db/siem.js";
 import { SIEM_GROUP } from "../../../shared/events/siem-stream.js";
 import { type CountingHttp, startCountingHttp } from "../../fixtures/siem/collectors.js";
@@ -151,4 +154,160 @@ describe("SIEM replay from the events table", () => {
     );
     expect(firstArrivals).toEqual(missed);
   }, 120_000);
+
+  it("a running loop whose stream was trimmed between two of its reads replays the hole before reading on, with no periodic check", async () => {
+    const created = await gw.admin("POST", "/orgs", { name: "Replay between reads", plan: "enterprise" });
+    const orgId = created.body.org.id as number;
+    const id = await addDestination(gw, orgId, { kind: "http", url: `${collector.url}/between` });
+    await Promise.all(pushers.splice(0).map((p) => p.stop()));
+    const logs: string[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(line) });
+    const pusher = await startSiemPusher(
+      { ...gw.ctx, logger },
+      {
+        ...OPTIONS,
+        owner: "replay-d",
+        batchSize: 20,
+        // The periodic re-read (and its gap check) never comes during the test.
+        reloadMs: 3_600_000,
+        // Equal retry delays, so the two batches in hand come back in the order they left.
+        retry: { maxAttempts: 100, backoffBaseMs: 200, backoffMaxMs: 400 },
+        random: () => 0,
+      },
+    );
+    pushers.push(pusher);
+    await waitFor(() => pusher.running().includes(id));
+    const stream = gw.ctx.keys.stream(`events:siem:${id}`);
+    const arrived = () => collector.order.get("/between") ?? [];
+
+    // The collector is down for a moment: the loop's two batches wait out their backoffs,
+    // every slot taken, so it does not read while the stream is trimmed past its cursor.
+    collector.failing = true;
+    const events = await writeEvents(gw, orgId, 400);
+    let seen: StreamPosition | null = null;
+    await waitFor(async () => {
+      seen = await streamPosition(gw.ctx.redis, stream, SIEM_GROUP);
+      return seen !== null && seen.entriesAdded >= events.length && hasGap(seen);
+    }, 30_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}: ${JSON.stringify(seen)}`);
+    });
+    expect(arrived()).toEqual([]);
+    collector.failing = false;
+
+    // The batches in hand go through, the loop reads again: it must not skip the hole.
+    await waitFor(() => events.every((e) => arrived().includes(e)), 30_000).catch((error: unknown) => {
+      const missing = events.filter((e) => !arrived().includes(e));
+      throw new Error(`${String(error)}: ${missing.length} of ${events.length} missing (${missing[0]}..${missing[missing.length - 1]})`);
+    });
+    expect(arrived()).toEqual(events);
+    await waitFor(() => pusher.running().includes(id));
+    const position = await streamPosition(gw.ctx.redis, stream, SIEM_GROUP);
+    expect(position !== null && hasGap(position)).toBe(false);
+    // Saved by the loop's own read, not by the periodic check.
+    expect(logs.some((l) => l.includes("trimmed before its loop read it"))).toBe(true);
+    expect(logs.some((l) => l.includes("fell behind its stream"))).toBe(false);
+
+    // And the loop goes on from the stream afterwards.
+    const more = await writeEvents(gw, orgId, 20);
+    await waitFor(() => arrived().length >= events.length + more.length, 20_000);
+    expect(arrived()).toEqual([...events, ...more]);
+  }, 120_000);
+
+  /**
+   * The fan-out appends with many messages in flight, so a higher id can land on a
+   * destination's stream before a lower one. Here the stream holds a, b, d, c, e, f in that
+   * order and is trimmed to its last three: d is gone while c, a lower id, is the oldest
+   * entry left. Replaying only the ids below c would lose d.
+   */
+  const network = pushNetwork({
+    outbound: outboundPolicy("siem", ["127.0.0.0/8"]),
+    resolver: null,
+    caPem: null,
+    timeoutMs: 10_000,
+    hostname: "gateway.test",
+  });
+  const outOfOrderStream = async (path: string) => {
+    // No pusher runs: nothing but the test appends to the destination's stream.
+    await Promise.all(pushers.splice(0).map((p) => p.stop()));
+    const created = await gw.admin("POST", "/orgs", { name: `Replay ${path}`, plan: "enterprise" });
+    const orgId = created.body.org.id as number;
+    const id = await addDestination(gw, orgId, { kind: "http", url: `${collector.url}${path}` });
+    const ids = await writeEvents(gw, orgId, 6);
+    const [a, b, c, d, e, f] = ids;
+    const stream = gw.ctx.keys.stream(`events:siem:${id}`);
+    const redis = gw.ctx.redis;
+    await redis.del(stream);
+    await redis.call("XGROUP", "CREATE", stream, SIEM_GROUP, "0", "MKSTREAM", "ENTRIESREAD", "0");
+    const append = (eventId: number) => redis.xadd(stream, "*", "data", JSON.stringify({ org_id: orgId, event: { id: eventId } }));
+    for (const eventId of [a, b, d, c, e, f]) await append(eventId);
+    await redis.xtrim(stream, "MAXLEN", 3);
+    const position = await streamPosition(redis, stream, SIEM_GROUP);
+    expect(position !== null && hasGap(position), JSON.stringify(position)).toBe(true);
+    expect(position?.firstEventId).toBe(c);
+    const row = await destinationById(gw.ctx.db, id);
+    if (row === null) throw new Error("destination not found");
+    return { id, ids, stream, append, destination: loadDestination(gw.ctx, row) };
+  };
+  const readStream = async (stream: string): Promise<number[]> => {
+    const reply = (await gw.ctx.redis.xreadgroup("GROUP", SIEM_GROUP, "test-loop", "COUNT", 100, "STREAMS", stream, ">")) as
+      | [string, [string, string[]][]][]
+      | null;
+    return (reply?.[0]?.[1] ?? []).map(([, fields]) => (JSON.parse(fields[1]) as { event: { id: number } }).event.id);
+  };
+
+  it("an event the fan-out appended ahead of a lower id, then trimmed, is replayed", async () => {
+    const { id, ids, stream, destination } = await outOfOrderStream("/reordered");
+    const [a, b, c, d, e, f] = ids;
+    const deps = { db: gw.ctx.db, redis: gw.ctx.redis, clock: gw.ctx.clock, network, batchSize: 2, stillHeld: () => true };
+    const replayed = await replayGap(destination, stream, SIEM_GROUP, { ...deps, window: async () => replayWindow(1) });
+    const fromReplay = collector.order.get("/reordered") ?? [];
+    // What the loop reads next, from the cursor the replay left.
+    const fromStream = await readStream(stream);
+    const missing = ids.filter((x) => !fromReplay.includes(x) && !fromStream.includes(x));
+    expect(missing, `replayed ${fromReplay.join(",")}, then the stream ${fromStream.join(",")}`).toEqual([]);
+    // Replayed in id order, none of what the stream still holds.
+    expect(fromReplay).toEqual([a, b, d]);
+    expect(replayed).toBe(3);
+    expect(fromStream).toEqual([c, e, f]);
+    const after = await streamPosition(gw.ctx.redis, stream, SIEM_GROUP);
+    expect(after !== null && hasGap(after)).toBe(false);
+    // Recorded below c, which the stream still had to deliver: a resumed replay covers it.
+    const recorded = (await destinationById(gw.ctx.db, id))?.last_event_id ?? -1;
+    expect(recorded).toBeGreaterThanOrEqual(b);
+    expect(recorded).toBeLessThan(c);
+  }, 60_000);
+
+  it("ids left to the stream and trimmed during the replay are sent by its next pass", async () => {
+    const { ids, stream, append, destination } = await outOfOrderStream("/reordered-twice");
+    const [a, b, c, d, e, f] = ids;
+    const late = await writeEvents(gw, destination.orgId, 3);
+    let trimmed = false;
+    const deps = {
+      db: gw.ctx.db,
+      redis: gw.ctx.redis,
+      clock: gw.ctx.clock,
+      network,
+      batchSize: 2,
+      stillHeld: () => true,
+      window: async () => replayWindow(1),
+      // While the first page is on its way, the fan-out appends three more and the trim
+      // takes c, e and f, which the replay left to the stream.
+      send: async (...args: Parameters<typeof sendBatch>) => {
+        await sendBatch(...args);
+        if (trimmed) return;
+        trimmed = true;
+        for (const eventId of late) await append(eventId);
+        await gw.ctx.redis.xtrim(stream, "MAXLEN", 3);
+      },
+    };
+    await replayGap(destination, stream, SIEM_GROUP, deps);
+    const fromReplay = collector.order.get("/reordered-twice") ?? [];
+    const fromStream = await readStream(stream);
+    const all = [...ids, ...late];
+    const missing = all.filter((x) => !fromReplay.includes(x) && !fromStream.includes(x));
+    expect(missing, `replayed ${fromReplay.join(",")}, then the stream ${fromStream.join(",")}`).toEqual([]);
+    // The first pass: a, b, d; the second: c (below what it sent), then e, f; the stream: the late three.
+    expect(fromReplay).toEqual([a, b, d, c, e, f]);
+    expect(fromStream).toEqual(late);
+  }, 60_000);
 });

@@ -115,6 +115,7 @@ describe("replay gap", () => {
   const at = (fields: Partial<StreamPosition>): StreamPosition => ({
     lastDeliveredId: "100-3",
     entriesRead: 10,
+    lag: null,
     entriesAdded: 310,
     length: 100,
     lastGeneratedId: "900-0",
@@ -139,6 +140,9 @@ describe("replay gap", () => {
     // The cursor is inside what the stream holds.
     expect(hasGap(at({ lastDeliveredId: "500-0" }))).toBe(false);
     expect(hasGap(at({ entriesRead: null }))).toBe(true);
+    // Without entries-read, Redis's lag: a group made at 0 that has not read yet.
+    expect(hasGap(at({ entriesRead: null, lag: 100 }))).toBe(false);
+    expect(hasGap(at({ entriesRead: null, lag: 300 }))).toBe(true);
     expect(hasGap(at({ firstEntryId: null, firstEventId: null, length: 0, entriesRead: 310 }))).toBe(false);
     expect(hasGap(at({ firstEntryId: null, firstEventId: null, length: 0 }))).toBe(true);
   });
