@@ -53,7 +53,7 @@ export async function startIngress(ctx: Context): Promise<RunningIngress> {
       rateSourceIpv6Prefix: ctx.config.rateSourceIpv6Prefix,
       metrics: ingressMetrics.enforcer,
     }),
-    botcheck: createBotcheckState(ctx.masterSecret),
+    botcheck: createBotcheckState(ctx.masterSecret, ctx.redis),
     baseUrl: () => `${siteUrl()}/api/v1`,
     status: createStatusCache({
       ...ctx,

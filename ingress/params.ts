@@ -2,6 +2,8 @@ import type { HttpRequest } from "./types.js";
 
 export type Params = Record<string, unknown>;
 
+const OPEN_BRACE = 0x7b;
+
 /**
  * Public endpoints take their parameters from the query string and the body, JSON or
  * form-encoded, read without trusting the declared content type (interface.md section 1).
@@ -10,7 +12,8 @@ export type Params = Record<string, unknown>;
  */
 export function readParams(request: HttpRequest): Params | null {
   const body = request.body;
-  const text = body.length === 0 ? "" : body.toString("utf8").trim();
+  // A body that starts with "{" is JSON as it is (JSON.parse allows the whitespace trim() would remove).
+  const text = body.length === 0 ? "" : body[0] === OPEN_BRACE ? body.toString("utf8") : body.toString("utf8").trim();
   if (text.startsWith("{")) {
     let parsed: unknown;
     try {

@@ -140,11 +140,26 @@ async function judge(
  * A fresh nonce stored for two minutes, with whom it was issued to (key, user agent,
  * network) and the difficulties its proof must reach; NX so a nonce is never issued twice.
  */
-async function storeChallenge(deps: IngressDeps, issue: Omit<ChallengeIssue, "nowMs">): Promise<string> {
-  const record = serializeChallenge(challengeRecord({ ...issue, nowMs: deps.clock.now() }));
+async function storeChallenge(
+  deps: IngressDeps,
+  keyId: string | number,
+  userAgent: string,
+  address: string,
+  work: { difficulty: number; withoutEvidence: number },
+): Promise<string> {
+  // Written out, not spread: copying the issue with `...` was a sixth of a challenge's own time.
+  const issue: ChallengeIssue = {
+    keyId,
+    nowMs: deps.clock.now(),
+    userAgent,
+    address,
+    difficulty: work.difficulty,
+    withoutEvidence: work.withoutEvidence,
+  };
+  const record = serializeChallenge(challengeRecord(issue));
   for (let attempt = 0; attempt < 3; attempt++) {
     const nonce = createNonce(pooledRandomBytes);
-    if ((await deps.redis.set(deps.keys.challenge(nonce), record, "EX", CHALLENGE_TTL_S, "NX")) === "OK") return nonce;
+    if (await deps.botcheck.writeChallenge(deps.keys.challenge(nonce), record, CHALLENGE_TTL_S)) return nonce;
   }
   throw new Error("could not store a fresh challenge nonce");
 }
@@ -185,7 +200,7 @@ export async function botcheck(request: HttpRequest, deps: IngressDeps): Promise
       return answerReply(verifiedAnswer(), ts);
     case "challenge": {
       const work = difficulties(key.botcheck.difficulty);
-      const nonce = await storeChallenge(deps, { keyId: key.id, userAgent, address: request.remoteAddress, ...work });
+      const nonce = await storeChallenge(deps, key.id, userAgent, request.remoteAddress, work);
       return answerReply(challengeAnswer(nonce, key.botcheck, work), ts);
     }
     case "granted":

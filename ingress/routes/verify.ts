@@ -1,4 +1,16 @@
-import { UNNAMED_INSTALL, checkKeySent, hostOf, scopesText, type Ask, type Prepared, type Resolved } from "../../shared/verify/index.js";
+import {
+  UNNAMED_INSTALL,
+  checkKeySent,
+  hostOf,
+  scopesText,
+  type Ask,
+  type Enforced,
+  type EnforceOptions,
+  type Prepared,
+  type Resolved,
+} from "../../shared/verify/index.js";
+
+const NO_OPTIONS: EnforceOptions = Object.freeze({});
 import { isStorableText } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { fault } from "../reply.js";
@@ -87,7 +99,7 @@ function success(request: HttpRequest, deps: IngressDeps, prepared: Prepared, sn
   );
 }
 
-export async function verify(request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
+export function verify(request: HttpRequest, deps: IngressDeps): Promise<HttpReply> | HttpReply {
   const params = readParams(request);
   if (params === null || !verifyParams(params)) return refusal("bad_request");
   const apiKey = str(params, "key");
@@ -96,7 +108,26 @@ export async function verify(request: HttpRequest, deps: IngressDeps): Promise<H
   const p = readVerifyParams(request, params, apiKey, deps.clock.now());
   if (typeof p === "string") return refusal(p);
   // A call naming no installation is the unnamed installation (shared/verify/installations.ts).
-  const enforced = await deps.enforcer.enforce({ apiKey, ask: p.ask, endpoint: p.endpoint, install: p.install ?? UNNAMED_INSTALL });
+  // One promise per call: the answer is made in the enforcer's callback, not in a `then`.
+  // Whatever making it throws is this call's fault, never the counting batch's (which called it).
+  const call = { apiKey, ask: p.ask, endpoint: p.endpoint, install: p.install ?? UNNAMED_INSTALL };
+  return new Promise<HttpReply>((resolve, reject) =>
+    deps.enforcer.judgeCall(
+      call,
+      NO_OPTIONS,
+      (enforced) => {
+        try {
+          resolve(answer(request, deps, p, enforced));
+        } catch (error) {
+          reject(error);
+        }
+      },
+      reject,
+    ),
+  );
+}
+
+function answer(request: HttpRequest, deps: IngressDeps, p: VerifyParams, enforced: Enforced): HttpReply {
   if (enforced.ok) return success(request, deps, enforced.prepared, enforced.snapshot, p);
   if (enforced.fault) return fault(request.requestId, true);
   return refusal(enforced.reason, enforced.prepared ? publicKey(enforced.prepared, p.ask.now) : undefined);

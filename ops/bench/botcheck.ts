@@ -28,7 +28,8 @@ export function browserHeaders(domain: string): Record<string, string> {
   };
 }
 
-const SIGNALS = {
+/** The page's signals of that desktop Chrome (the widget's `signals`). */
+export const SIGNALS = {
   webdriver: false,
   automation_globals: [],
   user_agent_data_brands: ["Not/A)Brand", "Chromium", "Google Chrome"],

@@ -1,3 +1,4 @@
+import { memoize } from "../platform/memo.js";
 import { parseUserAgent } from "./ua.js";
 import { type DeviceClass, effectiveDeviceClass } from "./device.js";
 import type { Signals } from "./signals.js";
@@ -43,10 +44,29 @@ export interface Evidence {
   hasClientHints: boolean;
 }
 
-export function gatherEvidence(input: AssessInput): Evidence {
-  const userAgent = input.headers["user-agent"] ?? "";
+/** What the user agent alone says: the same for every request that sends it. */
+interface UaFacts {
+  engine: Engine;
+  engineMajor: number | undefined;
+  webView: boolean;
+  uaPlatform: Platform | undefined;
+}
+
+/** Remembered per user agent (bounded, memo.ts): the regular expressions ran on every assessment. */
+const uaFacts = memoize((userAgent: string): UaFacts => {
   const parsed = parseUserAgent(userAgent);
   const engine = engineOf(parsed.engine.name);
+  return {
+    engine,
+    engineMajor: engineMajorOf(engine, parsed),
+    webView: parsed.browser.name === "Chrome WebView" || /; wv\)/.test(userAgent),
+    uaPlatform: uaPlatformOf(userAgent),
+  };
+});
+
+export function gatherEvidence(input: AssessInput): Evidence {
+  const userAgent = input.headers["user-agent"] ?? "";
+  const facts = uaFacts(userAgent);
   const names = Object.keys(input.headers);
   return {
     userAgent,
@@ -55,10 +75,10 @@ export function gatherEvidence(input: AssessInput): Evidence {
     signals: input.signals,
     config: input.config,
     device: effectiveDeviceClass(userAgent, input.signals),
-    engine,
-    engineMajor: engineMajorOf(engine, parsed),
-    webView: parsed.browser.name === "Chrome WebView" || /; wv\)/.test(userAgent),
-    uaPlatform: uaPlatformOf(userAgent),
+    engine: facts.engine,
+    engineMajor: facts.engineMajor,
+    webView: facts.webView,
+    uaPlatform: facts.uaPlatform,
     hasSecFetch: names.some((name) => name.startsWith("sec-fetch-")),
     hasClientHints: names.some((name) => name.startsWith("sec-ch-ua")),
   };
@@ -113,15 +133,23 @@ const CH_PLATFORMS: ReadonlyMap<string, Platform> = new Map([
   ["linux", "linux"],
 ]);
 
-/** The platform of a `Sec-CH-UA-Platform` value (a quoted string), if it names a known one. */
+const hintedPlatform = memoize((value: string) => CH_PLATFORMS.get(value.trim().replace(/^"|"$/g, "").toLowerCase()));
+
+/** The platform of a `Sec-CH-UA-Platform` value (a quoted string), if it names a known one. Remembered per value (bounded). */
 export function clientHintPlatform(value: string | undefined): Platform | undefined {
-  if (value === undefined) return undefined;
-  return CH_PLATFORMS.get(value.trim().replace(/^"|"$/g, "").toLowerCase());
+  return value === undefined ? undefined : hintedPlatform(value);
 }
 
-/** The primary subtag of a language tag or of the first Accept-Language entry: "de-CH,de;q=0.9" → "de". */
-export function primaryLanguage(value: string | undefined): string | undefined {
-  const first = value?.split(",")[0]?.split(";")[0]?.trim().toLowerCase();
+const primarySubtag = memoize((value: string): string | undefined => {
+  const first = value.split(",")[0]?.split(";")[0]?.trim().toLowerCase();
   const primary = first?.split(/[-_]/)[0];
   return primary && primary !== "*" ? primary : undefined;
+});
+
+/**
+ * The primary subtag of a language tag or of the first Accept-Language entry: "de-CH,de;q=0.9" → "de".
+ * Remembered per value (bounded): a visitor's Accept-Language and languages repeat.
+ */
+export function primaryLanguage(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : primarySubtag(value);
 }

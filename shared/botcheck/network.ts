@@ -25,7 +25,5 @@ export const networkHashBytes: (address: string) => Buffer = memoize((address) =
   hash("sha256", visitorNetwork(address), "buffer").subarray(0, NETWORK_HASH_BYTES),
 );
 
-/** `networkHashBytes` as 16 lower-case hex characters, the form stored with a challenge. */
-export function networkHash(address: string): string {
-  return networkHashBytes(address).toString("hex");
-}
+/** `networkHashBytes` as 16 lower-case hex characters, the form stored with a challenge. Remembered per address too. */
+export const networkHash: (address: string) => string = memoize((address) => networkHashBytes(address).toString("hex"));

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
-import { hmacBytes } from "../platform/crypto/hash.js";
+import { type HmacBytePads, hmacBytePads, hmacBytes, hmacBytesPadded } from "../platform/crypto/hash.js";
+import { memoize } from "../platform/memo.js";
 import { UA_HASH_BYTES, uaHashBytes } from "./ua-hash.js";
 import { NETWORK_HASH_BYTES, networkHashBytes } from "./network.js";
 
@@ -67,12 +68,10 @@ export function issueToken(issue: TokenIssue, secret: Buffer): string {
  */
 export function verifyToken(token: unknown, check: TokenCheck, secret: Buffer): boolean {
   assertSecret(secret);
-  if (typeof token !== "string" || !SHAPE.test(token)) return false;
-  const [payloadText = "", macText = ""] = token.split(".");
-  const payload = canonical(payloadText);
-  const given = canonical(macText);
-  if (payload === undefined || given === undefined || given.length !== MAC_BYTES) return false;
-  if (payload.length <= HEADER_BYTES || payload.length > HEADER_BYTES + MAX_KEY_ID_BYTES) return false;
+  if (typeof token !== "string") return false;
+  const decoded = decodeToken(token);
+  if (decoded === null) return false;
+  const { payload, given } = decoded;
   if (!timingSafeEqual(given, mac(payload, secret))) return false;
   if (payload.readUInt8(0) !== VERSION) return false;
   if (check.nowS >= payload.readUInt32BE(1)) return false;
@@ -81,8 +80,49 @@ export function verifyToken(token: unknown, check: TokenCheck, secret: Buffer): 
   return payload.subarray(HEADER_BYTES).equals(Buffer.from(String(check.keyId), "utf8"));
 }
 
+interface DecodedToken {
+  payload: Buffer;
+  /** The MAC as sent. */
+  given: Buffer;
+}
+
+/**
+ * A token's two parts as bytes, or null when its shape, base64url spelling or lengths are
+ * not a token's. Remembered per token string (bounded, memo.ts; a returning visitor sends
+ * the same token all day): only its public decoding is held, never whether the MAC is
+ * right, which verifyToken checks on every call. The buffers are shared: read only.
+ */
+const decodeToken = memoize(
+  (token: string): DecodedToken | null => {
+    if (!SHAPE.test(token)) return null;
+    // SHAPE holds exactly one dot.
+    const dot = token.indexOf(".");
+    const payload = canonical(token.slice(0, dot));
+    const given = canonical(token.slice(dot + 1));
+    if (payload === undefined || given === undefined || given.length !== MAC_BYTES) return null;
+    if (payload.length <= HEADER_BYTES || payload.length > HEADER_BYTES + MAX_KEY_ID_BYTES) return null;
+    return { payload, given };
+  },
+  { maxLength: 256 },
+);
+
+/**
+ * HMAC-SHA256(secret, CONTEXT ‖ payload), with the secret's pads made once per secret
+ * (hash.ts hmacBytePads; the derived secret is 32 bytes). A longer secret goes to hmacBytes.
+ */
 function mac(payload: Buffer, secret: Buffer): Buffer {
-  return hmacBytes(secret, CONTEXT, payload);
+  const pads = padsOf(secret);
+  return pads === null ? hmacBytes(secret, CONTEXT, payload) : hmacBytesPadded(pads, CONTEXT, payload);
+}
+
+const padded = new WeakMap<Buffer, HmacBytePads>();
+
+function padsOf(secret: Buffer): HmacBytePads | null {
+  const known = padded.get(secret);
+  if (known?.key.equals(secret)) return known;
+  const made = hmacBytePads(secret, CONTEXT.length + HEADER_BYTES + MAX_KEY_ID_BYTES);
+  if (made !== null) padded.set(secret, made);
+  return made;
 }
 
 /** Decodes base64url only in its one canonical spelling, so no two strings make the same token. */

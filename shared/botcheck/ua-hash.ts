@@ -12,7 +12,5 @@ export const uaHashBytes: (userAgent: string) => Buffer = memoize((userAgent) =>
   hash("sha256", userAgent, "buffer").subarray(0, UA_HASH_BYTES),
 );
 
-/** `uaHashBytes` as 32 lower-case hex characters, the form stored with a challenge. */
-export function uaHash(userAgent: string): string {
-  return uaHashBytes(userAgent).toString("hex");
-}
+/** `uaHashBytes` as 32 lower-case hex characters, the form stored with a challenge. Remembered per user agent too. */
+export const uaHash: (userAgent: string) => string = memoize((userAgent) => uaHashBytes(userAgent).toString("hex"));

@@ -4,15 +4,20 @@
  * memory is cleared when `limit` answers are held, and arguments longer than `maxLength`
  * are computed every time, never held. Answers are shared between callers: never modify one.
  */
-export function memoize<T>(compute: (input: string) => T, options: { limit?: number; maxLength?: number } = {}): (input: string) => T {
+export function memoize<T>(
+  compute: (input: string) => T,
+  /** `keep`: whether an answer is worth holding (e.g. not a refusal an attacker can vary at will). */
+  options: { limit?: number; maxLength?: number; keep?: (value: T) => boolean } = {},
+): (input: string) => T {
   const limit = options.limit ?? 10_000;
   const maxLength = options.maxLength ?? 1024;
+  const keep = options.keep;
   const known = new Map<string, T>();
   return (input) => {
     let value = known.get(input);
     if (value === undefined) {
       value = compute(input);
-      if (input.length > maxLength) return value;
+      if (input.length > maxLength || (keep !== undefined && !keep(value))) return value;
       if (known.size >= limit) known.clear();
       known.set(input, value);
     }

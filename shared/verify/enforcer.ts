@@ -86,6 +86,13 @@ export type Enforced =
 
 export interface Enforcer {
   enforce(request: EnforceRequest, options?: EnforceOptions): Promise<Enforced>;
+  /** enforce() answering through callbacks; `resolve` is called once, or `reject` with a fault (a thrown error is not caught for it). */
+  judgeCall(
+    request: EnforceRequest,
+    options: EnforceOptions,
+    resolve: (enforced: Enforced) => void,
+    reject: (error: unknown) => void,
+  ): void;
   prepare(snapshot: Resolved): Prepared;
   /** What the rules of this key need to place an address: nothing unless it has country rules. */
   countriesFor(prepared: Prepared): CountryOf | Promise<CountryOf>;
@@ -140,8 +147,10 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
   const signingKey = deriveSigningKey(options.masterSecret);
   const preparer = createPreparer();
   const countries = countrySource(options.geoipDb, options.logger);
-  // A verify repeats its key: its SHA-256 (the snapshot id) was a fifth of the call's crypto.
-  const keyHash = memoize(sha256Hex);
+  // A verify repeats its key: its format check and its SHA-256 (the snapshot id) are made
+  // once per key. Null: a key no format issued (not held, so junk keys cannot crowd out the
+  // site's own).
+  const keyHash = memoize((apiKey) => (wellFormedKey(apiKey) ? sha256Hex(apiKey) : null), { keep: (hash) => hash !== null });
   const ipv6Prefix = options.rateSourceIpv6Prefix;
   const sourceOf = memoize((address) => sourceId(address, ipv6Prefix));
   const prepare = (snapshot: Resolved) => preparer(snapshot.key.value, snapshot.org.value);
@@ -171,63 +180,71 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
    * country rules, no last check) allocates no intermediate promise.
    */
   function enforce(request: EnforceRequest, options: EnforceOptions = NO_OPTIONS): Promise<Enforced> {
-    return new Promise<Enforced>((resolve, reject) => {
-      // A key no format issued, or a checksummed key with a wrong checksum: refused with no lookup.
-      if (!wellFormedKey(request.apiKey)) {
-        resolve(INVALID_KEY);
-        return;
-      }
-      const hash = keyHash(request.apiKey);
-      const { ask } = request;
-      const attempt = (lookup: Lookup, retried: boolean): void => {
-        try {
-          if (!lookup.found) {
-            resolve(lookup.loading ? UNAVAILABLE : INVALID_KEY);
-            return;
-          }
-          const snapshot = lookup.snapshot;
-          if (isRetired(snapshot.key.value, ask.now)) {
-            resolve(INVALID_KEY);
-            return;
-          }
-          const prepared = prepare(snapshot);
-          let call: CountingCall;
-          const counted = (error: unknown, result: ScriptOutcome | null): void => {
-            if (result === null) {
-              reject(error);
-              return;
-            }
-            if (result.kind === "stale") {
-              // The snapshot changed (or Redis lost it) since it was cached: reload and judge once more.
-              if (retried) {
-                resolve(UNAVAILABLE);
-                return;
-              }
-              metrics.snapshotLoads.inc();
-              snapshots.reload(hash).then((fresh) => attempt(fresh, true), reject);
-              return;
-            }
-            resolve(result.reason === "ok" ? { ok: true, prepared, snapshot, call } : { ok: false, reason: result.reason, prepared });
-          };
-          const count = (outcome: Outcome): void => {
-            const install = outcome === "ok" ? (request.install ?? "") : "";
-            call = countingCall(snapshot, outcome, { install, endpoint: request.endpoint, nowMs: ask.now, caller: ask, sourceOf });
-            batcher.enqueue(call, counted);
-          };
-          const outcome = judge(prepared, ask, options);
-          if (outcome instanceof Promise) outcome.then(count, reject);
-          else count(outcome);
-        } catch (error) {
-          reject(error);
-        }
-      };
-      const first = snapshots.lookup(hash);
-      if (first instanceof Promise) {
-        metrics.snapshotLoads.inc();
-        first.then((lookup) => attempt(lookup, false), reject);
-      } else attempt(first, false);
-    });
+    return new Promise<Enforced>((resolve, reject) => judgeCall(request, options, resolve, reject));
   }
 
-  return { enforce, prepare, countriesFor, batcher, signingKey, entitlement: createEntitlementCache(signingKey) };
+  /** enforce() with callbacks: a route that makes its answer in `resolve` spares a promise and a turn of the microtask queue. */
+  function judgeCall(
+    request: EnforceRequest,
+    options: EnforceOptions,
+    resolve: (enforced: Enforced) => void,
+    reject: (error: unknown) => void,
+  ): void {
+    // A key no format issued, or a checksummed key with a wrong checksum: refused with no lookup.
+    const hash = keyHash(request.apiKey);
+    if (hash === null) {
+      resolve(INVALID_KEY);
+      return;
+    }
+    const { ask } = request;
+    const attempt = (lookup: Lookup, retried: boolean): void => {
+      try {
+        if (!lookup.found) {
+          resolve(lookup.loading ? UNAVAILABLE : INVALID_KEY);
+          return;
+        }
+        const snapshot = lookup.snapshot;
+        if (isRetired(snapshot.key.value, ask.now)) {
+          resolve(INVALID_KEY);
+          return;
+        }
+        const prepared = prepare(snapshot);
+        let call: CountingCall;
+        const counted = (error: unknown, result: ScriptOutcome | null): void => {
+          if (result === null) {
+            reject(error);
+            return;
+          }
+          if (result.kind === "stale") {
+            // The snapshot changed (or Redis lost it) since it was cached: reload and judge once more.
+            if (retried) {
+              resolve(UNAVAILABLE);
+              return;
+            }
+            metrics.snapshotLoads.inc();
+            snapshots.reload(hash).then((fresh) => attempt(fresh, true), reject);
+            return;
+          }
+          resolve(result.reason === "ok" ? { ok: true, prepared, snapshot, call } : { ok: false, reason: result.reason, prepared });
+        };
+        const count = (outcome: Outcome): void => {
+          const install = outcome === "ok" ? (request.install ?? "") : "";
+          call = countingCall(snapshot, outcome, { install, endpoint: request.endpoint, nowMs: ask.now, caller: ask, sourceOf });
+          batcher.enqueue(call, counted);
+        };
+        const outcome = judge(prepared, ask, options);
+        if (outcome instanceof Promise) outcome.then(count, reject);
+        else count(outcome);
+      } catch (error) {
+        reject(error);
+      }
+    };
+    const first = snapshots.lookup(hash);
+    if (first instanceof Promise) {
+      metrics.snapshotLoads.inc();
+      first.then((lookup) => attempt(lookup, false), reject);
+    } else attempt(first, false);
+  }
+
+  return { enforce, judgeCall, prepare, countriesFor, batcher, signingKey, entitlement: createEntitlementCache(signingKey) };
 }

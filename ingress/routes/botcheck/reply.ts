@@ -21,8 +21,11 @@ export function disabledReply(): HttpReply {
   return { status: 200, headers: HEADERS, body: { enforced: false, allow: true } };
 }
 
+/** `answer` is the caller's fresh object: `ts` is added to it (last, as a copy would put it), not to a copy. */
 export function answerReply(answer: BotcheckAnswer, ts: number): HttpReply {
-  return { status: 200, headers: HEADERS, body: { ...answer, ts } };
+  const body: BotcheckAnswer & { ts?: number } = answer;
+  body.ts = ts;
+  return { status: 200, headers: HEADERS, body };
 }
 
 export function refusalReply(reason: Reason, ts: number, blockedUrl: string | null | undefined): HttpReply {

@@ -19,7 +19,7 @@
 
 export const SHARDS = 64;
 
-/** Hash tag contents of the shards, found by search so that SHARD_TAGS[i] lies in slot rev(i) × 256 + 128 (test/shared/keys.test.ts). */
+/** Hash tag contents of the shards, found by search so that SHARD_TAGS[i] lies in slot rev(i) × 256 + 128 (test/shared/platform/keys.test.ts). */
 export const SHARD_TAGS: readonly string[] = [
   "s0.2zv",
   "s1.fu3",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SHARD_TAGS, SHARDS, createKeys, indexShardOf, shardOf } from "../../shared/platform/redis/keys.js";
+import { SHARD_TAGS, SHARDS, createKeys, indexShardOf, shardOf } from "../../../shared/platform/redis/keys.js";
 
 /** CRC16-XMODEM, Redis Cluster's key hash (cluster spec, "Key distribution model"). */
 function crc16(bytes: Buffer): number {

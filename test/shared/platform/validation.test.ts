@@ -7,7 +7,7 @@ import {
   normalizeDomain,
   unstorableField,
   validator,
-} from "../../shared/platform/validation.js";
+} from "../../../shared/platform/validation.js";
 
 describe("formats", () => {
   it.each([

@@ -1,7 +1,7 @@
 import { crc32 } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { ALPHABET, randomToken } from "../../shared/platform/crypto/hash.js";
-import { issueKey, KEY_PATTERNS, keyChecksum, wellFormedKey } from "../../shared/platform/crypto/key-format.js";
+import { ALPHABET, randomToken } from "../../../shared/platform/crypto/hash.js";
+import { issueKey, KEY_PATTERNS, keyChecksum, wellFormedKey } from "../../../shared/platform/crypto/key-format.js";
 
 /** The checksum as docs/verify.md states it, computed with zlib's CRC-32, not the code's own. */
 function documentedChecksum(text: string): string {

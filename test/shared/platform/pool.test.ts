@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { transaction } from "../../shared/platform/db/pool.js";
-import { createTestDatabase } from "../helpers/database.js";
+import { transaction } from "../../../shared/platform/db/pool.js";
+import { createTestDatabase } from "../../helpers/database.js";
 
 /**
  * A PostgreSQL connection cut under a checked-out client (a restart, a failover) reaches the

@@ -6,12 +6,12 @@ import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { manualClock, sharedTestClock, systemClock, type SharedTestClock } from "../../shared/platform/clock.js";
-import { sourcePath } from "../../shared/platform/paths.js";
-import { createRedis, type Redis } from "../../shared/platform/redis/client.js";
-import { createKeys } from "../../shared/platform/redis/keys.js";
-import { createTestDatabase } from "../helpers/database.js";
-import { ADMIN_TOKEN, cleanRedis, TEST_SECRET, waitFor } from "../helpers/gateway.js";
+import { manualClock, sharedTestClock, systemClock, type SharedTestClock } from "../../../shared/platform/clock.js";
+import { sourcePath } from "../../../shared/platform/paths.js";
+import { createRedis, type Redis } from "../../../shared/platform/redis/client.js";
+import { createKeys } from "../../../shared/platform/redis/keys.js";
+import { createTestDatabase } from "../../helpers/database.js";
+import { ADMIN_TOKEN, cleanRedis, TEST_SECRET, waitFor } from "../../helpers/gateway.js";
 
 describe("system and manual clocks", () => {
   it("the system clock is the wall clock", () => {

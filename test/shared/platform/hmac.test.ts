@@ -1,6 +1,14 @@
-import { createHmac, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { hmacBytes, hmacHex, hmacHexPadded, hmacPads } from "../../shared/platform/crypto/hash.js";
+import {
+  hmacBytePads,
+  hmacBytes,
+  hmacBytesPadded,
+  hmacHex,
+  hmacHexPadded,
+  hmacPads,
+  sha256,
+} from "../../../shared/platform/crypto/hash.js";
 
 /** hmacHex computes HMAC by hand over scratch buffers: it must equal node's Hmac for every key and message. */
 
@@ -36,7 +44,7 @@ describe("hmacHex", () => {
 });
 
 describe("hmacHexPadded", () => {
-  it("equals createHmac for every key of up to a block, and has no pads for a longer key", () => {
+  it("equals createHmac for every ASCII key of up to a block, and has no pads for a longer or non-ASCII key", () => {
     const reference = (key: string, message: string) => createHmac("sha256", key).update(message).digest("hex");
     const messages = [
       "",
@@ -46,7 +54,7 @@ describe("hmacHexPadded", () => {
       "m".repeat(4097),
       "€".repeat(2000),
     ];
-    for (const key of ["", `ak_live_${"x".repeat(32)}`, "k".repeat(64), "clé-ü€𝄞"]) {
+    for (const key of ["", `ak_live_${"x".repeat(32)}`, "k".repeat(64), "\x7f~ \x00"]) {
       const pads = hmacPads(key);
       expect(pads).not.toBeNull();
       for (const message of messages) expect(hmacHexPadded(pads!, message)).toBe(reference(key, message));
@@ -56,6 +64,7 @@ describe("hmacHexPadded", () => {
     }
     expect(hmacPads("k".repeat(65))).toBeNull();
     expect(hmacPads("€".repeat(22))).toBeNull();
+    expect(hmacPads("clé-ü€𝄞")).toBeNull();
   });
 });
 
@@ -75,5 +84,34 @@ describe("hmacBytes", () => {
         expect(hmacBytes(key, ...message).equals(reference.digest())).toBe(true);
       }
     }
+  });
+});
+
+describe("sha256", () => {
+  it("equals createHash for text (UTF-8) and bytes", () => {
+    for (const input of ["", "abc", "clé-ü€𝄞", Buffer.from([0, 255, 128, 7]), Buffer.alloc(1000, 0xc3)]) {
+      expect(sha256(input).equals(createHash("sha256").update(input).digest())).toBe(true);
+    }
+  });
+});
+
+describe("hmacBytesPadded", () => {
+  it("equals createHmac over the concatenated parts, within the pads' room and past it", () => {
+    for (const key of [Buffer.alloc(0), randomBytes(32), randomBytes(64)]) {
+      const pads = hmacBytePads(key, 40);
+      expect(pads).not.toBeNull();
+      for (const parts of [
+        [],
+        [Buffer.from("ctx")],
+        [Buffer.from("ctx"), randomBytes(37)],
+        [randomBytes(41)],
+        [randomBytes(30), randomBytes(300)],
+      ]) {
+        const expected = createHmac("sha256", key);
+        for (const part of parts) expected.update(part);
+        expect(hmacBytesPadded(pads!, ...parts).equals(expected.digest())).toBe(true);
+      }
+    }
+    expect(hmacBytePads(randomBytes(65), 40)).toBeNull();
   });
 });

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ConfigError, defaultIngressProcesses, ENVIRONMENT, loadConfig, parseSecret } from "../../shared/platform/config.js";
-import { parseClusterUrl } from "../../shared/platform/redis/client.js";
-import { readSpec } from "../helpers/spec.js";
+import { ConfigError, defaultIngressProcesses, ENVIRONMENT, loadConfig, parseSecret } from "../../../shared/platform/config.js";
+import { parseClusterUrl } from "../../../shared/platform/redis/client.js";
+import { readSpec } from "../../helpers/spec.js";
 
 /** The variable names of the environment table in operator-api.md section 1. */
 function contractVariables(): string[] {

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, waitFor, type TestGateway } from "../helpers/gateway.js";
-import { clientSetup, verify } from "../ingress/routes/verify-fixtures.js";
-import { freePort } from "../../shared/platform/net/free-port.js";
+import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
+import { clientSetup, verify } from "../../ingress/routes/verify-fixtures.js";
+import { freePort } from "../../../shared/platform/net/free-port.js";
 
 /**
  * Projection that cannot silently fail (docs/security.md, item 3): PostgreSQL commits a

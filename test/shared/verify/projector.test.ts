@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sha256Hex } from "../../shared/platform/crypto/hash.js";
-import { findOrg, orgCycle } from "../../shared/accounts/db/orgs.js";
-import { digest } from "../../shared/verify/snapshots/projector.js";
-import { duplicateRedis } from "../../shared/platform/redis/client.js";
-import type { KeySnapshot, OrgSnapshot } from "../../shared/verify/snapshots/types.js";
-import { startTestGateway, waitFor, type TestGateway } from "../helpers/gateway.js";
+import { sha256Hex } from "../../../shared/platform/crypto/hash.js";
+import { findOrg, orgCycle } from "../../../shared/accounts/db/orgs.js";
+import { digest } from "../../../shared/verify/snapshots/projector.js";
+import { duplicateRedis } from "../../../shared/platform/redis/client.js";
+import type { KeySnapshot, OrgSnapshot } from "../../../shared/verify/snapshots/types.js";
+import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
 
 let gw: TestGateway;
 beforeAll(async () => {

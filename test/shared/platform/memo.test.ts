@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { memoize } from "../../shared/platform/memo.js";
-import { uaHashBytes } from "../../shared/botcheck/ua-hash.js";
+import { memoize } from "../../../shared/platform/memo.js";
+import { uaHashBytes } from "../../../shared/botcheck/ua-hash.js";
 import { createHash } from "node:crypto";
 
 describe("memoize", () => {
@@ -21,6 +21,24 @@ describe("memoize", () => {
     upper("longer");
     upper("longer");
     expect(calls.filter((s) => s === "longer")).toHaveLength(2);
+  });
+
+  it("holds only the answers `keep` admits, so refused inputs never fill it", () => {
+    const calls: string[] = [];
+    const check = memoize(
+      (s: string) => {
+        calls.push(s);
+        return s.startsWith("ok") ? s.length : null;
+      },
+      { limit: 2, keep: (value) => value !== null },
+    );
+    expect(check("ok-1")).toBe(4);
+    for (let i = 0; i < 10; i++) expect(check(`junk${i}`)).toBeNull();
+    expect(check("ok-1")).toBe(4);
+    expect(check("junk0")).toBeNull();
+    // ok-1 computed once: ten junk answers did not clear it out.
+    expect(calls.filter((s) => s === "ok-1")).toHaveLength(1);
+    expect(calls.filter((s) => s === "junk0")).toHaveLength(2);
   });
 
   it("a remembered user-agent hash is the same bytes as a fresh one", () => {

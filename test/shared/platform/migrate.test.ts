@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { userInfo } from "node:os";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { MIGRATIONS_DIR, migrate } from "../../shared/platform/db/migrate.js";
-import { createPool, ensureDatabase, type Pool } from "../../shared/platform/db/pool.js";
+import { MIGRATIONS_DIR, migrate } from "../../../shared/platform/db/migrate.js";
+import { createPool, ensureDatabase, type Pool } from "../../../shared/platform/db/pool.js";
 
 const SERVER = `postgres://${process.env.PGUSER || userInfo().username}@127.0.0.1:5432`;
 const created: string[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { REASONS, isReason } from "../../shared/platform/reasons.js";
-import { BOTCHECK_REASONS } from "../../shared/botcheck/reasons.js";
-import { readSpec } from "../helpers/spec.js";
+import { REASONS, isReason } from "../../../shared/platform/reasons.js";
+import { BOTCHECK_REASONS } from "../../../shared/botcheck/reasons.js";
+import { readSpec } from "../../helpers/spec.js";
 
 /** Rows `| status | reason(s) | condition |` of a markdown table, reasons in backticks or bare. */
 function tableRows(section: string): { status: string; reasons: string[] }[] {

@@ -1,6 +1,6 @@
 import { AggregatorRegistry, Histogram, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { PlainCounter, PlainHistogram } from "../../../shared/platform/metrics/plain.js";
+import { PlainCounter, PlainHistogram } from "../../../../shared/platform/metrics/plain.js";
 
 /** Plain-number metrics must export exactly what prom-client's own would (label order aside). */
 
