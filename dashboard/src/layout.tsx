@@ -104,9 +104,7 @@ export function Layout(props: { route: Route; orgId: number | null; children: Co
             </nav>
             {/* Narrow screens: the same links behind one disclosure, which names the page you are on. */}
             <details class="menu narrow-only" key={current}>
-              <summary>
-                Menu <span class="muted-on-dark">· {here}</span>
-              </summary>
+              <summary>Menu {here !== "" ? <span class="muted-on-dark">· {here}</span> : null}</summary>
               <nav class="main-nav" aria-label="Dashboard">
                 {links()}
               </nav>

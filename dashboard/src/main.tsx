@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { onSignedOut } from "./api.js";
-import { principal, resume, type Principal } from "./auth.js";
+import { may, principal, resume, type Principal } from "./auth.js";
 import { Layout } from "./layout.js";
 import { ActivityPage } from "./pages/activity.js";
 import { ContentPage } from "./pages/content.js";
@@ -15,7 +15,7 @@ import { ScanPage, ScansPage } from "./pages/scans.js";
 import { SiemPage } from "./pages/siem.js";
 import { SignInPage } from "./pages/signin.js";
 import { TeamPage } from "./pages/team.js";
-import { BASE, navigate, routeOf, to, usePlace, type Route } from "./router.js";
+import { BASE, Link, navigate, routeOf, to, usePlace, type Route } from "./router.js";
 import { Loading, PageTitle } from "./ui.js";
 
 /**
@@ -35,6 +35,35 @@ function nextOf(query: URLSearchParams, p: Principal): string {
   return next.startsWith(`${BASE}/`) && !/^\/dashboard\/(signin|invitation|token)\b/.test(next) && !next.startsWith("//")
     ? next
     : homeOf(p);
+}
+
+/**
+ * The operator's pages, reached by a member or an organization token (an old link, a typed
+ * address): they are the operator's alone (every organization, the public status page), so
+ * the page says so and leads back, rather than showing forms the server would refuse.
+ */
+function NotForRole() {
+  const p = principal();
+  const as = p?.kind === "token" ? "an organization token" : `a ${p?.role ?? "member"} of your organization`;
+  return (
+    <>
+      <PageTitle sub="Not available to your role.">Operator</PageTitle>
+      <section class="card" aria-labelledby="not-for-role">
+        <h2 id="not-for-role" class="card-title">
+          This page is the operator's
+        </h2>
+        <p>
+          The operator's pages (every organization, the public status page) are for whoever runs the gateway, signed in with its admin
+          token. You are signed in as {as}, which may not see them.
+        </p>
+        {p?.org ? (
+          <p>
+            <Link href={to.org(p.org.id)}>Go to your organization's overview</Link>
+          </p>
+        ) : null}
+      </section>
+    </>
+  );
 }
 
 function Page(props: { route: Route }) {
@@ -65,7 +94,7 @@ function Page(props: { route: Route }) {
     case "team":
       return <TeamPage />;
     case "operator":
-      return <OperatorPage />;
+      return may("operate") ? <OperatorPage /> : <NotForRole />;
     default:
       return (
         <>
@@ -108,7 +137,9 @@ function App() {
     );
   }
   if (route.page === "home") return <Loading />;
-  const orgId = "org" in route ? route.org : null;
+  // A page outside any organization (the operator's, refused to others) keeps a member's or
+  // token's own organization in the navigation, so there is a way on from it.
+  const orgId = "org" in route ? route.org : p.kind !== "operator" && p.org ? p.org.id : null;
   return (
     <Layout route={route} orgId={orgId}>
       {flash ? (

@@ -3,27 +3,39 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { outboundPolicy } from "../../shared/platform/net/address-policy.js";
 import { startSiemPusher, type SiemPusher } from "../../actors/siem/index.js";
 import { pushNetwork } from "../../actors/siem/transport/guard.js";
+import { buildSigninScript } from "../../ops/embed/build.js";
 import { buildDashboard } from "../../ops/embed/dashboard-build.js";
+import { EMBED_DIR } from "../../shared/embed/asset.js";
 import { DASHBOARD_DIR } from "../../shared/embed/dashboard-asset.js";
 import { startFakeHttp, type FakeHttp } from "../fixtures/siem/collectors.js";
 import { startTestGateway, waitFor, type TestGateway } from "../helpers/gateway.js";
+import { nextLinks } from "../helpers/mail-links.js";
+import { acceptInvitation, virtualAuthenticator, type Authenticator } from "../helpers/passkey-browser.js";
+import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
 import { startDnsServer, type TestDnsServer } from "../ingress/admin/dns-server.js";
 import { makeWorld, startScans, type FakeScans, type Made } from "./fixtures.js";
-import { WAIT, settled, shot, signInWithAdminToken, startHarness, visit, type Harness, type Tab } from "./harness.js";
+import { WAIT, settled, shot, startHarness, visit, type Harness, type Tab } from "./harness.js";
 
 /**
- * An account owner's day, as far as main's API goes today (docs/dashboard.md says what
- * waits for the accounts branch: invitations, passkeys, members' roles): clicked through in
- * the browser against the real gateway, a real DNS server, the scan job handler and the
- * SIEM pusher. Add and verify a domain; create a key and copy it; a call with a second
+ * An account owner's day, clicked through in the browser as the owner: the operator makes
+ * the organization and invites its owner (Ada, role `owner`) through the admin API; Ada
+ * opens the e-mailed invitation, registers a passkey with Chromium's virtual authenticator,
+ * and lands on the dashboard with her session cookie. Everything after is hers: every
+ * change goes out with the session's CSRF token and the browser's Origin, checked by the
+ * real gateway (no stand-ins), against a real DNS server, the scan job handler and the SIEM
+ * pusher. Add and verify a domain; create a key and copy it; a call with a second
  * installation waits, and is approved; run a scan; give a finding an owner and a due date;
- * accept a risk and release it; find it all in the activity record; send a SIEM test
- * event; suspend, rotate and revoke a key; settings refused next to their field; content
- * and a write-only secret; the keyboard alone.
+ * accept a risk and release it; find it all in the activity record, in her name; send a
+ * SIEM test event; suspend, rotate and revoke a key; settings refused next to their field;
+ * content and a write-only secret; the keyboard alone.
+ *
+ * The operator's token does only what is the operator's: making the organization and its
+ * fixtures (fixtures.ts), inviting the owner, and moving the test clock. It also reads
+ * back what the browser changed (a key's settings), as a check from outside the page.
  */
 
 // Functions passed to page.evaluate run in the browser; these names are theirs.
-declare const document: any, navigator: any, location: { search: string; hash: string };
+declare const document: any, navigator: any, window: any, location: { search: string; hash: string };
 declare function getComputedStyle(element: unknown): { outlineStyle: string };
 
 let gw: TestGateway;
@@ -34,17 +46,29 @@ let dns: TestDnsServer;
 let collector: FakeHttp;
 let pusher: SiemPusher;
 let tab: Tab;
+let smtp: SmtpSink;
+let authenticator: Authenticator;
+/** Every state change the tab sent to the admin API: its path and its credentials. */
+const changes: { path: string; csrf: boolean; bearer: boolean }[] = [];
+
+const OWNER = { name: "Ada Lovelace", email: "ada@example.com" };
 
 beforeAll(async () => {
+  await buildSigninScript(EMBED_DIR);
   await buildDashboard(DASHBOARD_DIR);
   dns = await startDnsServer();
   collector = await startFakeHttp();
+  smtp = await startSmtpSink();
   // The collector listens on loopback: SIEM destinations reach only the private blocks listed.
+  // SITE_URL http://localhost:PORT: a passkey's relying party is a host name, not 127.0.0.1.
   gw = await startTestGateway("dashboard-day", {
     DNS_RESOLVER: dns.resolver,
     SCAN_ALLOW_PRIVATE: "1",
     OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8",
+    SITE_URL: "http://localhost:0",
+    SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
   });
+  // The operator makes the organization and invites its owner, Ada (fixtures.ts).
   world = await makeWorld(gw);
   scans = await startScans(gw, "strict-transport-security: max-age=300");
   pusher = await startSiemPusher(gw.ctx, {
@@ -58,9 +82,16 @@ beforeAll(async () => {
     }),
   });
   harness = await startHarness(gw, "day");
-  tab = await harness.open("wide");
-  await tab.page.browserContext().overridePermissions(gw.url, ["clipboard-read", "clipboard-write", "clipboard-sanitized-write"]);
-  await signInWithAdminToken(gw, tab);
+  // The gateway as it is: the stand-ins would ask it without the session's cookie.
+  tab = await harness.open("wide", { site: true, standIns: false });
+  await tab.page.browserContext().overridePermissions(tab.origin, ["clipboard-read", "clipboard-write", "clipboard-sanitized-write"]);
+  authenticator = await virtualAuthenticator(tab.page);
+  tab.page.on("request", (request) => {
+    const url = new URL(request.url());
+    if (request.method() === "GET" || !url.pathname.startsWith("/admin/v1/")) return;
+    const headers = request.headers();
+    changes.push({ path: url.pathname, csrf: Boolean(headers["x-csrf-token"]), bearer: "authorization" in headers });
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -70,6 +101,7 @@ afterAll(async () => {
   await gw?.stop();
   await collector?.close();
   await dns?.close();
+  await smtp?.stop();
 });
 
 // A failed step leaves a picture of the page behind (the path is in the output).
@@ -124,9 +156,25 @@ function verify(key: string, extra: Record<string, string> = {}) {
 }
 
 describe("an account owner's day in the dashboard", () => {
+  it("the invited owner registers a passkey on the invitation page and lands on the dashboard, signed in", async () => {
+    const { page } = tab;
+    const [link] = await nextLinks(smtp, OWNER.email, 0);
+    expect(link).toMatch(new RegExp(`^${tab.origin}/dashboard/invitation#token=`));
+    await acceptInvitation(page, link, world.orgId, "Ada's laptop");
+    const { credentials } = await authenticator.cdp.send("WebAuthn.getCredentials", { authenticatorId: authenticator.authenticatorId });
+    expect(credentials).toHaveLength(1);
+    // A session (an HttpOnly cookie), no token: the dashboard acts as Ada, owner.
+    const cookies = await page.browserContext().cookies();
+    expect(cookies.find((c) => c.name === "gw_session")).toMatchObject({ httpOnly: true, sameSite: "Lax" });
+    expect(await page.evaluate(() => window.sessionStorage.length)).toBe(0);
+    const me = await page.evaluate(async () => (await window.fetch("/admin/v1/me", { credentials: "same-origin" })).json());
+    expect(me.principal).toMatchObject({ kind: "member", role: "owner", org: { id: world.orgId }, member: OWNER });
+    await waitText(page, `${OWNER.name} (owner)`);
+  });
+
   it("adds a domain and verifies it through DNS, with the record to copy", async () => {
     const { page } = tab;
-    await visit(gw, tab, `${org()}/domains`);
+    await visit(tab, `${org()}/domains`);
     await fill(page, "Domain", "Not a domain!");
     await button(page, "Add the domain");
     await waitText(page, "Not a domain name");
@@ -154,7 +202,7 @@ describe("an account owner's day in the dashboard", () => {
 
   it("creates a client key, shows it once, and approves a second installation", async () => {
     const { page } = tab;
-    await visit(gw, tab, `${org()}/keys`);
+    await visit(tab, `${org()}/keys`);
     await fill(page, "Name", "Checkout");
     await fill(page, "Domain (required)", world.domain);
     await button(page, "Create the key");
@@ -176,7 +224,7 @@ describe("an account owner's day in the dashboard", () => {
 
   it("says a setting's mistake next to its field, and saves what changed", async () => {
     const { page } = tab;
-    await visit(gw, tab, `${org()}/keys/${world.clientKeyId}`);
+    await visit(tab, `${org()}/keys/${world.clientKeyId}`);
     await fill(page, "Allowed addresses", "203.0.113.0/33");
     await fill(page, "Allowed countries", "FR, UK");
     await button(page, "Save the settings");
@@ -194,13 +242,20 @@ describe("an account owner's day in the dashboard", () => {
 
   it("suspends, resumes, rotates (the new key shown once) and revokes behind a confirmation", async () => {
     const { page } = tab;
-    const made = await gw.admin("POST", `/orgs/${world.orgId}/keys`, { name: "Spare", kind: "server" });
-    await visit(gw, tab, `${org()}/keys/${made.body.details.id}`);
+    await visit(tab, `${org()}/keys`);
+    await fill(page, "Name", "Spare");
+    await page.select(await field(page, "Kind", "#create-key"), "server");
+    await button(page, "Create the key");
+    await waitText(page, "Copy it now: it is shown this once");
+    const spare = await page.$eval(".shown-once input", (e: any) => e.value);
+    expect(spare).toMatch(/^sk_live_/);
+    await page.locator('a::-p-text("Open the key\'s page")').click();
+    await settled(page);
     await button(page, "Suspend");
     await page.waitForSelector("dialog[open]", WAIT);
     await button(page, "Suspend the key");
     await waitText(page, "Key suspended");
-    expect((await verify(made.body.key)).body.reason).toBe("key_suspended");
+    expect((await verify(spare)).body.reason).toBe("key_suspended");
     await button(page, "Resume");
     await waitText(page, "Key resumed");
     await button(page, "Rotate");
@@ -227,13 +282,13 @@ describe("an account owner's day in the dashboard", () => {
 
   it("uses a new server key for the security pages, runs a scan within the hourly budget", async () => {
     const { page } = tab;
-    await visit(gw, tab, `${org()}/keys`);
+    await visit(tab, `${org()}/keys`);
     await fill(page, "Name", "Security reader");
     await page.select(await field(page, "Kind", "#create-key"), "server");
     await button(page, "Create the key");
     await button(page, "Use this key for this tab's security pages");
     await waitText(page, "This tab now uses this key");
-    await visit(gw, tab, `${org()}/scans/${world.domain}`);
+    await visit(tab, `${org()}/scans/${world.domain}`);
     await waitText(page, "No scan has run for this domain yet");
     await button(page, "Run a fresh scan");
     await waitText(page, "Scan done");
@@ -243,7 +298,7 @@ describe("an account owner's day in the dashboard", () => {
 
   it("gives a finding an owner and a due date, notes it, and tells its story", async () => {
     const { page } = tab;
-    await visit(gw, tab, `${org()}/findings/${world.domain}/tls:hsts`);
+    await visit(tab, `${org()}/findings/${world.domain}/tls:hsts`);
     await waitText(page, "Nobody owns this finding yet");
     await page.select(await field(page, "Owner"), "ada@example.com");
     const due = new Date(gw.ctx.clock.now() + 10 * 86_400_000).toISOString().slice(0, 10);
@@ -261,13 +316,13 @@ describe("an account owner's day in the dashboard", () => {
     await button(page, "Add the note");
     await waitText(page, "The CDN sets the header next week.");
     expect(await text(page)).toContain(`due ${due}`);
-    await visit(gw, tab, `${org()}/findings?owner=ada%40example.com`);
+    await visit(tab, `${org()}/findings?owner=ada%40example.com`);
     await waitText(page, "Strict-Transport-Security");
   });
 
   it("accepts a risk with a note and an expiry, and releases it", async () => {
     const { page } = tab;
-    await visit(gw, tab, `${org()}/scans/${world.domain}`);
+    await visit(tab, `${org()}/scans/${world.domain}`);
     const spf = '[id="finding-email:spf"]';
     await button(page, "Accept the risk", spf);
     await page.waitForSelector("dialog[open]", WAIT);
@@ -281,7 +336,7 @@ describe("an account owner's day in the dashboard", () => {
 
   it("finds all of it in the activity record, filtered and paged", async () => {
     const { page } = tab;
-    await visit(gw, tab, `${org()}/activity`);
+    await visit(tab, `${org()}/activity`);
     for (const line of [
       "Domain news.example.org verified by DNS TXT record",
       'Installation site-2 of key "Checkout" approved',
@@ -295,13 +350,22 @@ describe("an account owner's day in the dashboard", () => {
       () => location.search.includes("group=risks") && !document.body.innerText.includes("Installation site-2"),
       WAIT,
     );
-    await visit(gw, tab, `${org()}/activity?group=trust`);
+    await visit(tab, `${org()}/activity?group=trust`);
     expect(await text(page)).toContain("Installation site-2");
+    // In the owner's name: the record says who, from her session.
+    const { rows } = await gw.ctx.db.query<{ action_code: string; who: string }>(
+      `SELECT action_code, who FROM activity WHERE org_id = $1
+         AND action_code IN ('domain.verified', 'installation.approved', 'risk.accepted', 'risk.released')
+         AND id > (SELECT min(id) FROM activity WHERE org_id = $1 AND action_code = 'passkey.added') ORDER BY id`,
+      [world.orgId],
+    );
+    expect(rows.map((r) => r.action_code)).toEqual(["domain.verified", "installation.approved", "risk.accepted", "risk.released"]);
+    for (const row of rows) expect(row.who).toBe(`${OWNER.name} <${OWNER.email}>`);
   });
 
   it("sends a SIEM test event to a new destination", async () => {
     const { page } = tab;
-    await visit(gw, tab, `${org()}/siem`);
+    await visit(tab, `${org()}/siem`);
     await page.select(await field(page, "Kind"), "http");
     await fill(page, "URL", `${collector.url}/ingest`);
     await button(page, "Add the destination");
@@ -313,7 +377,7 @@ describe("an account owner's day in the dashboard", () => {
 
   it("publishes content and stores a secret it never shows again", async () => {
     const { page } = tab;
-    await visit(gw, tab, `${org()}/content`);
+    await visit(tab, `${org()}/content`);
     await fill(page, "Content key", "notice");
     await fill(page, "Value", "Closed on Monday.");
     await button(page, "Publish");
@@ -329,7 +393,7 @@ describe("an account owner's day in the dashboard", () => {
 
   it("works from the keyboard: skip link first, a dialog keeps focus and gives it back", async () => {
     const { page } = tab;
-    await visit(gw, tab, `${org()}/keys/${world.clientKeyId}`);
+    await visit(tab, `${org()}/keys/${world.clientKeyId}`);
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement.textContent)).toBe("Skip to the page");
     await page.keyboard.press("Enter");
@@ -348,5 +412,34 @@ describe("an account owner's day in the dashboard", () => {
     const ring = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
     expect(ring).toBe("solid");
     expect(tab.problems).toEqual([]);
+  });
+
+  it("made every change with the session's CSRF token and no token of the operator's", async () => {
+    // Before the session, the invitation's own ceremony: its token is the proof, there is no CSRF token yet.
+    const signedIn = changes.filter((c) => !c.path.startsWith("/admin/v1/auth/invitation/"));
+    const paths = signedIn.map((c) => c.path.replace(/\/\d+(?=\/|$)/g, "/:id"));
+    for (const path of [
+      "/admin/v1/orgs/:id/domains/news.example.org/verify",
+      "/admin/v1/keys/:id/installations/site-2/approve",
+      "/admin/v1/keys/:id/rotate",
+      "/admin/v1/keys/:id/revoke",
+      "/admin/v1/orgs/:id/risks",
+      "/admin/v1/orgs/:id/siem/:id/test",
+      "/admin/v1/orgs/:id/secrets/WEBHOOK_TOKEN",
+    ]) {
+      expect(paths).toContain(path);
+    }
+    expect(signedIn.filter((c) => !c.csrf || c.bearer)).toEqual([]);
+    // The rule is live for this session: the same change without the token is refused.
+    const bare = await tab.page.evaluate(async (org: number) => {
+      const answer = await window.fetch(`/admin/v1/orgs/${org}/domains`, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ domain: "no-token.example.org" }),
+      });
+      return { status: answer.status, body: await answer.json() };
+    }, world.orgId);
+    expect(bare).toMatchObject({ status: 403, body: { reason: "csrf_rejected" } });
   });
 });

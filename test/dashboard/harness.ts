@@ -4,6 +4,7 @@ import { join } from "node:path";
 import puppeteer, { type Browser, type HTTPRequest, type Page } from "puppeteer-core";
 import { sourcePath } from "../../shared/platform/paths.js";
 import { ADMIN_TOKEN, type TestGateway } from "../helpers/gateway.js";
+import { LOCALHOST_RESOLVER, siteOf } from "../helpers/passkey-browser.js";
 import { standIn } from "./stand-ins.js";
 
 /**
@@ -24,6 +25,8 @@ const AXE = readFileSync(sourcePath("node_modules", "axe-core", "axe.min.js"), "
 
 export interface Tab {
   page: Page;
+  /** Where the dashboard is for this tab: the gateway's address, or its site (a member's sign-in needs a host name). */
+  origin: string;
   /** Page errors, console errors and CSP violations, in order. */
   problems: string[];
   /** Requests the stand-ins answered (path and query). */
@@ -33,8 +36,13 @@ export interface Tab {
 export interface Harness {
   browser: Browser;
   shots: string;
-  /** `standIns: false`: the browser sees the gateway as it is, without the reads main lacks. */
-  open(width: Width, options?: { bypassCsp?: boolean; standIns?: boolean }): Promise<Tab>;
+  /**
+   * `standIns: false`: the browser sees the gateway as it is, without the reads main lacks
+   * (a member's session needs it: the stand-ins ask the gateway with the Authorization
+   * header only). `site: true`: the tab goes to the gateway's SITE_URL (http://localhost:PORT)
+   * instead of its 127.0.0.1 address, as passkeys need.
+   */
+  open(width: Width, options?: { bypassCsp?: boolean; standIns?: boolean; site?: boolean }): Promise<Tab>;
   close(): Promise<void>;
 }
 
@@ -48,7 +56,7 @@ export async function startHarness(gw: TestGateway, label: string): Promise<Harn
   const browser = await puppeteer.launch({
     executablePath: "/usr/bin/chromium",
     headless: true,
-    args: ["--no-sandbox", "--lang=en-US", "--disable-gpu", "--font-render-hinting=none"],
+    args: ["--no-sandbox", LOCALHOST_RESOLVER, "--lang=en-US", "--disable-gpu", "--font-render-hinting=none"],
   });
   const shots = join(tmpdir(), `dashboard-shots-${label}-${process.pid}`);
   mkdirSync(shots, { recursive: true });
@@ -59,7 +67,7 @@ export async function startHarness(gw: TestGateway, label: string): Promise<Harn
     if (options.bypassCsp) await page.setBypassCSP(true);
     // Every load is a cold one: the first-render figures are a first visit's.
     await page.setCacheEnabled(false);
-    const tab: Tab = { page, problems: [], stoodIn: [] };
+    const tab: Tab = { page, origin: options.site ? siteOf(gw) : gw.url, problems: [], stoodIn: [] };
     page.on("pageerror", (error) => tab.problems.push(`pageerror: ${String(error)}`));
     page.on("console", (message) => {
       if (message.type() === "error" && !REFUSED_FETCH.test(message.text())) tab.problems.push(`console: ${message.text()}`);
@@ -79,7 +87,7 @@ export async function startHarness(gw: TestGateway, label: string): Promise<Harn
 async function route(gw: TestGateway, request: HTTPRequest, tab: Tab): Promise<void> {
   try {
     const url = new URL(request.url());
-    const reply = url.origin === gw.url ? await standIn(gw, request.method(), url, request.headers().authorization ?? "") : null;
+    const reply = url.origin === tab.origin ? await standIn(gw, request.method(), url, request.headers().authorization ?? "") : null;
     if (reply === null) return void (await request.continue());
     tab.stoodIn.push(`${url.pathname}${url.search}`);
     await request.respond({ status: reply.status, contentType: "application/json", body: JSON.stringify(reply.body) });
@@ -102,13 +110,13 @@ export async function settled(page: Page): Promise<number> {
 }
 
 /** Goes to a dashboard address (a full load, cold cache) and waits for it to settle; the first-render time in ms. */
-export async function visit(gw: TestGateway, tab: Tab, path: string): Promise<number> {
-  await tab.page.goto(`${gw.url}${path}`, { waitUntil: "domcontentloaded" });
+export async function visit(tab: Tab, path: string): Promise<number> {
+  await tab.page.goto(`${tab.origin}${path}`, { waitUntil: "domcontentloaded" });
   return settled(tab.page);
 }
 
-export async function signInWithAdminToken(gw: TestGateway, tab: Tab): Promise<void> {
-  await tab.page.goto(`${gw.url}/dashboard`, { waitUntil: "domcontentloaded" });
+export async function signInWithAdminToken(tab: Tab): Promise<void> {
+  await tab.page.goto(`${tab.origin}/dashboard`, { waitUntil: "domcontentloaded" });
   await tab.page.waitForSelector("input[type=password]", WAIT);
   await tab.page.type("input[type=password]", ADMIN_TOKEN);
   await tab.page.click("form button[type=submit].primary");

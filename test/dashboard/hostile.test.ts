@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSigninScript } from "../../ops/embed/build.js";
 import { buildDashboard } from "../../ops/embed/dashboard-build.js";
+import { EMBED_DIR } from "../../shared/embed/asset.js";
 import { DASHBOARD_DIR } from "../../shared/embed/dashboard-asset.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import { nextLinks } from "../helpers/mail-links.js";
+import { acceptInvitation, virtualAuthenticator } from "../helpers/passkey-browser.js";
+import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
 import { makeWorld, scanAndAssign, startScans, type FakeScans, type Made, type Names } from "./fixtures.js";
 import { WAIT, settled, signInWithAdminToken, startHarness, visit, type Harness, type Tab } from "./harness.js";
 
@@ -13,6 +18,11 @@ import { WAIT, settled, signInWithAdminToken, startHarness, visit, type Harness,
  * `window.__xss` if it ever runs. The pages are walked with the page's CSP switched off,
  * so only the escaping stands between the payload and the page: nothing may run, no
  * element may come of it, and the text must be there, as text.
+ *
+ * Walked twice: by the operator with the admin token, and by the organization's owner (her
+ * own name is one of the payloads) with the passkey session she opened on her invitation:
+ * the payloads are data, the same whoever reads them, and the owner's pages are not all the
+ * operator's (no operator page; her own sessions and passkeys on Team).
  */
 
 // Functions passed to page.evaluate run in the browser; these names are theirs.
@@ -38,10 +48,14 @@ let gw: TestGateway;
 let harness: Harness;
 let world: Made;
 let scans: FakeScans;
+let smtp: SmtpSink;
 
 beforeAll(async () => {
+  await buildSigninScript(EMBED_DIR);
   await buildDashboard(DASHBOARD_DIR);
-  gw = await startTestGateway("dashboard-hostile");
+  smtp = await startSmtpSink();
+  // SITE_URL http://localhost:PORT: the owner's passkey needs a host name.
+  gw = await startTestGateway("dashboard-hostile", { SITE_URL: "http://localhost:0", SMTP_URL: `smtp://127.0.0.1:${smtp.port}` });
   world = await makeWorld(gw, HOSTILE);
   scans = await startScans(gw, HOSTILE.evidence);
   await scanAndAssign(gw, scans, world.serverKey, world.domain);
@@ -52,6 +66,7 @@ afterAll(async () => {
   await harness?.close();
   await scans?.stop();
   await gw?.stop();
+  await smtp?.stop();
 });
 
 /** What the page holds: did anything run, did any element come of a payload, and its text. */
@@ -65,64 +80,82 @@ async function inspect(tab: Tab) {
   }));
 }
 
-describe("hostile outside text", () => {
-  it("is shown as text on every page that shows it, and never runs", async () => {
-    const tab = await harness.open("wide", { bypassCsp: true });
-    await signInWithAdminToken(gw, tab);
-    await visit(gw, tab, `/dashboard/orgs/${world.orgId}/scans`);
-    await tab.page.type("input[type=password]", world.serverKey);
-    await tab.page.click("form button[type=submit].primary");
-    await tab.page.waitForSelector(".key-held", WAIT);
-    const org = `/dashboard/orgs/${world.orgId}`;
-    // Where each payload must show up, page by page.
-    const pages: [string, string[]][] = [
-      ["/dashboard/operator", [HOSTILE.org]],
-      ["/dashboard/operator?tab=status", [HOSTILE.probeError]],
-      ["/dashboard/operator?tab=incidents", [HOSTILE.incident]],
-      [org, [HOSTILE.org, HOSTILE.install, HOSTILE.clientKey]],
-      [`${org}/keys`, [HOSTILE.clientKey]],
-      [`${org}/keys/${world.clientKeyId}`, []],
-      [`${org}/keys/${world.clientKeyId}?tab=installations`, [HOSTILE.install]],
-      [`${org}/content`, [HOSTILE.content]],
-      [`${org}/team`, [HOSTILE.member]],
-      [`${org}/scans/${world.domain}`, [HOSTILE.evidence]],
-      [`${org}/activity`, [HOSTILE.clientKey]],
-      [`${org}/findings`, [HOSTILE.member]],
-    ];
-    for (const [path, shown] of pages) {
-      await visit(gw, tab, path);
-      await settled(tab.page);
-      const seen = await inspect(tab);
-      expect(seen.ran, path).toBeNull();
-      expect(seen.images, path).toBe(0);
-      expect(seen.handlers, path).toBe(0);
-      expect(
-        seen.scripts.filter((s) => s === "inline"),
-        path,
-      ).toEqual([]);
-      for (const payload of shown) {
-        // Shown as it is, the invisible characters as visible code points.
-        const expected = payload
-          .replace(/\u202E/g, "⟨U+202E⟩")
-          .replace(/\u0007/g, "⟨U+0007⟩")
-          .replace(/\u001b/g, "⟨U+001B⟩");
-        expect(seen.text, `${path} shows ${JSON.stringify(payload)}`).toContain(expected);
-      }
+/** Walks the pages that show the payloads, as whoever the tab is signed in as. */
+async function walk(tab: Tab, operator: boolean): Promise<void> {
+  await visit(tab, `/dashboard/orgs/${world.orgId}/scans`);
+  await tab.page.type("input[type=password]", world.serverKey);
+  await tab.page.click("form button[type=submit].primary");
+  await tab.page.waitForSelector(".key-held", WAIT);
+  const org = `/dashboard/orgs/${world.orgId}`;
+  // Where each payload must show up, page by page.
+  const pages: [string, string[]][] = [
+    ...(operator
+      ? ([
+          ["/dashboard/operator", [HOSTILE.org]],
+          ["/dashboard/operator?tab=status", [HOSTILE.probeError]],
+          ["/dashboard/operator?tab=incidents", [HOSTILE.incident]],
+        ] as [string, string[]][])
+      : []),
+    [org, [HOSTILE.org, HOSTILE.install, HOSTILE.clientKey]],
+    [`${org}/keys`, [HOSTILE.clientKey]],
+    [`${org}/keys/${world.clientKeyId}`, []],
+    [`${org}/keys/${world.clientKeyId}?tab=installations`, [HOSTILE.install]],
+    [`${org}/content`, [HOSTILE.content]],
+    [`${org}/team`, [HOSTILE.member]],
+    [`${org}/scans/${world.domain}`, [HOSTILE.evidence]],
+    [`${org}/activity`, [HOSTILE.clientKey]],
+    [`${org}/findings`, [HOSTILE.member]],
+  ];
+  for (const [path, shown] of pages) {
+    await visit(tab, path);
+    await settled(tab.page);
+    const seen = await inspect(tab);
+    expect(seen.ran, path).toBeNull();
+    expect(seen.images, path).toBe(0);
+    expect(seen.handlers, path).toBe(0);
+    expect(
+      seen.scripts.filter((s) => s === "inline"),
+      path,
+    ).toEqual([]);
+    for (const payload of shown) {
+      // Shown as it is, the invisible characters as visible code points.
+      const expected = payload
+        .replace(/\u202E/g, "⟨U+202E⟩")
+        .replace(/\u0007/g, "⟨U+0007⟩")
+        .replace(/\u001b/g, "⟨U+001B⟩");
+      expect(seen.text, `${path} shows ${JSON.stringify(payload)}`).toContain(expected);
     }
-    // The key's name sits in an input as its value, and in the revoke dialog's title: text both times.
-    await visit(gw, tab, `${org}/keys/${world.clientKeyId}`);
-    const field = await tab.page.$eval("input", (e: any) => e.value);
-    expect(field).toBe(HOSTILE.clientKey);
-    await tab.page.click("button.danger");
-    await tab.page.waitForSelector("dialog[open]", WAIT);
-    const title = await tab.page.$eval("dialog[open] h2", (e: any) => e.textContent);
-    expect(title).toContain(HOSTILE.clientKey);
-    expect((await inspect(tab)).ran).toBeNull();
-    expect(tab.problems).toEqual([]);
-    // The control: the same markup put into the page as markup does run here (the policy is
-    // off), so the assertions above would have seen a payload that escaped.
-    await tab.page.evaluate((markup: string) => document.body.insertAdjacentHTML("beforeend", markup), run("control"));
-    await tab.page.waitForFunction(() => window.__xss === "control", WAIT);
-    await tab.page.browserContext().close();
+  }
+  // The key's name sits in an input as its value, and in the revoke dialog's title: text both times.
+  await visit(tab, `${org}/keys/${world.clientKeyId}`);
+  const field = await tab.page.$eval("input", (e: any) => e.value);
+  expect(field).toBe(HOSTILE.clientKey);
+  await tab.page.click("button.danger");
+  await tab.page.waitForSelector("dialog[open]", WAIT);
+  const title = await tab.page.$eval("dialog[open] h2", (e: any) => e.textContent);
+  expect(title).toContain(HOSTILE.clientKey);
+  expect((await inspect(tab)).ran).toBeNull();
+  expect(tab.problems).toEqual([]);
+  // The control: the same markup put into the page as markup does run here (the policy is
+  // off), so the assertions above would have seen a payload that escaped.
+  await tab.page.evaluate((markup: string) => document.body.insertAdjacentHTML("beforeend", markup), run("control"));
+  await tab.page.waitForFunction(() => window.__xss === "control", WAIT);
+  await tab.page.browserContext().close();
+}
+
+describe("hostile outside text", () => {
+  it("is shown as text on every page that shows it, and never runs: the operator", async () => {
+    const tab = await harness.open("wide", { bypassCsp: true });
+    await signInWithAdminToken(tab);
+    await walk(tab, true);
+  });
+
+  it("the same for the organization's owner, signed in with her passkey session", async () => {
+    // The gateway as it is (no stand-ins: they would ask it without the session's cookie).
+    const tab = await harness.open("wide", { bypassCsp: true, site: true, standIns: false });
+    await virtualAuthenticator(tab.page);
+    const [link] = await nextLinks(smtp, "ada@example.com", 0);
+    await acceptInvitation(tab.page, link, world.orgId);
+    await walk(tab, false);
   });
 });

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import puppeteer, { type Browser, type CDPSession, type Page } from "puppeteer-core";
+import puppeteer, { type Browser, type HTTPResponse, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSigninScript } from "../../ops/embed/build.js";
 import { buildDashboard } from "../../ops/embed/dashboard-build.js";
@@ -8,6 +8,15 @@ import { DASHBOARD_DIR } from "../../shared/embed/dashboard-asset.js";
 import { REASONS } from "../../shared/platform/reasons.js";
 import { startTestGateway, waitFor, type TestGateway } from "../helpers/gateway.js";
 import { nextLinks } from "../helpers/mail-links.js";
+import { answerChecker } from "../helpers/openapi.js";
+import {
+  type Authenticator,
+  dashboardAt,
+  LOCALHOST_RESOLVER,
+  pageState,
+  siteOf,
+  virtualAuthenticator,
+} from "../helpers/passkey-browser.js";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
 
 /**
@@ -32,20 +41,23 @@ let smtp: SmtpSink;
 let browser: Browser;
 let site: string;
 let orgId: number;
+/** What the pages received from /admin/v1/, checked against the admin OpenAPI document as gw.call checks its own (docs/api.md). */
+let checkAnswer: ReturnType<typeof answerChecker>;
+const answers = { checked: 0, signin: 0, mismatches: [] as string[] };
 
 beforeAll(async () => {
   await buildSigninScript(EMBED_DIR);
   await buildDashboard(DASHBOARD_DIR);
   smtp = await startSmtpSink();
   gw = await startTestGateway("passkeys", { SITE_URL: "http://localhost:0", SMTP_URL: `smtp://127.0.0.1:${smtp.port}` });
-  site = gw.ingress.deps.baseUrl().replace(/\/api\/v1$/, "");
+  site = siteOf(gw);
   expect(site).toMatch(/^http:\/\/localhost:\d+$/);
+  checkAnswer = answerChecker(site);
   orgId = (await gw.admin("POST", "/orgs", { name: "Passkey Org" })).body.org.id;
   browser = await puppeteer.launch({
     executablePath: "/usr/bin/chromium",
     headless: true,
-    // localhost (and *.localhost) to the gateway's IPv4 listener (Chromium would also try ::1).
-    args: ["--no-sandbox", "--host-resolver-rules=MAP localhost 127.0.0.1, MAP *.localhost 127.0.0.1", "--lang=en-US"],
+    args: ["--no-sandbox", LOCALHOST_RESOLVER, "--lang=en-US"],
   });
 }, 60_000);
 
@@ -55,50 +67,43 @@ afterAll(async () => {
   await smtp?.stop();
 });
 
-interface Device {
+interface Device extends Authenticator {
   page: Page;
-  cdp: CDPSession;
-  authenticatorId: string;
   violations(): Promise<string[]>;
+}
+
+async function checkPageAnswer(response: HTTPResponse): Promise<void> {
+  const url = new URL(response.url());
+  if (url.origin !== site || !url.pathname.startsWith("/admin/v1/")) return;
+  let text: string;
+  try {
+    text = await response.text();
+  } catch {
+    return; // the body went with the page that asked (a navigation)
+  }
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON: the checker says whether the document expects JSON */
+  }
+  const method = response.request().method();
+  const mismatch = checkAnswer(method, `${url.pathname}${url.search}`, response.status(), body, response.headers()["content-type"] ?? "");
+  answers.checked++;
+  if (url.pathname.startsWith("/admin/v1/auth/")) answers.signin++;
+  if (mismatch !== null) answers.mismatches.push(mismatch);
 }
 
 /** A fresh browser profile with its own virtual authenticator, recording CSP violations of every page it opens. */
 async function device(): Promise<Device> {
   const context = await browser.createBrowserContext();
   const page = await context.newPage();
+  page.on("response", (response) => void checkPageAnswer(response));
   await page.evaluateOnNewDocument(() => {
     window.__csp = [];
     document.addEventListener("securitypolicyviolation", (e: any) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
   });
-  const cdp = await page.createCDPSession();
-  await cdp.send("WebAuthn.enable");
-  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return { page, cdp, authenticatorId, violations: () => page.evaluate(() => window.__csp as string[]) };
-}
-
-const state = (page: Page, wanted: string) =>
-  page.waitForFunction((s: string) => document.body?.getAttribute("data-state") === s, WAIT, wanted);
-
-/** The SPA's page for `path`, settled: a heading, nothing loading. */
-async function dashboardAt(page: Page, path: string): Promise<void> {
-  await page.waitForFunction(
-    (p: string) =>
-      document.location.pathname === p &&
-      document.querySelector("main h1") !== null &&
-      document.querySelector("[aria-busy='true']") === null &&
-      document.querySelector(".boot") === null,
-    WAIT,
-    path,
-  );
+  return { page, ...(await virtualAuthenticator(page)), violations: () => page.evaluate(() => window.__csp as string[]) };
 }
 
 const overview = () => `/dashboard/orgs/${orgId}`;
@@ -144,14 +149,14 @@ describe("passkeys in chromium", () => {
     owner = await device();
     const response = await owner.page.goto(link, { waitUntil: "load" });
     expect(response?.headers()["content-security-policy"]).toContain("script-src 'self'");
-    await state(owner.page, "invited");
+    await pageState(owner.page, "invited");
     expect(await text(owner.page, "invite-text")).toContain("Passkey Org as owner");
     await owner.page.type("#passkey-name", "Laptop");
     await owner.page.click("#create-passkey");
     // The verify answer opened the session: the page goes on to the dashboard, which resumes it.
     await dashboardAt(owner.page, overview());
     await owner.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
-    await state(owner.page, "signed-in");
+    await pageState(owner.page, "signed-in");
     expect(await text(owner.page, "who")).toBe(`${OWNER.name} (${OWNER.email}), owner of Passkey Org`);
     expect(await text(owner.page, "passkeys")).toContain("Laptop");
 
@@ -170,7 +175,7 @@ describe("passkeys in chromium", () => {
       rows: [before],
     } = await gw.ctx.db.query("SELECT counter FROM member_passkeys WHERE name = 'Laptop'");
     await owner.page.click("#signout");
-    await state(owner.page, "signed-out");
+    await pageState(owner.page, "signed-out");
     expect(await owner.page.browserContext().cookies()).toEqual([]);
 
     await owner.page.click("#passkey-signin");
@@ -200,7 +205,7 @@ describe("passkeys in chromium", () => {
   it("on a new device without the passkey, an e-mailed link signs in and the member adds a passkey there", async () => {
     const laptop = await device();
     await laptop.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
-    await state(laptop.page, "signed-out");
+    await pageState(laptop.page, "signed-out");
     const before = smtp.mails.length;
     await laptop.page.type("#email", OWNER.email);
     await laptop.page.click("#link-form button[type=submit]");
@@ -213,7 +218,7 @@ describe("passkeys in chromium", () => {
     await dashboardAt(laptop.page, overview());
     expect(laptop.page.url()).toBe(`${site}${overview()}`);
     await laptop.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
-    await state(laptop.page, "signed-in");
+    await pageState(laptop.page, "signed-in");
     await laptop.page.click("#add-passkey");
     await laptop.page.waitForFunction(() => document.getElementById("status")?.textContent === "Passkey added.", WAIT);
     const { credentials } = await laptop.cdp.send("WebAuthn.getCredentials", { authenticatorId: laptop.authenticatorId });
@@ -223,17 +228,17 @@ describe("passkeys in chromium", () => {
     // The same link, opened again, is refused.
     const replay = await device();
     await replay.page.goto(link, { waitUntil: "load" });
-    await state(replay.page, "signed-out");
+    await pageState(replay.page, "signed-out");
     expect(await text(replay.page, "status")).toContain("already used");
 
     // Both devices are in the owner's list of sessions; the laptop revokes the first device's.
     await laptop.page.reload({ waitUntil: "load" });
-    await state(laptop.page, "signed-in");
+    await pageState(laptop.page, "signed-in");
     expect(await laptop.page.$$("#sessions li")).toHaveLength(2);
     await laptop.page.click("#sessions li button");
     await waitFor(async () => (await laptop.page.$$("#sessions li")).length === 1);
     await owner.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
-    await state(owner.page, "signed-out");
+    await pageState(owner.page, "signed-out");
     expect(await text(owner.page, "status")).toBe("Your session has ended. Sign in again.");
     expect(await laptop.violations()).toEqual([]);
     await replay.page.browserContext().close();
@@ -273,7 +278,7 @@ describe("passkeys in chromium", () => {
     await owner.page.setRequestInterception(false);
     expect(await live()).toBe(before);
     await owner.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
-    await state(owner.page, "signed-in");
+    await pageState(owner.page, "signed-in");
   });
 
   it("a member (role member) signs in with a passkey, sees no admin action, and is refused forbidden when forcing one", async () => {
@@ -286,15 +291,15 @@ describe("passkeys in chromium", () => {
     const [link] = await nextLinks(smtp, "milo@example.com", before);
     const member = await device();
     await member.page.goto(link, { waitUntil: "load" });
-    await state(member.page, "invited");
+    await pageState(member.page, "invited");
     expect(await text(member.page, "invite-text")).toContain("Passkey Org as member");
     await member.page.click("#create-passkey");
     await dashboardAt(member.page, overview());
     // Signed out, then in again with the passkey alone.
     await member.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
-    await state(member.page, "signed-in");
+    await pageState(member.page, "signed-in");
     await member.page.click("#signout");
-    await state(member.page, "signed-out");
+    await pageState(member.page, "signed-out");
     await member.page.click("#passkey-signin");
     await dashboardAt(member.page, overview());
 
@@ -348,5 +353,10 @@ describe("passkeys in chromium", () => {
       expect(result, path).toEqual([]);
     }
     await context.close();
+  });
+
+  it("every answer the pages received from /admin/v1/ (sign-in routes included) matches the admin OpenAPI document", async () => {
+    await waitFor(() => answers.signin > 0);
+    expect(answers.mismatches).toEqual([]);
   });
 });

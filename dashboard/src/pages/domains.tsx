@@ -169,7 +169,9 @@ export function DomainsPage() {
           </form>
           <Outcome outcome={outcome} />
         </Section>
-      ) : null}
+      ) : (
+        <p class="muted">Your role may read the domains; an admin or owner adds and verifies them.</p>
+      )}
       <Show loaded={list} label="Loading the domains…">
         {(d) => {
           const all = merge(d.domains);

@@ -269,7 +269,11 @@ export function KeysPage() {
           )
         }
       </Show>
-      {may("manage") ? <CreateKey org={org} onCreated={reload} /> : null}
+      {may("manage") ? (
+        <CreateKey org={org} onCreated={reload} />
+      ) : (
+        <p class="muted">Your role may read the keys; an admin or owner creates and changes them.</p>
+      )}
     </>
   );
 }

@@ -105,7 +105,9 @@ function Members(props: { org: number }) {
             </div>
           </form>
         </>
-      ) : null}
+      ) : (
+        <p class="muted">Only an owner invites members or changes their roles.</p>
+      )}
       <Outcome outcome={outcome} />
     </Section>
   );
@@ -199,7 +201,9 @@ function Tokens(props: { org: number }) {
             </div>
           </form>
         </>
-      ) : null}
+      ) : (
+        <p class="muted">Only an owner creates and revokes tokens.</p>
+      )}
       <Outcome outcome={outcome} />
       {created ? <ShownOnce label={`The new token "${created.details.name}"`} value={created.token} /> : null}
     </Section>

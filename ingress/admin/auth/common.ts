@@ -45,6 +45,9 @@ function parseBody(request: HttpRequest): { body: Params } | { reply: HttpReply 
   return { body };
 }
 
+/** The refusals of `ceremony` itself, before its handler runs (OpenAPI: ingress/openapi/document.ts). */
+export const CEREMONY_REASONS = ["csrf_rejected", "signin_rate_limited", "bad_json"] as const;
+
 export type CeremonyHandler = (request: HttpRequest, deps: IngressDeps, params: RouteParams, body: Params) => Promise<HttpReply>;
 
 /**
@@ -55,15 +58,18 @@ export type CeremonyHandler = (request: HttpRequest, deps: IngressDeps, params: 
  * ceremony budget) before anything else.
  */
 export function ceremony(handler: CeremonyHandler, budget: Budget = BUDGETS.ceremonyPerSource) {
-  return async (request: HttpRequest, deps: IngressDeps, params: RouteParams): Promise<HttpReply> => {
-    const origin = request.headers.origin;
-    if (origin !== undefined && origin !== siteOrigin(deps)) return refuse("csrf_rejected", {}, NO_STORE);
-    const over = await spend(deps, budget, sourceSubject(request));
-    if (over) return over;
-    const parsed = parseBody(request);
-    if ("reply" in parsed) return withNoStore(parsed.reply);
-    return withNoStore(await handler(request, deps, params, parsed.body));
-  };
+  return Object.assign(
+    async (request: HttpRequest, deps: IngressDeps, params: RouteParams): Promise<HttpReply> => {
+      const origin = request.headers.origin;
+      if (origin !== undefined && origin !== siteOrigin(deps)) return refuse("csrf_rejected", {}, NO_STORE);
+      const over = await spend(deps, budget, sourceSubject(request));
+      if (over) return over;
+      const parsed = parseBody(request);
+      if ("reply" in parsed) return withNoStore(parsed.reply);
+      return withNoStore(await handler(request, deps, params, parsed.body));
+    },
+    { credential: "ceremony" as const },
+  );
 }
 
 export type SessionHandler = (
@@ -74,16 +80,23 @@ export type SessionHandler = (
   live: LiveSession,
 ) => Promise<HttpReply>;
 
+/** The refusals of `withSession` itself: every method, and the ones a change (not GET) adds. */
+export const SESSION_REASONS = ["unauthorized", "session_expired", "bad_json"] as const;
+export const SESSION_CHANGE_REASONS = ["csrf_rejected"] as const;
+
 /** A call made with the member's session (and, for a change, its CSRF proof: session-principal.ts). */
 export function withSession(handler: SessionHandler) {
-  return async (request: HttpRequest, deps: IngressDeps, params: RouteParams): Promise<HttpReply> => {
-    const resolved = await resolveSession(request, deps);
-    if (resolved.kind === "none") return refuse("unauthorized", {}, NO_STORE);
-    if (resolved.kind === "refused") return resolved.reply;
-    const parsed = parseBody(request);
-    if ("reply" in parsed) return withNoStore(parsed.reply);
-    return withNoStore(await handler(request, deps, params, parsed.body, resolved.live));
-  };
+  return Object.assign(
+    async (request: HttpRequest, deps: IngressDeps, params: RouteParams): Promise<HttpReply> => {
+      const resolved = await resolveSession(request, deps);
+      if (resolved.kind === "none") return refuse("unauthorized", {}, NO_STORE);
+      if (resolved.kind === "refused") return resolved.reply;
+      const parsed = parseBody(request);
+      if ("reply" in parsed) return withNoStore(parsed.reply);
+      return withNoStore(await handler(request, deps, params, parsed.body, resolved.live));
+    },
+    { credential: "session" as const },
+  );
 }
 
 /** How the activity record names a member: name and e-mail, never an address. */
@@ -179,6 +192,61 @@ export async function openSession(
   });
   return { session, token, csrfToken: csrfTokenOf(deps.masterSecret, hash) };
 }
+
+const str = { type: "string" };
+const int = { type: "integer" };
+const time = { type: "string", format: "date-time" };
+const object = (properties: Record<string, object>, required = Object.keys(properties)) => ({
+  type: "object",
+  properties,
+  required,
+  additionalProperties: false,
+});
+
+/** The answers' shapes, next to the views that make them (the admin OpenAPI document: ingress/openapi/document.ts). */
+export const sessionViewSchema = object({
+  id: int,
+  method: { enum: ["passkey", "link", "invitation"] },
+  user_agent: str,
+  created_at: time,
+  last_seen_at: time,
+  idle_expires_at: time,
+  expires_at: time,
+  current: { type: "boolean" },
+});
+
+export const passkeyViewSchema = object({
+  id: int,
+  name: str,
+  created_at: time,
+  last_used_at: { type: ["string", "null"], format: "date-time" },
+  device_type: str,
+  backed_up: { type: "boolean" },
+});
+
+const whoProperties = {
+  member: object({ id: int, name: str, email: str, role: { enum: ["owner", "admin", "member"] } }),
+  org: object({ id: int, name: str }),
+};
+
+/** `ok(...)`'s answer: `ok: true` and the fields given. */
+export const answerSchema = (properties: Record<string, object>) => object({ ok: { const: true }, ...properties });
+
+/** The answer of every sign-in and of GET /session (`signedIn`, sessions.ts currentSession). */
+export const signedInSchema = answerSchema({ ...whoProperties, session: sessionViewSchema, csrf_token: str, passkeys: int });
+
+/** WebAuthn options as @simplewebauthn/server makes them (the browser library reads them). */
+export const webauthnOptionsSchema = {
+  type: "object",
+  description: "PublicKeyCredential options (JSON), as @simplewebauthn/server makes them.",
+};
+
+export const invitationOptionsSchema = answerSchema({
+  options: webauthnOptionsSchema,
+  member: object({ name: str, email: str, role: { enum: ["owner", "admin", "member"] } }),
+  org: object({ id: int, name: str }),
+  expires_at: time,
+});
 
 export function sessionView(session: SessionRow, currentId: number | null) {
   return {

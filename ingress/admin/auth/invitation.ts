@@ -77,14 +77,14 @@ export async function mailInvitation(deps: IngressDeps, member: MemberRow, orgNa
   }
 }
 
-const optionsBody = validator<{ token: string }>({
+export const optionsBody = validator<{ token: string }>({
   type: "object",
   required: ["token"],
   properties: { token: tokenSchema },
   additionalProperties: false,
 });
 
-const verifyBody = validator<{ token: string; response: RegistrationResponseJSON; name?: string }>({
+export const verifyBody = validator<{ token: string; response: RegistrationResponseJSON; name?: string }>({
   type: "object",
   required: ["token", "response"],
   properties: { token: tokenSchema, response: registrationResponseSchema, name: passkeyNameSchema },

@@ -29,14 +29,14 @@ import { emailSubject, spend } from "./limits.js";
  * nobody is waiting for it, and the member asks again.
  */
 
-const requestBody = validator<{ email: string }>({
+export const requestBody = validator<{ email: string }>({
   type: "object",
   required: ["email"],
   properties: { email: { type: "string", format: "email", maxLength: 320 } },
   additionalProperties: false,
 });
 
-const consumeBody = validator<{ token: string }>({
+export const consumeBody = validator<{ token: string }>({
   type: "object",
   required: ["token"],
   properties: { token: tokenSchema },

@@ -30,9 +30,9 @@ import { siteOf } from "./cookie.js";
  * e-mailed link stays the recovery path).
  */
 
-const optionsBody = validator<Record<string, never>>({ type: "object", additionalProperties: false });
+export const optionsBody = validator<Record<string, never>>({ type: "object", additionalProperties: false });
 
-const verifyBody = validator<{ response: RegistrationResponseJSON; name?: string }>({
+export const verifyBody = validator<{ response: RegistrationResponseJSON; name?: string }>({
   type: "object",
   required: ["response"],
   properties: { response: registrationResponseSchema, name: passkeyNameSchema },

@@ -27,9 +27,9 @@ import { emailSubject, exhausted, spend } from "./limits.js";
  * count against that member's e-mail budget.
  */
 
-const optionsBody = validator<Record<string, never>>({ type: "object", additionalProperties: false });
+export const optionsBody = validator<Record<string, never>>({ type: "object", additionalProperties: false });
 
-const verifyBody = validator<{ response: AuthenticationResponseJSON }>({
+export const verifyBody = validator<{ response: AuthenticationResponseJSON }>({
   type: "object",
   required: ["response"],
   properties: { response: authenticationResponseSchema },

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AUTH_ROUTES, registerAuthRoutes } from "../../../ingress/admin/auth/routes.js";
 import { ADMIN_ROUTES } from "../../../ingress/admin/routes.js";
 import { adminDocument, publicDocument } from "../../../ingress/openapi/document.js";
 import { ADMIN_ANSWERS } from "../../../ingress/openapi/shapes.js";
@@ -80,6 +81,47 @@ describe("the OpenAPI documents", () => {
       expect(ids.has(id), `${id} is not an admin route`).toBe(true);
   });
 
+  it("describe every sign-in route registerAuthRoutes registers, with the security its wrapper checks", () => {
+    const doc = adminDocument("https://gateway.example");
+    const registered: { method: string; path: string; handler: unknown }[] = [];
+    registerAuthRoutes((method, path, handler) => registered.push({ method, path, handler }));
+    expect(registered.length).toBeGreaterThan(0);
+    for (const { method, path, handler } of registered) {
+      const id = `${method} ${path}`;
+      const op = doc.paths[path.replace(/:([a-z_]+)/g, "{$1}")]?.[method.toLowerCase()] as
+        | { security: Record<string, string[]>[]; requestBody?: unknown; responses: Record<string, unknown>; "x-credential": string }
+        | undefined;
+      expect(op, `${id} is not in the admin document`).toBeDefined();
+      if (!op) continue;
+      // The wrapper the handler was made with (auth/common.ts) decides the credential: the table must agree.
+      const wrapper = (handler as { credential?: string }).credential;
+      expect(wrapper, id).toBeDefined();
+      expect(op["x-credential"] === "session" ? "session" : "ceremony", id).toBe(wrapper);
+      if (wrapper === "session") {
+        expect(op.security, id).toEqual([method === "GET" ? { session: [] } : { session: [], csrf: [] }]);
+        expect(Object.keys(op.responses), id).toEqual(expect.arrayContaining(["401", "500"]));
+        if (method !== "GET") expect(op.responses, id).toHaveProperty("403");
+      } else {
+        expect(op.security, id).toEqual([]);
+        expect(Object.keys(op.responses), id).toEqual(expect.arrayContaining(["400", "403", "429", "500"]));
+      }
+      // A POST's body is the schema its handler validates with; a route without one takes none.
+      const entry = AUTH_ROUTES.find((r) => r.method === method && r.path === path);
+      expect(op.requestBody === undefined, id).toBe(entry?.body === undefined);
+    }
+    const documented = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith("/admin/v1/auth/"))
+      .flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(documented.sort()).toEqual(registered.map((r) => `${r.method} ${r.path.replace(/:([a-z_]+)/g, "{$1}")}`).sort());
+    const schemes = (doc.components as { securitySchemes: Record<string, Record<string, string>> }).securitySchemes;
+    expect(schemes.session).toMatchObject({ type: "apiKey", in: "cookie", name: "__Host-gw_session" });
+    expect(
+      (adminDocument("http://localhost:8080").components as typeof doc.components & { securitySchemes: typeof schemes }).securitySchemes
+        .session.name,
+    ).toBe("gw_session");
+    expect(schemes.csrf).toMatchObject({ type: "apiKey", in: "header", name: "X-CSRF-Token" });
+  });
+
   it("docs/api.md lists exactly the loosely described success answers", () => {
     const loose: string[] = [];
     for (const doc of [publicDocument("https://gateway.example"), adminDocument("https://gateway.example")]) {
@@ -139,5 +181,21 @@ describe("the OpenAPI documents", () => {
     expect(check("GET", "/admin/v1/orgs/1", 200, { ok: true }, "application/json")).toMatch(/org/);
     expect(check("GET", "/api/v1/nothing-here", 404, { ok: false, reason: "unknown_endpoint" }, "application/json")).toBeNull();
     expect(check("GET", "/api/v1/nothing-here", 404, { ok: false }, "application/json")).toMatch(/reason/);
+    // The sign-in routes: their answers fully described, their refusals to the reasons each gives.
+    const passkeys = { ok: true, passkeys: [] };
+    expect(check("GET", "/admin/v1/auth/passkeys", 200, passkeys, "application/json")).toBeNull();
+    expect(check("GET", "/admin/v1/auth/passkeys", 200, { ...passkeys, extra: 1 }, "application/json")).toMatch(/additional/);
+    expect(check("GET", "/admin/v1/auth/passkeys", 401, { ok: false, reason: "session_expired" }, "application/json")).toBeNull();
+    expect(check("GET", "/admin/v1/auth/passkeys", 403, { ok: false, reason: "csrf_rejected" }, "application/json")).toMatch(
+      /not in the document/,
+    );
+    expect(check("DELETE", "/admin/v1/auth/passkeys/3", 403, { ok: false, reason: "csrf_rejected" }, "application/json")).toBeNull();
+    expect(check("DELETE", "/admin/v1/auth/passkeys/3", 409, { ok: false, reason: "not_found" }, "application/json")).toMatch(
+      /allowed values/,
+    );
+    expect(check("POST", "/admin/v1/auth/signin/link/consume", 400, { ok: false, reason: "missing_token" }, "application/json")).toBeNull();
+    expect(check("POST", "/admin/v1/auth/signin/link/consume", 401, { ok: false, reason: "invalid_passkey" }, "application/json")).toMatch(
+      /not in the document/,
+    );
   });
 });
