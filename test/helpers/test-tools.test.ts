@@ -27,6 +27,8 @@ describe("the test tools check (global setup)", () => {
       "ldnsutils",
       "rsyslog",
       "python3-feedparser",
+      "php-cli",
+      "golang-go",
     ]);
     expect(missingPackages(everything)).toEqual([]);
   });

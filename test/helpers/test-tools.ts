@@ -28,6 +28,9 @@ export const TEST_TOOLS: readonly {
   { pkg: "ldnsutils", present: (p) => p.command("ldns-signzone") },
   { pkg: "rsyslog", present: (p) => p.file("/usr/sbin/rsyslogd") },
   { pkg: "python3-feedparser", present: (p) => p.python("feedparser") },
+  // docs/client.md's PHP and Go signature snippets (test/shared/client/signature-snippets.test.ts).
+  { pkg: "php-cli", present: (p) => p.command("php") },
+  { pkg: "golang-go", present: (p) => p.command("go") },
 ];
 
 export function missingPackages(probe: ToolProbe): string[] {
