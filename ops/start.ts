@@ -63,6 +63,9 @@ function onSignals(stop: () => Promise<void>): void {
   };
   process.on("SIGINT", handler);
   process.on("SIGTERM", handler);
+  // A child of the supervisor (forked, with an IPC channel) stops when the supervisor is gone,
+  // even killed with SIGKILL: no orphan keeps the port or the streams.
+  if (process.send !== undefined) process.on("disconnect", handler);
 }
 
 async function runIngress(config: Config): Promise<void> {

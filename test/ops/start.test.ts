@@ -42,7 +42,7 @@ const demoEnv = (fresh: NodeJS.ProcessEnv): Record<string, string> => ({
 });
 
 describe("npm start (supervisor)", () => {
-  it("creates the database, seeds and prints the demo keys and admin token, serves, restarts a crashed child, stops on SIGTERM", async () => {
+  it("creates the database, seeds and prints the demo keys and admin token, serves, restarts a crashed child, stops on SIGTERM, leaves no child when killed", async () => {
     const { GATEWAY_ENV: _unset, ...fresh } = process.env;
     // `npm install && npm start` on a fresh machine: no GATEWAY_ENV, no GATEWAY_SECRET.
     supervisor = spawn("sh", ["-c", startScript], { env: demoEnv(fresh), stdio: ["ignore", "pipe", "pipe"] });
@@ -105,9 +105,23 @@ describe("npm start (supervisor)", () => {
     expect(await runCli(["admin-token"], demoEnv(fresh), io)).toBe(0);
     expect(printed.out.trim()).toBe(token);
     expect(await runCli(["admin-token"], { ...demoEnv(fresh), ADMIN_TOKEN: "set-by-the-operator" }, io)).toBe(1);
-    supervisor.kill("SIGTERM");
+
+    // A supervisor killed outright leaves no child behind: each stops when its IPC channel closes.
+    await waitFor(() => output.split("listening on").length - 1 === 2, 15_000);
+    const childPids = [...output.matchAll(/"role":"[^"]+","pid":(\d+)/g)].map((m) => Number(m[1]));
+    expect(childPids.length).toBeGreaterThanOrEqual(3);
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    supervisor.kill("SIGKILL");
     await new Promise((resolve) => supervisor?.once("exit", resolve));
     supervisor = null;
+    await waitFor(() => childPids.every((pid) => !alive(pid)), 15_000);
   }, 150_000);
 
   it("refuses to start in production without GATEWAY_SECRET, naming it, before touching anything", async () => {
