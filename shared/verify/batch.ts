@@ -273,6 +273,17 @@ export function encodeBatch<P extends { call: CountingCall }>(
   return { keys: redisKeys, args, order };
 }
 
+/** The calls a run-length encoded reply answers; -1 when a count is not a positive integer. */
+function answeredCalls(pairs: unknown[]): number {
+  let total = 0;
+  for (let i = 1; i < pairs.length; i += 2) {
+    const n = pairs[i];
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 1) return -1;
+    total += n;
+  }
+  return total;
+}
+
 export function createCountingBatcher(options: BatcherOptions) {
   const { redis, keys, clock, script } = options;
   const maxBatch = options.maxBatch ?? 256;
@@ -295,22 +306,27 @@ export function createCountingBatcher(options: BatcherOptions) {
       for (const p of order) p.done(error, null);
       return;
     }
-    if (!Array.isArray(reply) || reply.length !== order.length) {
+    // Run-length encoded: (answer, number of consecutive calls) pairs, in the calls' order.
+    const answered = Array.isArray(reply) && reply.length % 2 === 0 ? answeredCalls(reply) : -1;
+    if (answered !== order.length) {
       const error = new Error(
-        `counting script returned ${Array.isArray(reply) ? reply.length : typeof reply} results for ${order.length} calls`,
+        `counting script returned ${answered < 0 ? JSON.stringify(reply)?.slice(0, 200) : answered} results for ${order.length} calls`,
       );
       for (const p of order) p.done(error, null);
       return;
     }
-    for (let i = 0; i < order.length; i++) {
+    const pairs = reply as unknown[];
+    let next = 0;
+    for (let i = 0; i < pairs.length; i += 2) {
+      const n = pairs[i + 1] as number;
       let outcome: ScriptOutcome;
       try {
-        outcome = scriptOutcome(reply[i]);
+        outcome = scriptOutcome(pairs[i]);
       } catch (error) {
-        order[i].done(error, null);
+        for (const end = next + n; next < end; next++) order[next].done(error, null);
         continue;
       }
-      order[i].done(null, outcome);
+      for (const end = next + n; next < end; next++) order[next].done(null, outcome);
     }
   }
 

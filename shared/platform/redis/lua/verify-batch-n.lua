@@ -51,8 +51,9 @@ and then per shape, SHAPE_FIELDS fields:
     place-refusal window of the minute, so such refusals never use up honest callers' slots,
   S_SOURCE_WINDOW index of the per-source window of the minute ("0" when the key has no per-source limit)
 
-Returns an array with one string per call, groups in order, shapes in order, the k
-calls of a shape in order:
+Returns the answers of the calls, groups in order, shapes in order, the k calls of a
+shape in order, run-length encoded: a flat array of pairs (answer, number of consecutive
+calls with that answer), two neighbouring pairs never with the same answer. An answer is:
   "stale"            a snapshot version differs or the snapshot is gone: nothing was
                      counted or recorded; the ingress reloads and asks once more
   "ok" | <reason>    the answer
@@ -76,6 +77,12 @@ Per call, unless stale (shared/enforcement/counting.ts says why this order):
      actor moves last_seen_at, at most once per installation and minute;
   6. counted 1: the call's rate window +1 and the source window +1 (each expires 120 s
      after its last write), cycle counter +1 (expires 7 days after the cycle ends).
+The k calls of a shape are answered as k calls in turn would be, in closed form when the
+label is an endpoint's own (G_LABELS "0"): a refused call takes nothing, so once one is
+refused every later call of the shape is refused alike, and the installation's status the
+first passing call found holds for the rest (it alone records or sights it). So the first
+min(k, what each window and the allowance have left) calls pass, the rest get the reason
+of the first gate that is full. A caller-chosen label runs the calls one by one.
 The endpoint label never refuses a call. A caller-chosen label (G_LABELS not "0") is
 recorded in the key's set of the day only by a call answered "ok", while the set holds
 fewer than ARG_LABEL_CAP; a call whose label is not in the set (a refusal, or past the cap) is
@@ -125,12 +132,25 @@ local function counter(key)
   end
   return c
 end
-local function take(key)
-  counters[key] = counter(key) + 1
-  added[key] = (added[key] or 0) + 1
+local function take(key, n)
+  counters[key] = counter(key) + n
+  added[key] = (added[key] or 0) + n
 end
 
 local results, events = {}, {}
+local lastAnswer = nil
+-- n more calls answered `result`, run-length encoded (the header says how).
+local function answer(result, n)
+  if n <= 0 then return end
+  if result == lastAnswer then
+    results[#results] = results[#results] + n
+  else
+    results[#results + 1] = result
+    results[#results + 1] = n
+    lastAnswer = result
+  end
+end
+
 local a = HEAD_FIELDS
 for _ = 1, groups do
   local keySnap, orgSnap = KEYS[tonumber(ARGV[a + G_KEY_SNAPSHOT])], KEYS[tonumber(ARGV[a + G_ORG_SNAPSHOT])]
@@ -149,107 +169,177 @@ for _ = 1, groups do
   local labelIn, labelsFull = nil, false
   local stale = keyV == '' or version(keySnap) ~= keyV or version(orgSnap) ~= orgV
   local merged, mergedOther = {}, {}
+
+  -- n more calls of the group in the usage events, merged by reason, counted flag and label.
+  local function record(label, result, counted, n)
+    if n <= 0 then return end
+    local bucket = merged
+    if label ~= endpoint then bucket = mergedOther end
+    local tag = result .. counted
+    local event = bucket[tag]
+    if event then
+      event.n = event.n + n
+    else
+      event = { org = org, key = key, endpoint = label, reason = result, counted = counted, cycle = cycle, n = n }
+      bucket[tag] = event
+      events[#events + 1] = event
+    end
+  end
+
+  -- The first gate a call meets full, in the order of the rules; nil when every one has room.
+  local function full(sourceKey, rateKey)
+    if sourceKey and counter(sourceKey) >= perSource then return 'rate_limited' end
+    if counter(rateKey) >= rate then return 'rate_limited' end
+    if allowance >= 0 and counter(usedKey) >= allowance then return 'usage_limit_exceeded' end
+    return nil
+  end
+
+  -- The installation step (5.) of a passing "ok" call that names one: its status, and
+  -- whether this call recorded it (newStatus) or sighted it first this minute (sighted).
+  local function installation(install)
+    local status, newStatus, sighted = redis.call('HGET', instKey, install), nil, nil
+    if not status then
+      if redis.call('HLEN', instKey) == 0 then
+        -- The first installation a key is seen on keeps working, "(unnamed)" included.
+        status = 'approved'
+      elseif tonumber(redis.call('GET', pendingKey) or '0') >= pendingCap then
+        status = 'over_limit'
+      else
+        status = 'pending'
+        redis.call('INCR', pendingKey)
+        redis.call('EXPIRE', pendingKey, DAY_S)
+      end
+      if status ~= 'over_limit' then
+        redis.call('HSET', instKey, install, status)
+        newStatus = status
+      end
+    end
+    -- A recorded installation's first call of the minute is a sighting (last_seen_at).
+    if status ~= 'over_limit' and seenKey and redis.call('HSETNX', seenKey, install, '1') == 1 then
+      redis.call('EXPIRE', seenKey, 120)
+      if not newStatus then sighted = status end
+    end
+    return status, newStatus, sighted
+  end
+
+  local function statusAnswer(status, result)
+    if status == 'blocked' then return 'installation_blocked' end
+    if status == 'over_limit' then return 'installation_limit_reached' end
+    if status == 'pending' then return 'installation_pending' end
+    return result
+  end
+
+  -- n passing calls take a slot of each window and of the allowance.
+  local function takeAll(sourceKey, rateKey, n)
+    if sourceKey then take(sourceKey, n) end
+    take(rateKey, n)
+    take(usedKey, n)
+    cycleEnds[usedKey] = cycle + CYCLE_MS
+  end
+
+  -- The call that recorded or sighted an installation is an event of its own.
+  local function installEvent(result, install, newStatus, sighted)
+    local recorded = nil
+    if newStatus then recorded = 1 end
+    events[#events + 1] = {
+      org = org, key = key, endpoint = endpoint, reason = result, counted = 1, cycle = cycle, n = 1,
+      install = install, install_status = newStatus or sighted, install_new = recorded,
+    }
+  end
+
   for _ = 1, shapes do
     local calls, outcome, counts, install = tonumber(ARGV[a + S_CALLS]), ARGV[a + S_OUTCOME], ARGV[a + S_COUNTS], ARGV[a + S_INSTALL]
     local rateKey, sourceIndex = KEYS[tonumber(ARGV[a + S_WINDOW])], tonumber(ARGV[a + S_SOURCE_WINDOW])
     local sourceKey = nil
     if sourceIndex > 0 and perSource >= 0 then sourceKey = KEYS[sourceIndex] end
     a = a + SHAPE_FIELDS
-    -- The installation's status as the shape's first call through the gates left it: the
-    -- calls after it find the same (its own recording, or nothing to record), so they skip
-    -- the HGET, HLEN and the sighting. false = not asked yet.
-    local known = false
-    for _ = 1, calls do
-      local result, counted, newStatus, sighted = outcome, 0, nil, nil
-      if stale then
-        result = 'stale'
-      elseif counts == '1' then
-        if sourceKey and counter(sourceKey) >= perSource then
-          result = 'rate_limited'
-        elseif counter(rateKey) >= rate then
-          result = 'rate_limited'
-        elseif allowance >= 0 and counter(usedKey) >= allowance then
-          result = 'usage_limit_exceeded'
+    if stale then
+      answer('stale', calls)
+    elseif counts ~= '1' then
+      answer(outcome, calls)
+      if labelsKey then
+        for _ = 1, calls do
+          local label = endpoint
+          if labelIn == nil then labelIn = redis.call('SISMEMBER', labelsKey, endpoint) == 1 end
+          if not labelIn then label = other end
+          record(label, outcome, 0, 1)
+        end
+      else
+        record(endpoint, outcome, 0, calls)
+      end
+    elseif not labelsKey then
+      -- Closed form (the header says why it answers as the calls one by one would).
+      local passing = calls
+      if sourceKey then passing = math.min(passing, perSource - counter(sourceKey)) end
+      passing = math.min(passing, rate - counter(rateKey))
+      if allowance >= 0 then passing = math.min(passing, allowance - counter(usedKey)) end
+      if passing > 0 then
+        local result, newStatus, sighted = outcome, nil, nil
+        if outcome == 'ok' and install ~= '' then
+          local status
+          status, newStatus, sighted = installation(install)
+          result = statusAnswer(status, outcome)
+        end
+        takeAll(sourceKey, rateKey, passing)
+        answer(result, passing)
+        if newStatus or sighted then
+          installEvent(result, install, newStatus, sighted)
+          record(endpoint, result, 1, passing - 1)
+        else
+          record(endpoint, result, 1, passing)
+        end
+      else
+        passing = 0
+      end
+      if passing < calls then
+        local refused = full(sourceKey, rateKey)
+        answer(refused, calls - passing)
+        record(endpoint, refused, 0, calls - passing)
+      end
+    else
+      -- A caller-chosen label: call by call, for the label set's own rules.
+      -- The installation's status as the shape's first passing call left it: false = not asked yet.
+      local known = false
+      for _ = 1, calls do
+        local result, counted, newStatus, sighted = outcome, 0, nil, nil
+        local refused = full(sourceKey, rateKey)
+        if refused then
+          result = refused
         else
           if outcome == 'ok' and install ~= '' then
             local status = known
             if status == false then
-              status = redis.call('HGET', instKey, install)
-              if not status then
-                if redis.call('HLEN', instKey) == 0 then
-                  -- The first installation a key is seen on keeps working, "(unnamed)" included.
-                  status = 'approved'
-                elseif tonumber(redis.call('GET', pendingKey) or '0') >= pendingCap then
-                  status = 'over_limit'
-                else
-                  status = 'pending'
-                  redis.call('INCR', pendingKey)
-                  redis.call('EXPIRE', pendingKey, DAY_S)
-                end
-                if status ~= 'over_limit' then
-                  redis.call('HSET', instKey, install, status)
-                  newStatus = status
-                end
-              end
-              -- A recorded installation's first call of the minute is a sighting (last_seen_at).
-              if status ~= 'over_limit' and seenKey and redis.call('HSETNX', seenKey, install, '1') == 1 then
-                redis.call('EXPIRE', seenKey, 120)
-                if not newStatus then sighted = status end
-              end
+              status, newStatus, sighted = installation(install)
               known = status
             end
-            if status == 'blocked' then
-              result = 'installation_blocked'
-            elseif status == 'over_limit' then
-              result = 'installation_limit_reached'
-            elseif status == 'pending' then
-              result = 'installation_pending'
-            end
+            result = statusAnswer(status, outcome)
           end
-          if sourceKey then take(sourceKey) end
-          take(rateKey)
-          take(usedKey)
-          cycleEnds[usedKey] = cycle + CYCLE_MS
+          takeAll(sourceKey, rateKey, 1)
           counted = 1
         end
-      end
-      results[#results + 1] = result
-      if not stale then
+        answer(result, 1)
         local label = endpoint
-        if labelsKey then
-          if labelIn == nil then labelIn = redis.call('SISMEMBER', labelsKey, endpoint) == 1 end
-          if not labelIn then
-            -- Recorded only by a call that passed every rule and gate, while the set has room.
-            if result == 'ok' and not labelsFull and redis.call('SCARD', labelsKey) < labelCap then
-              redis.call('SADD', labelsKey, endpoint)
-              redis.call('EXPIRE', labelsKey, DAY_S)
-              labelIn = true
-            else
-              if result == 'ok' then labelsFull = true end
-              label = other
-            end
+        if labelIn == nil then labelIn = redis.call('SISMEMBER', labelsKey, endpoint) == 1 end
+        if not labelIn then
+          -- Recorded only by a call that passed every rule and gate, while the set has room.
+          if result == 'ok' and not labelsFull and redis.call('SCARD', labelsKey) < labelCap then
+            redis.call('SADD', labelsKey, endpoint)
+            redis.call('EXPIRE', labelsKey, DAY_S)
+            labelIn = true
+          else
+            if result == 'ok' then labelsFull = true end
+            label = other
           end
         end
-        local installStatus = newStatus or sighted
-        if installStatus then
+        if newStatus or sighted then
           local recorded = nil
           if newStatus then recorded = 1 end
           events[#events + 1] = {
             org = org, key = key, endpoint = label, reason = result, counted = counted, cycle = cycle, n = 1,
-            install = install, install_status = installStatus, install_new = recorded,
+            install = install, install_status = newStatus or sighted, install_new = recorded,
           }
         else
-          local bucket = merged
-          if label ~= endpoint then bucket = mergedOther end
-          local tag = result .. counted
-          local event = bucket[tag]
-          if event then
-            event.n = event.n + 1
-          else
-            event = { org = org, key = key, endpoint = label, reason = result, counted = counted, cycle = cycle, n = 1 }
-            bucket[tag] = event
-            events[#events + 1] = event
-          end
+          record(label, result, counted, 1)
         end
       end
     end
