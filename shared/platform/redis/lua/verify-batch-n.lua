@@ -238,11 +238,11 @@ for _ = 1, groups do
   end
 
   -- The call that recorded or sighted an installation is an event of its own.
-  local function installEvent(result, install, newStatus, sighted)
+  local function installEvent(label, result, install, newStatus, sighted)
     local recorded = nil
     if newStatus then recorded = 1 end
     events[#events + 1] = {
-      org = org, key = key, endpoint = endpoint, reason = result, counted = 1, cycle = cycle, n = 1,
+      org = org, key = key, endpoint = label, reason = result, counted = 1, cycle = cycle, n = 1,
       install = install, install_status = newStatus or sighted, install_new = recorded,
     }
   end
@@ -283,7 +283,7 @@ for _ = 1, groups do
         takeAll(sourceKey, rateKey, passing)
         answer(result, passing)
         if newStatus or sighted then
-          installEvent(result, install, newStatus, sighted)
+          installEvent(endpoint, result, install, newStatus, sighted)
           record(endpoint, result, 1, passing - 1)
         else
           record(endpoint, result, 1, passing)
@@ -332,12 +332,7 @@ for _ = 1, groups do
           end
         end
         if newStatus or sighted then
-          local recorded = nil
-          if newStatus then recorded = 1 end
-          events[#events + 1] = {
-            org = org, key = key, endpoint = label, reason = result, counted = counted, cycle = cycle, n = 1,
-            install = install, install_status = newStatus or sighted, install_new = recorded,
-          }
+          installEvent(label, result, install, newStatus, sighted)
         else
           record(label, result, counted, 1)
         end
