@@ -63,9 +63,19 @@ function onSignals(stop: () => Promise<void>): void {
   };
   process.on("SIGINT", handler);
   process.on("SIGTERM", handler);
-  // A child of the supervisor (forked, with an IPC channel) stops when the supervisor is gone,
-  // even killed with SIGKILL: no orphan keeps the port or the streams.
-  if (process.send !== undefined) process.on("disconnect", handler);
+  stopOnDisconnect = handler;
+}
+
+/** How a child stops once the supervisor is gone: exit, until its role is running (onSignals). */
+let stopOnDisconnect: () => void = () => process.exit(1);
+
+/**
+ * A child of the supervisor (forked, with an IPC channel) stops when the supervisor is gone,
+ * even killed with SIGKILL, and even while it is still starting: no orphan keeps the port or
+ * the streams.
+ */
+function watchSupervisor(): void {
+  if (process.send !== undefined) process.once("disconnect", () => stopOnDisconnect());
 }
 
 async function runIngress(config: Config): Promise<void> {
@@ -206,6 +216,7 @@ async function supervise(config: Config): Promise<void> {
 async function main(): Promise<void> {
   const config = loadOrExit();
   const [role, name] = process.argv.slice(2);
+  if (role !== undefined) watchSupervisor();
   if (role === undefined) await supervise(config);
   else if (role === "ingress") await runIngress(config);
   else if (role === "actor" && name) await runActor(config, name);

@@ -121,7 +121,7 @@ describe("npm start (supervisor)", () => {
     supervisor.kill("SIGKILL");
     await new Promise((resolve) => supervisor?.once("exit", resolve));
     supervisor = null;
-    await waitFor(() => childPids.every((pid) => !alive(pid)), 15_000);
+    await waitFor(() => childPids.every((pid) => !alive(pid)), 25_000);
   }, 150_000);
 
   it("refuses to start in production without GATEWAY_SECRET, naming it, before touching anything", async () => {
