@@ -48,6 +48,20 @@ afterAll(async () => {
   await collector?.close();
 });
 
+/**
+ * Stops the running pushers and starts one (batches of 20, its info logs kept), so that it
+ * holds destination `id`; resolves once its loop for `id` runs.
+ */
+async function onlyPusher(id: number, options: Partial<PusherOptions>): Promise<{ pusher: SiemPusher; logs: string[] }> {
+  await Promise.all(pushers.splice(0).map((p) => p.stop()));
+  const logs: string[] = [];
+  const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(line) });
+  const pusher = await startSiemPusher({ ...gw.ctx, logger }, { ...OPTIONS, batchSize: 20, ...options });
+  pushers.push(pusher);
+  await waitFor(() => pusher.running().includes(id));
+  return { pusher, logs };
+}
+
 describe("SIEM replay from the events table", () => {
   it("a destination trimmed past its position gets every event, in order, once", async () => {
     const created = await gw.admin("POST", "/orgs", { name: "Replay", plan: "enterprise" });
@@ -102,20 +116,10 @@ describe("SIEM replay from the events table", () => {
     const orgId = created.body.org.id as number;
     const id = await addDestination(gw, orgId, { kind: "http", url: `${collector.url}/running` });
     // One pusher, so that it is the one holding the destination.
-    await Promise.all(pushers.splice(0).map((p) => p.stop()));
-    const logs: string[] = [];
-    const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(line) });
-    const pusher = await startSiemPusher(
-      { ...gw.ctx, logger },
-      {
-        ...OPTIONS,
-        owner: "replay-c",
-        batchSize: 20,
-        retry: { maxAttempts: 100, backoffBaseMs: 1_000, backoffMaxMs: 2_000 },
-      },
-    );
-    pushers.push(pusher);
-    await waitFor(() => pusher.running().includes(id));
+    const { pusher, logs } = await onlyPusher(id, {
+      owner: "replay-c",
+      retry: { maxAttempts: 100, backoffBaseMs: 1_000, backoffMaxMs: 2_000 },
+    });
     collector.failing = true;
     const events = await writeEvents(gw, orgId, 400);
     const stream = gw.ctx.keys.stream(`events:siem:${id}`);
@@ -159,24 +163,14 @@ describe("SIEM replay from the events table", () => {
     const created = await gw.admin("POST", "/orgs", { name: "Replay between reads", plan: "enterprise" });
     const orgId = created.body.org.id as number;
     const id = await addDestination(gw, orgId, { kind: "http", url: `${collector.url}/between` });
-    await Promise.all(pushers.splice(0).map((p) => p.stop()));
-    const logs: string[] = [];
-    const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(line) });
-    const pusher = await startSiemPusher(
-      { ...gw.ctx, logger },
-      {
-        ...OPTIONS,
-        owner: "replay-d",
-        batchSize: 20,
-        // The periodic re-read (and its gap check) never comes during the test.
-        reloadMs: 3_600_000,
-        // Equal retry delays, so the two batches in hand come back in the order they left.
-        retry: { maxAttempts: 100, backoffBaseMs: 200, backoffMaxMs: 400 },
-        random: () => 0,
-      },
-    );
-    pushers.push(pusher);
-    await waitFor(() => pusher.running().includes(id));
+    const { pusher, logs } = await onlyPusher(id, {
+      owner: "replay-d",
+      // The periodic re-read (and its gap check) never comes during the test.
+      reloadMs: 3_600_000,
+      // Equal retry delays, so the two batches in hand come back in the order they left.
+      retry: { maxAttempts: 100, backoffBaseMs: 200, backoffMaxMs: 400 },
+      random: () => 0,
+    });
     const stream = gw.ctx.keys.stream(`events:siem:${id}`);
     const arrived = () => collector.order.get("/between") ?? [];
 

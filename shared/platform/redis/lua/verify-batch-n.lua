@@ -256,17 +256,14 @@ for _ = 1, groups do
     if stale then
       answer('stale', calls)
     elseif counts ~= '1' then
+      -- Not counted: no gate, nothing recorded, and never "ok", so the label set is only read.
       answer(outcome, calls)
+      local label = endpoint
       if labelsKey then
-        for _ = 1, calls do
-          local label = endpoint
-          if labelIn == nil then labelIn = redis.call('SISMEMBER', labelsKey, endpoint) == 1 end
-          if not labelIn then label = other end
-          record(label, outcome, 0, 1)
-        end
-      else
-        record(endpoint, outcome, 0, calls)
+        if labelIn == nil then labelIn = redis.call('SISMEMBER', labelsKey, endpoint) == 1 end
+        if not labelIn then label = other end
       end
+      record(label, outcome, 0, calls)
     elseif not labelsKey then
       -- Closed form (the header says why it answers as the calls one by one would).
       local passing = calls
