@@ -38,6 +38,14 @@ import {
  * nothing, and the admin API answers the tab no 403; the owner is offered each page's admin
  * actions, the member none of them (her buttons and fields are listed page by page), and the
  * operator's pages are not in her navigation and say they are not available to her role.
+ *
+ * Last, at 1280 px only (the widths are the same code for every principal): an `admin`
+ * (Katherine, invited here through the admin API, signed in with her invitation and a
+ * passkey), offered every admin action but the owner's (no invitation, no token, the team
+ * page only her passkeys); and a read-only organization token (`scopes: ["read"]`), typed
+ * into /dashboard/token as the operator types the admin token, offered no write of the
+ * admin API (its buttons and fields listed page by page, like the member's). Both: the same
+ * checks, the data of every page, no 403, the operator's pages not available.
  */
 
 // Functions passed to page.evaluate run in the browser; this name is theirs.
@@ -157,14 +165,20 @@ describe("the dashboard, walked by the operator", () => {
   });
 });
 
-// ---- the same pages as the organization's owner and as a read-only member, each with a passkey session ----
+// ---- the same pages as the organization's owner, an admin, a read-only member and a read-only token ----
 
-/** Who fixtures.ts invites, and as what. */
+/** Who is walked with a passkey session, and as what: fixtures.ts invites the owner and the member, signIn() the admin. */
 const PEOPLE = {
   owner: { name: "Ada Lovelace", email: "ada@example.com" },
+  admin: { name: "Katherine Johnson", email: "katherine@example.com" },
   member: { name: "Grace Hopper", email: "grace@example.com" },
 } as const;
 type Role = keyof typeof PEOPLE;
+/** Whoever walks the organization's pages: a member of a role, or a read-only organization token. */
+type Reader = Role | "token";
+
+/** The read-only organization token, by its name (the page's header shows it). */
+const READ_TOKEN = "Nightly report";
 
 /** What each page shows of the organization's data, whoever reads it (fixtures.ts PLAIN). */
 const DATA: Record<string, string[]> = {
@@ -201,6 +215,13 @@ const ADMIN_ACTIONS: Record<string, string[]> = {
   siem: ["Send a test event", "Remove", "Add the destination", "Add the webhook"],
   team: ["Send the invitation", "Create the token"],
 };
+/**
+ * Of those, the owner's alone (members and tokens; the dashboard has no organization
+ * settings to change): an admin is offered every other one. Her team page is listed
+ * exactly, as a member's: the token the walk made is listed without "Revoke", and neither
+ * the invitation's nor the token's form is there.
+ */
+const OWNER_ONLY = ["Send the invitation", "Create the token"];
 
 /**
  * Every button a member is offered, page by page, and nothing else: copying; the server key
@@ -221,6 +242,24 @@ const MEMBER_MAY: Record<string, string[]> = {
 };
 /** The fields a member may fill in, outside the filters: the finding's owner, status, due date and a note. */
 const MEMBER_FIELDS: Record<string, string[]> = { finding: ["Owner", "Status", "Due", "Add a note"] };
+
+/**
+ * Every button a read-only token is offered: the member's less what would write through the
+ * admin API with it (a note: POST, refused `insufficient_scope`) and what only a member has
+ * (a passkey). What the server key does stays: the key is its own credential, which the
+ * token neither grants nor limits (docs/dashboard.md, "The server key of the security pages").
+ */
+const TOKEN_MAY: Record<string, string[]> = {
+  "key-integration": ["Copy"],
+  domains: ["Copy"],
+  scans: KEY_PANEL,
+  scan: [...KEY_PANEL, "Run a fresh scan"],
+  findings: KEY_PANEL,
+  finding: [...KEY_PANEL, "Save", "Re-check now"],
+  activity: KEY_PANEL,
+};
+/** The fields a read-only token may fill in, outside the filters: the finding's owner, status and due date (the server key's assignment). */
+const TOKEN_FIELDS: Record<string, string[]> = { finding: ["Owner", "Status", "Due"] };
 
 interface Seen {
   /** Visible buttons in the page (not the header's), by their text. */
@@ -247,26 +286,62 @@ async function seen(tab: Tab): Promise<Seen> {
   });
 }
 
-/** One tab per person, signed in once (the invitation and a passkey) and kept for both widths. */
-const tabs: Partial<Record<Role, Promise<Tab>>> = {};
-/** The tab's admin API answers 403: a page asking for what its reader may not have. */
-const forbidden: Record<Role, string[]> = { owner: [], member: [] };
-
-function signedIn(role: Role): Promise<Tab> {
-  tabs[role] ??= signIn(role);
-  return tabs[role];
+/** The buttons and fields a reader is offered on a page, when listed exactly: nothing else. */
+function exactly(reader: Reader, name: string): { buttons: string[]; fields: string[] } | null {
+  if (reader === "member") return { buttons: MEMBER_MAY[name] ?? [], fields: MEMBER_FIELDS[name] ?? [] };
+  if (reader === "token") return { buttons: TOKEN_MAY[name] ?? [], fields: TOKEN_FIELDS[name] ?? [] };
+  if (reader === "admin" && name === "team") return { buttons: MEMBER_MAY.team, fields: [] };
+  return null;
 }
 
-async function signIn(role: Role): Promise<Tab> {
-  // The gateway as it is (no stand-ins: they would ask it without the session's cookie).
+/** The admin actions of a page a reader is offered: all of them to the owner, all but the owner's to an admin. */
+function adminActions(reader: Reader, name: string): string[] {
+  if (reader === "owner") return ADMIN_ACTIONS[name] ?? [];
+  if (reader === "admin") return (ADMIN_ACTIONS[name] ?? []).filter((action) => !OWNER_ONLY.includes(action));
+  return [];
+}
+
+/** What a page offers its reader: every admin action they may take, and where listed exactly, nothing else. */
+function checkOffers(reader: Reader, name: string, s: Seen, where: string): void {
+  for (const action of adminActions(reader, name)) expect(s.buttons, `${where} offers ${action}`).toContain(action);
+  if (reader === "admin") for (const action of OWNER_ONLY) expect(s.buttons, `${where} does not offer ${action}`).not.toContain(action);
+  const only = exactly(reader, name);
+  if (only === null) return;
+  expect([...new Set(s.buttons)].sort(), `${where}: buttons`).toEqual([...only.buttons].sort());
+  expect(s.fields, `${where}: fields`).toEqual(only.fields);
+}
+
+/** One tab per reader, signed in once and kept (the owner's and the member's for both widths). */
+const tabs: Partial<Record<Reader, Promise<Tab>>> = {};
+/** The tab's admin API answers 403: a page asking for what its reader may not have. */
+const forbidden: Record<Reader, string[]> = { owner: [], admin: [], member: [], token: [] };
+
+function signedIn(reader: Reader): Promise<Tab> {
+  tabs[reader] ??= reader === "token" ? signInWithReadToken() : signIn(reader);
+  return tabs[reader];
+}
+
+/** Opens a tab on the gateway as it is (no stand-ins: they would ask it without a session's cookie) that notes the 403s. */
+async function openTab(reader: Reader): Promise<Tab> {
   const tab = await harness.open("wide", { site: true, standIns: false });
-  await virtualAuthenticator(tab.page);
   tab.page.on("response", (response) => {
     const url = new URL(response.url());
     if (url.pathname.startsWith("/admin/v1/") && response.status() === 403)
-      forbidden[role].push(`${response.request().method()} ${url.pathname}`);
+      forbidden[reader].push(`${response.request().method()} ${url.pathname}`);
   });
-  const [link] = await nextLinks(smtp, PEOPLE[role].email, 0);
+  return tab;
+}
+
+async function signIn(role: Role): Promise<Tab> {
+  // The admin is invited here (fixtures.ts has the others), as the operator does: the invitation goes by e-mail.
+  const after = smtp.mails.length;
+  if (role === "admin") {
+    const invited = await gw.admin("POST", `/orgs/${world.orgId}/members`, { ...PEOPLE.admin, role });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+  }
+  const tab = await openTab(role);
+  await virtualAuthenticator(tab.page);
+  const [link] = await nextLinks(smtp, PEOPLE[role].email, role === "admin" ? after : 0);
   await acceptInvitation(tab.page, link, world.orgId, `${PEOPLE[role].name}'s laptop`);
   expect(await tab.page.evaluate(() => document.body.innerText)).toContain(`${PEOPLE[role].name} (${role})`);
   // Someone gave her the server key; the security pages take it as any browser would.
@@ -274,37 +349,75 @@ async function signIn(role: Role): Promise<Tab> {
   return tab;
 }
 
+/** The read-only token, made through the admin API (as the owner's team page would make it), shown once. */
+let readToken = "";
+
+async function makeReadToken(): Promise<void> {
+  const made = await gw.admin("POST", `/orgs/${world.orgId}/tokens`, { name: READ_TOKEN, scopes: ["read"] });
+  expect(made.status, JSON.stringify(made.body)).toBe(201);
+  readToken = made.body.token;
+}
+
+/** Typed into /dashboard/token as the operator types the admin token; it lands on its organization's overview. */
+async function signInWithReadToken(): Promise<Tab> {
+  const tab = await openTab("token");
+  await tab.page.goto(`${tab.origin}/dashboard`, { waitUntil: "domcontentloaded" });
+  await tab.page.waitForSelector("input[type=password]", WAIT);
+  await tab.page.type("input[type=password]", readToken);
+  await tab.page.click("form button[type=submit].primary");
+  await tab.page.waitForFunction((home: string) => location.pathname === home, WAIT, `/dashboard/orgs/${world.orgId}`);
+  await settled(tab.page);
+  expect(await tab.page.evaluate(() => document.body.innerText)).toContain(`Token ${READ_TOKEN} (read)`);
+  // The script's owner also holds the server key, as the member does.
+  await connectServerKey(tab);
+  return tab;
+}
+
+/** Every page as the reader at one width: the checks, the data, no refusal, what it offers; the operator's pages closed. */
+async function walk(reader: Reader, width: Width): Promise<void> {
+  const tab = await signedIn(reader);
+  // The same tab and session at both widths; every visit is still a full load.
+  await tab.page.setViewport({ width: WIDTHS[width], height: width === "narrow" ? 844 : 900, deviceScaleFactor: 1 });
+  for (const { name, path } of pages()) {
+    await visit(tab, path);
+    await check(tab, `${reader}-${name}`, width);
+    const s = await seen(tab);
+    const where = `${reader} on ${name} at ${WIDTHS[width]} px`;
+    expect(s.refusals, where).toEqual([]);
+    if (name.startsWith("operator")) {
+      // Not the operator's pages: a page that says so, nothing to press, a way back.
+      expect(s.text, where).toContain("Not available to your role.");
+      expect(s.buttons, where).toEqual([]);
+      expect(await tab.page.$(`main a[href="/dashboard/orgs/${world.orgId}"]`), where).not.toBeNull();
+      continue;
+    }
+    for (const data of DATA[name]) expect(s.text, `${where} shows ${data}`).toContain(data);
+    checkOffers(reader, name, s, where);
+  }
+  // Nothing the navigation offers leads to the operator's pages.
+  expect(await tab.page.$("a[href^='/dashboard/operator']")).toBeNull();
+  expect(tab.problems).toEqual([]);
+  expect(forbidden[reader]).toEqual([]);
+}
+
 describe.each(["owner", "member"] as const)("the dashboard, walked by the organization's %s (passkey session)", (role) => {
   for (const width of ["wide", "narrow"] as const) {
     it(`every page at ${WIDTHS[width]} px: settles, no errors, axe clean; ${role === "owner" ? "every admin action offered" : "no admin action offered, the operator's page not available"}`, async () => {
-      const tab = await signedIn(role);
-      // The same tab and session at both widths; every visit is still a full load.
-      await tab.page.setViewport({ width: WIDTHS[width], height: width === "narrow" ? 844 : 900, deviceScaleFactor: 1 });
-      for (const { name, path } of pages()) {
-        await visit(tab, path);
-        await check(tab, `${role}-${name}`, width);
-        const s = await seen(tab);
-        const where = `${role} on ${name} at ${WIDTHS[width]} px`;
-        expect(s.refusals, where).toEqual([]);
-        if (name.startsWith("operator")) {
-          // Not the operator's pages: a page that says so, nothing to press, a way back.
-          expect(s.text, where).toContain("Not available to your role.");
-          expect(s.buttons, where).toEqual([]);
-          expect(await tab.page.$(`main a[href="/dashboard/orgs/${world.orgId}"]`), where).not.toBeNull();
-          continue;
-        }
-        for (const data of DATA[name]) expect(s.text, `${where} shows ${data}`).toContain(data);
-        if (role === "owner") {
-          for (const action of ADMIN_ACTIONS[name] ?? []) expect(s.buttons, `${where} offers ${action}`).toContain(action);
-        } else {
-          expect([...new Set(s.buttons)].sort(), `${where}: buttons`).toEqual([...(MEMBER_MAY[name] ?? [])].sort());
-          expect(s.fields, `${where}: fields`).toEqual(MEMBER_FIELDS[name] ?? []);
-        }
-      }
-      // Nothing the navigation offers leads to the operator's pages.
-      expect(await tab.page.$("a[href^='/dashboard/operator']")).toBeNull();
-      expect(tab.problems).toEqual([]);
-      expect(forbidden[role]).toEqual([]);
+      await walk(role, width);
     });
   }
+});
+
+// One width: the pages' layout is the same code for every principal, walked at both widths above.
+describe("the dashboard at 1280 px, walked by an organization admin (passkey session) and a read-only organization token", () => {
+  // Before the admin's walk: her team page lists a token, which only an owner may revoke.
+  beforeAll(makeReadToken);
+
+  it("the admin: every page settles, no errors, axe clean; every admin action but the owner's offered, the operator's page not available", async () => {
+    await walk("admin", "wide");
+  });
+
+  it("the read-only token, typed on the sign-in page: every page settles, no errors, axe clean; no admin API write offered, the operator's page not available", async () => {
+    await walk("token", "wide");
+  });
 });

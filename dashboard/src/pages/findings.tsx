@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, data, type Assignment, type Member } from "../api.js";
-import { principal, serverKey } from "../auth.js";
+import { may, principal, serverKey } from "../auth.js";
 import { useOrg } from "../layout.js";
 import { Link, setQuery, to, usePlace } from "../router.js";
 import {
@@ -298,7 +298,8 @@ export function FindingPage(props: { domain: string; findingKey: string }) {
             ) : (
               <Empty>No history yet: the story starts when someone takes the finding.</Empty>
             )}
-            {assigned ? (
+            {/* A note is the admin API's (POST), unlike the assignment above (the server key's): a read-only token adds none. */}
+            {assigned && may("assign") ? (
               <form class="stack" onSubmit={(e) => void addNote(e)}>
                 <Field label="Add a note">
                   {(a) => <textarea {...a} rows={3} maxLength={10_000} value={note} onInput={(e: InputEvent) => setNote(valueOf(e))} />}
