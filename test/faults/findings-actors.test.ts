@@ -162,8 +162,10 @@ describe("notifier SIGKILLed while an e-mail and a webhook are in flight", () =>
     // The e-mail after the stream entry is claimed (2 s); the webhook after its lease runs out (25 s).
     await waitFor(() => mailsAccepted().length >= 1 && hooksAccepted.length >= 1, 60_000, 100);
     await waitFor(async () => (await pending("events", "notifier")) === 0, 20_000, 100);
-    const { rows } = await db.query("SELECT status FROM webhook_deliveries");
-    expect(rows.map((r) => r.status)).toEqual(["delivered"]);
+    // The receiver has the post before the notifier has its answer and records it: wait for the record.
+    const statuses = async () => (await db.query<{ status: string }>("SELECT status FROM webhook_deliveries")).rows.map((r) => r.status);
+    await waitFor(async () => (await statuses()).every((status) => status !== "pending"), 20_000, 100);
+    expect(await statuses()).toEqual(["delivered"]);
     expect(mailsAccepted()).toEqual([`ada@faults.example ${eventId}`]);
     expect(hooksAccepted).toHaveLength(1);
     await gw.kill("notifier-b");
