@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SIGNIN_PAGES_CSP } from "../../ingress/dashboard/pages.js";
 import { DASHBOARD_CSP } from "../../ingress/dashboard/spa.js";
 import { buildDashboard, SCRIPT_BUDGET_GZIP_BYTES } from "../../ops/embed/dashboard-build.js";
 import { DASHBOARD_DIR, type DashboardManifest } from "../../shared/embed/dashboard-asset.js";
@@ -50,13 +51,19 @@ describe("the dashboard shell", () => {
       expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
       expect(html).not.toMatch(/\sstyle=|<style/);
     }
-    // The members' sign-in and invitation pages are exact routes of their own, matched before the shell's patterns.
+    // The members' sign-in and invitation pages are exact routes of their own, matched before
+    // the shell's patterns: their own script, the shell's style sheet, no inline script or style.
     for (const path of ["/dashboard/signin", "/dashboard/invitation"]) {
       const answer = await get(path);
       expect(answer.status, path).toBe(200);
-      expect(answer.headers.get("content-security-policy"), path).not.toBe(DASHBOARD_CSP);
-      expect(await answer.text(), path).toContain('<script src="/dashboard/assets/signin.js?v=');
+      expect(answer.headers.get("content-security-policy"), path).toBe(SIGNIN_PAGES_CSP);
+      const html = await answer.text();
+      expect(html, path).toContain('<script src="/dashboard/assets/signin.js?v=');
+      expect(html, path).toContain(`<link rel="stylesheet" href="/dashboard/assets/${manifest.css.name}">`);
+      expect(html, path).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+      expect(html, path).not.toMatch(/\sstyle=|<style/);
     }
+    expect(SIGNIN_PAGES_CSP).toBe(DASHBOARD_CSP.replace("connect-src 'self'; ", "connect-src 'self'; img-src 'self'; "));
     expect(DASHBOARD_CSP).toMatch(/^default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self';/);
     expect(DASHBOARD_CSP).toContain("frame-ancestors 'none'");
   });

@@ -6,9 +6,11 @@ import { Field, RefusalBox, type InputEvent, valueOf } from "../ui.js";
 /**
  * The dashboard's own way in, at /dashboard/token (docs/dashboard.md "Getting in"): a pasted
  * token (the operator's ADMIN_TOKEN, or an organization token). Members sign in on the
- * plain pages /dashboard/signin and /dashboard/invitation (ingress/dashboard/pages.ts:
- * passkey, e-mailed link, invitation with passkey registration), which send them back here
- * with the session cookie; auth.ts resumes it through GET /admin/v1/auth/session.
+ * pages /dashboard/signin and /dashboard/invitation (ingress/dashboard/pages.ts: passkey,
+ * e-mailed link, invitation with passkey registration), which send them back here with the
+ * session cookie; auth.ts resumes it through GET /admin/v1/auth/session. Those pages repeat
+ * this page's Frame (the .signin card, its brand and sections) in their own HTML, with this
+ * style sheet: a change to one is a change to the other.
  */
 
 /** The members' sign-in page, carrying the dashboard address to come back to. */

@@ -3,9 +3,10 @@ import { call, messageOf, useCsrfToken, type Answer } from "./api.js";
 
 /**
  * The script of the sign-in and invitation pages (ingress/dashboard/pages.ts renders their
- * HTML; this fills it in). Plain DOM, textContent only, no inline script or style: the pages
- * run under `script-src 'self'`. `body[data-state]` says where the page is (loading,
- * signed-out, signed-in, invited, invalid), for the browser tests and for styling later.
+ * HTML in the dashboard's markup and style sheet; this fills it in). Plain DOM, textContent
+ * only, no inline script or style: the pages run under `script-src 'self'; style-src 'self'`,
+ * so every look is a class of dashboard/src/style.css. `body[data-state]` says where the page
+ * is (loading, signed-out, signed-in, invited, invalid), for the browser tests.
  */
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -14,8 +15,16 @@ function setState(state: string): void {
   document.body.setAttribute("data-state", state);
 }
 
-function say(text: string): void {
-  $("status").textContent = text;
+/**
+ * How #status shows what it says, as the dashboard shows the same things: `done` (a change
+ * made), `refusal` (a refusal or a failed ceremony), `loading` (waiting for the server).
+ */
+type Tone = "done" | "refusal" | "loading";
+
+function say(text: string, tone: Tone): void {
+  const status = $("status");
+  status.textContent = text;
+  status.className = text === "" ? "" : tone;
 }
 
 /** The token in the URL fragment (`#link=...`, `#token=...`): never sent to a server by the browser. */
@@ -39,14 +48,21 @@ async function ceremony<T>(run: () => Promise<T>): Promise<T | null> {
       name === "NotAllowedError"
         ? "The passkey request was cancelled or timed out."
         : `The browser refused the passkey request (${name || "error"}).`,
+      "refusal",
     );
     return null;
   }
 }
 
-function item(text: string, action: { label: string; run: () => void } | null): HTMLLIElement {
+/** A row of the passkeys' or sessions' list: `lead` (bold when `strong`), the rest, and its button. */
+function item(lead: { text: string; strong?: boolean }, rest: string, action: { label: string; run: () => void } | null): HTMLLIElement {
   const li = document.createElement("li");
-  li.append(text);
+  if (lead.strong) {
+    const strong = document.createElement("strong");
+    strong.textContent = lead.text;
+    li.append(strong);
+  } else li.append(lead.text);
+  li.append(rest);
   if (action) {
     const button = document.createElement("button");
     button.type = "button";
@@ -71,7 +87,8 @@ function toDashboard(): void {
   location.assign(nextAddress());
 }
 
-const when = (iso: unknown) => (typeof iso === "string" ? new Date(iso).toLocaleString() : "never");
+/** A time as the dashboard shows it: `2026-05-04 09:30 UTC`. */
+const when = (iso: unknown) => (typeof iso === "string" && iso.length >= 16 ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "never");
 
 interface Who {
   member: { name: string; email: string; role: string };
@@ -81,13 +98,14 @@ interface Who {
 
 async function refreshLists(): Promise<void> {
   const [sessions, passkeys] = await Promise.all([call("GET", "/sessions"), call("GET", "/passkeys")]);
-  if (!sessions.ok || !passkeys.ok) return signedOut(messageOf(sessions.ok ? passkeys : sessions));
+  if (!sessions.ok || !passkeys.ok) return signedOut(messageOf(sessions.ok ? passkeys : sessions), "refusal");
   const sessionList = $("sessions");
   sessionList.replaceChildren(
     ...(sessions.sessions as Record<string, unknown>[]).map((s) =>
       item(
-        `${s.current ? "This session" : String(s.user_agent || "A browser")}: signed in ${when(s.created_at)} by ${String(s.method)}, last seen ${when(s.last_seen_at)}`,
-        s.current ? null : { label: "Revoke", run: () => void revoke(`/sessions/${String(s.id)}`) },
+        { text: s.current ? "This session" : String(s.user_agent || "A browser"), strong: s.current === true },
+        `: signed in ${when(s.created_at)} by ${String(s.method)}, last seen ${when(s.last_seen_at)}`,
+        s.current ? null : { label: "Revoke", run: () => void revoke(`/sessions/${String(s.id)}`, "Session revoked.") },
       ),
     ),
   );
@@ -95,17 +113,18 @@ async function refreshLists(): Promise<void> {
   $("passkeys").replaceChildren(
     ...list.map((p) =>
       item(
-        `${String(p.name)}: added ${when(p.created_at)}, last used ${when(p.last_used_at)}`,
-        list.length > 1 ? { label: "Remove", run: () => void revoke(`/passkeys/${String(p.id)}`) } : null,
+        { text: String(p.name) },
+        `: added ${when(p.created_at)}, last used ${when(p.last_used_at)}`,
+        list.length > 1 ? { label: "Remove", run: () => void revoke(`/passkeys/${String(p.id)}`, "Passkey removed.") } : null,
       ),
     ),
   );
   $("no-passkey").hidden = list.length > 0;
 }
 
-async function revoke(path: string): Promise<void> {
+async function revoke(path: string, done: string): Promise<void> {
   const answer = await call("DELETE", path);
-  say(answer.ok ? "Done." : messageOf(answer));
+  say(answer.ok ? done : messageOf(answer), answer.ok ? "done" : "refusal");
   await refreshLists();
 }
 
@@ -114,42 +133,42 @@ async function signedIn(who: Who, message: string): Promise<void> {
   $("signed-out").hidden = true;
   $("signed-in").hidden = false;
   $("who").textContent = `${who.member.name} (${who.member.email}), ${who.member.role} of ${who.org.name}`;
-  say(message);
+  say(message, "done");
   await refreshLists();
   setState("signed-in");
   $("who").focus();
 }
 
-function signedOut(message: string): void {
+function signedOut(message: string, tone: Tone): void {
   useCsrfToken("");
   $("signed-in").hidden = true;
   $("signed-out").hidden = false;
-  say(message);
+  say(message, tone);
   setState("signed-out");
 }
 
 async function signInWithPasskey(): Promise<void> {
   const options = await call("POST", "/signin/options");
-  if (!options.ok) return say(messageOf(options));
+  if (!options.ok) return say(messageOf(options), "refusal");
   const response = await ceremony(() =>
     startAuthentication({ optionsJSON: options.options as Parameters<typeof startAuthentication>[0]["optionsJSON"] }),
   );
   if (!response) return;
   const answer = await call("POST", "/signin/verify", { response });
-  if (!answer.ok) return say(messageOf(answer));
-  say("Signed in.");
+  if (!answer.ok) return say(messageOf(answer), "refusal");
+  say("Signed in.", "done");
   toDashboard();
 }
 
 async function addPasskey(): Promise<void> {
   const options = await call("POST", "/passkeys/options");
-  if (!options.ok) return say(messageOf(options));
+  if (!options.ok) return say(messageOf(options), "refusal");
   const response = await ceremony(() =>
     startRegistration({ optionsJSON: options.options as Parameters<typeof startRegistration>[0]["optionsJSON"] }),
   );
   if (!response) return;
   const answer = await call("POST", "/passkeys/verify", { response });
-  say(answer.ok ? "Passkey added." : messageOf(answer));
+  say(answer.ok ? "Passkey added." : messageOf(answer), answer.ok ? "done" : "refusal");
   await refreshLists();
 }
 
@@ -158,6 +177,7 @@ async function requestLink(event: Event): Promise<void> {
   const answer = await call("POST", "/signin/link", { email: $<HTMLInputElement>("email").value });
   say(
     answer.ok ? "If this address belongs to a member, a sign-in link is on its way. It works once, within 15 minutes." : messageOf(answer),
+    answer.ok ? "done" : "refusal",
   );
 }
 
@@ -166,12 +186,13 @@ async function consumeLink(): Promise<boolean> {
   const link = fragmentToken("link");
   if (!link) return false;
   setState("loading");
+  say("Signing in with your link…", "loading");
   const answer = await call("POST", "/signin/link/consume", { token: link });
   forgetFragment();
   if (answer.ok) {
-    say("Signed in with your link.");
+    say("Signed in with your link.", "done");
     toDashboard();
-  } else signedOut(messageOf(answer));
+  } else signedOut(messageOf(answer), "refusal");
   return true;
 }
 
@@ -181,51 +202,54 @@ async function signinPage(): Promise<void> {
   $("add-passkey").addEventListener("click", () => void addPasskey());
   $("signout").addEventListener("click", async () => {
     const answer = await call("POST", "/signout");
-    if (answer.ok) signedOut("Signed out.");
-    else say(messageOf(answer));
+    if (answer.ok) signedOut("Signed out.", "done");
+    else say(messageOf(answer), "refusal");
   });
   $("passkey-signin").hidden = !browserSupportsWebAuthn();
   // A link opened in a tab already on this page changes only the fragment: no new load.
   window.addEventListener("hashchange", () => void consumeLink());
   if (await consumeLink()) return;
+  say("Checking your sign-in…", "loading");
   const current = await call("GET", "/session");
   if (current.ok) return signedIn(current as unknown as Who, "");
-  signedOut(current.status === 401 && current.reason !== "session_expired" ? "" : messageOf(current));
+  signedOut(current.status === 401 && current.reason !== "session_expired" ? "" : messageOf(current), "refusal");
 }
 
 async function invitationPage(): Promise<void> {
   const token = fragmentToken("token");
   if (!token) {
-    say("This invitation link is incomplete. Open it again from your e-mail, or ask for a sign-in link.");
+    say("This invitation link is incomplete. Open it again from your e-mail, or ask for a sign-in link.", "refusal");
     $("fallback").hidden = false;
     return setState("invalid");
   }
+  say("Reading your invitation…", "loading");
   const invited = await call("POST", "/invitation/accept/options", { token });
   if (!invited.ok) {
     forgetFragment();
-    say(messageOf(invited));
+    say(messageOf(invited), "refusal");
     $("fallback").hidden = false;
     return setState("invalid");
   }
   const who = invited as unknown as Who & { expires_at: string };
   $("invite-text").textContent =
     `${who.member.name} (${who.member.email}): you are invited to ${who.org.name} as ${who.member.role}. Create a passkey to sign in.`;
+  say("", "done");
   $("invited").hidden = false;
   setState("invited");
   $("create-passkey").addEventListener("click", async () => {
     // Fresh options for each try: a challenge lives five minutes and is spent by every verify.
     const options = await call("POST", "/invitation/accept/options", { token });
-    if (!options.ok) return say(messageOf(options));
+    if (!options.ok) return say(messageOf(options), "refusal");
     const response = await ceremony(() =>
       startRegistration({ optionsJSON: options.options as Parameters<typeof startRegistration>[0]["optionsJSON"] }),
     );
     if (!response) return;
     const name = $<HTMLInputElement>("passkey-name").value.trim();
     const answer = await call("POST", "/invitation/accept/verify", { token, response, ...(name ? { name } : {}) });
-    if (!answer.ok) return say(messageOf(answer));
+    if (!answer.ok) return say(messageOf(answer), "refusal");
     forgetFragment();
     // The verify answer opened the session: straight on to the dashboard.
-    say("Passkey created. Signed in.");
+    say("Passkey created. Signed in.", "done");
     toDashboard();
   });
 }
