@@ -42,10 +42,14 @@ import {
  * Last, at 1280 px only (the widths are the same code for every principal): an `admin`
  * (Katherine, invited here through the admin API, signed in with her invitation and a
  * passkey), offered every admin action but the owner's (no invitation, no token, the team
- * page only her passkeys); and a read-only organization token (`scopes: ["read"]`), typed
+ * page only her passkeys); a read-only organization token (`scopes: ["read"]`), typed
  * into /dashboard/token as the operator types the admin token, offered no write of the
- * admin API (its buttons and fields listed page by page, like the member's). Both: the same
- * checks, the data of every page, no 403, the operator's pages not available.
+ * admin API (its buttons and fields listed page by page, like the member's); and a
+ * read-and-write organization token (`scopes: ["read","write"]`), typed in the same way,
+ * offered what the admin is (every admin action but the owner's: tokens never create tokens
+ * or members) and the read token's buttons and a finding's note, its team page with nothing
+ * to press (no passkey of its own). All three: the same checks, the data of every page, no
+ * 403, the operator's pages not available.
  */
 
 // Functions passed to page.evaluate run in the browser; this name is theirs.
@@ -174,11 +178,22 @@ const PEOPLE = {
   member: { name: "Grace Hopper", email: "grace@example.com" },
 } as const;
 type Role = keyof typeof PEOPLE;
-/** Whoever walks the organization's pages: a member of a role, or a read-only organization token. */
-type Reader = Role | "token";
 
-/** The read-only organization token, by its name (the page's header shows it). */
-const READ_TOKEN = "Nightly report";
+/**
+ * The organization tokens walked, made through the admin API: a read-only one (`token`) and
+ * a read-and-write one (`token-rw`), by their name (the page's header shows it and the scopes).
+ */
+const TOKENS = {
+  token: { name: "Nightly report", scopes: ["read"] },
+  "token-rw": { name: "Deploy bot", scopes: ["read", "write"] },
+} as const;
+type TokenReader = keyof typeof TOKENS;
+/** Whoever walks the organization's pages: a member of a role, or an organization token. */
+type Reader = Role | TokenReader;
+
+function isToken(reader: Reader): reader is TokenReader {
+  return reader in TOKENS;
+}
 
 /** What each page shows of the organization's data, whoever reads it (fixtures.ts PLAIN). */
 const DATA: Record<string, string[]> = {
@@ -218,7 +233,7 @@ const ADMIN_ACTIONS: Record<string, string[]> = {
 /**
  * Of those, the owner's alone (members and tokens; the dashboard has no organization
  * settings to change): an admin is offered every other one. Her team page is listed
- * exactly, as a member's: the token the walk made is listed without "Revoke", and neither
+ * exactly, as a member's: the tokens the walk made are listed without "Revoke", and neither
  * the invitation's nor the token's form is there.
  */
 const OWNER_ONLY = ["Send the invitation", "Create the token"];
@@ -261,6 +276,14 @@ const TOKEN_MAY: Record<string, string[]> = {
 /** The fields a read-only token may fill in, outside the filters: the finding's owner, status and due date (the server key's assignment). */
 const TOKEN_FIELDS: Record<string, string[]> = { finding: ["Owner", "Status", "Due"] };
 
+/**
+ * A read-and-write token is offered what the read-only one is and, as an admin is, every
+ * admin action but the owner's (tokens never create tokens or members: 403 `forbidden`);
+ * and a finding's note, the admin API's POST its write scope allows. Its team page is listed
+ * exactly: nothing to press (the tokens listed without "Revoke", no form, no passkey).
+ */
+const WRITE_TOKEN_ALSO: Record<string, string[]> = { finding: ["Add the note"] };
+
 interface Seen {
   /** Visible buttons in the page (not the header's), by their text. */
   buttons: string[];
@@ -291,20 +314,25 @@ function exactly(reader: Reader, name: string): { buttons: string[]; fields: str
   if (reader === "member") return { buttons: MEMBER_MAY[name] ?? [], fields: MEMBER_FIELDS[name] ?? [] };
   if (reader === "token") return { buttons: TOKEN_MAY[name] ?? [], fields: TOKEN_FIELDS[name] ?? [] };
   if (reader === "admin" && name === "team") return { buttons: MEMBER_MAY.team, fields: [] };
+  if (reader === "token-rw" && name === "team") return { buttons: [], fields: [] };
   return null;
 }
 
-/** The admin actions of a page a reader is offered: all of them to the owner, all but the owner's to an admin. */
+/** The admin actions of a page a reader is offered: all of them to the owner, all but the owner's to an admin and a write token. */
 function adminActions(reader: Reader, name: string): string[] {
   if (reader === "owner") return ADMIN_ACTIONS[name] ?? [];
-  if (reader === "admin") return (ADMIN_ACTIONS[name] ?? []).filter((action) => !OWNER_ONLY.includes(action));
+  if (reader === "admin" || reader === "token-rw") return (ADMIN_ACTIONS[name] ?? []).filter((action) => !OWNER_ONLY.includes(action));
   return [];
 }
 
 /** What a page offers its reader: every admin action they may take, and where listed exactly, nothing else. */
 function checkOffers(reader: Reader, name: string, s: Seen, where: string): void {
   for (const action of adminActions(reader, name)) expect(s.buttons, `${where} offers ${action}`).toContain(action);
-  if (reader === "admin") for (const action of OWNER_ONLY) expect(s.buttons, `${where} does not offer ${action}`).not.toContain(action);
+  if (reader === "admin" || reader === "token-rw")
+    for (const action of OWNER_ONLY) expect(s.buttons, `${where} does not offer ${action}`).not.toContain(action);
+  if (reader === "token-rw")
+    for (const button of [...(TOKEN_MAY[name] ?? []), ...(WRITE_TOKEN_ALSO[name] ?? [])])
+      expect(s.buttons, `${where} offers ${button}`).toContain(button);
   const only = exactly(reader, name);
   if (only === null) return;
   expect([...new Set(s.buttons)].sort(), `${where}: buttons`).toEqual([...only.buttons].sort());
@@ -314,10 +342,10 @@ function checkOffers(reader: Reader, name: string, s: Seen, where: string): void
 /** One tab per reader, signed in once and kept (the owner's and the member's for both widths). */
 const tabs: Partial<Record<Reader, Promise<Tab>>> = {};
 /** The tab's admin API answers 403: a page asking for what its reader may not have. */
-const forbidden: Record<Reader, string[]> = { owner: [], admin: [], member: [], token: [] };
+const forbidden: Record<Reader, string[]> = { owner: [], admin: [], member: [], token: [], "token-rw": [] };
 
 function signedIn(reader: Reader): Promise<Tab> {
-  tabs[reader] ??= reader === "token" ? signInWithReadToken() : signIn(reader);
+  tabs[reader] ??= isToken(reader) ? signInWithToken(reader) : signIn(reader);
   return tabs[reader];
 }
 
@@ -349,25 +377,28 @@ async function signIn(role: Role): Promise<Tab> {
   return tab;
 }
 
-/** The read-only token, made through the admin API (as the owner's team page would make it), shown once. */
-let readToken = "";
+/** The tokens, made through the admin API (as the owner's team page would make them), each shown once. */
+const tokenValues: Partial<Record<TokenReader, string>> = {};
 
-async function makeReadToken(): Promise<void> {
-  const made = await gw.admin("POST", `/orgs/${world.orgId}/tokens`, { name: READ_TOKEN, scopes: ["read"] });
-  expect(made.status, JSON.stringify(made.body)).toBe(201);
-  readToken = made.body.token;
+async function makeTokens(): Promise<void> {
+  for (const reader of Object.keys(TOKENS) as TokenReader[]) {
+    const made = await gw.admin("POST", `/orgs/${world.orgId}/tokens`, { name: TOKENS[reader].name, scopes: TOKENS[reader].scopes });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    tokenValues[reader] = made.body.token;
+  }
 }
 
 /** Typed into /dashboard/token as the operator types the admin token; it lands on its organization's overview. */
-async function signInWithReadToken(): Promise<Tab> {
-  const tab = await openTab("token");
+async function signInWithToken(reader: TokenReader): Promise<Tab> {
+  const tab = await openTab(reader);
   await tab.page.goto(`${tab.origin}/dashboard`, { waitUntil: "domcontentloaded" });
   await tab.page.waitForSelector("input[type=password]", WAIT);
-  await tab.page.type("input[type=password]", readToken);
+  await tab.page.type("input[type=password]", tokenValues[reader] ?? "");
   await tab.page.click("form button[type=submit].primary");
   await tab.page.waitForFunction((home: string) => location.pathname === home, WAIT, `/dashboard/orgs/${world.orgId}`);
   await settled(tab.page);
-  expect(await tab.page.evaluate(() => document.body.innerText)).toContain(`Token ${READ_TOKEN} (read)`);
+  const { name, scopes } = TOKENS[reader];
+  expect(await tab.page.evaluate(() => document.body.innerText)).toContain(`Token ${name} (${scopes.join(" + ")})`);
   // The script's owner also holds the server key, as the member does.
   await connectServerKey(tab);
   return tab;
@@ -409,9 +440,9 @@ describe.each(["owner", "member"] as const)("the dashboard, walked by the organi
 });
 
 // One width: the pages' layout is the same code for every principal, walked at both widths above.
-describe("the dashboard at 1280 px, walked by an organization admin (passkey session) and a read-only organization token", () => {
-  // Before the admin's walk: her team page lists a token, which only an owner may revoke.
-  beforeAll(makeReadToken);
+describe("the dashboard at 1280 px, walked by an organization admin (passkey session) and two organization tokens", () => {
+  // Before the admin's walk: her team page lists the tokens, which only an owner may revoke.
+  beforeAll(makeTokens);
 
   it("the admin: every page settles, no errors, axe clean; every admin action but the owner's offered, the operator's page not available", async () => {
     await walk("admin", "wide");
@@ -419,5 +450,9 @@ describe("the dashboard at 1280 px, walked by an organization admin (passkey ses
 
   it("the read-only token, typed on the sign-in page: every page settles, no errors, axe clean; no admin API write offered, the operator's page not available", async () => {
     await walk("token", "wide");
+  });
+
+  it("the read-and-write token, typed on the sign-in page: every page settles, no errors, axe clean; every admin action but the owner's offered, the operator's page not available", async () => {
+    await walk("token-rw", "wide");
   });
 });
