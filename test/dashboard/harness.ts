@@ -116,11 +116,16 @@ export async function visit(tab: Tab, path: string): Promise<number> {
 }
 
 export async function signInWithAdminToken(tab: Tab): Promise<void> {
+  await signInWithToken(tab, ADMIN_TOKEN, "/dashboard/operator");
+}
+
+/** A token typed into the dashboard's sign-in page, as a person pastes it; settled once the address starts with `home`. */
+export async function signInWithToken(tab: Tab, token: string, home: string): Promise<void> {
   await tab.page.goto(`${tab.origin}/dashboard`, { waitUntil: "domcontentloaded" });
   await tab.page.waitForSelector("input[type=password]", WAIT);
-  await tab.page.type("input[type=password]", ADMIN_TOKEN);
+  await tab.page.type("input[type=password]", token);
   await tab.page.click("form button[type=submit].primary");
-  await tab.page.waitForFunction(() => location.pathname.startsWith("/dashboard/operator"), WAIT);
+  await tab.page.waitForFunction((start: string) => location.pathname.startsWith(start), WAIT, home);
   await settled(tab.page);
 }
 

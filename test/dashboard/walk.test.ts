@@ -17,6 +17,7 @@ import {
   settled,
   shot,
   signInWithAdminToken,
+  signInWithToken,
   startHarness,
   visit,
   type Harness,
@@ -345,7 +346,7 @@ const tabs: Partial<Record<Reader, Promise<Tab>>> = {};
 const forbidden: Record<Reader, string[]> = { owner: [], admin: [], member: [], token: [], "token-rw": [] };
 
 function signedIn(reader: Reader): Promise<Tab> {
-  tabs[reader] ??= isToken(reader) ? signInWithToken(reader) : signIn(reader);
+  tabs[reader] ??= isToken(reader) ? signInAsToken(reader) : signIn(reader);
   return tabs[reader];
 }
 
@@ -389,17 +390,13 @@ async function makeTokens(): Promise<void> {
 }
 
 /** Typed into /dashboard/token as the operator types the admin token; it lands on its organization's overview. */
-async function signInWithToken(reader: TokenReader): Promise<Tab> {
+async function signInAsToken(reader: TokenReader): Promise<Tab> {
   const tab = await openTab(reader);
-  await tab.page.goto(`${tab.origin}/dashboard`, { waitUntil: "domcontentloaded" });
-  await tab.page.waitForSelector("input[type=password]", WAIT);
-  await tab.page.type("input[type=password]", tokenValues[reader] ?? "");
-  await tab.page.click("form button[type=submit].primary");
-  await tab.page.waitForFunction((home: string) => location.pathname === home, WAIT, `/dashboard/orgs/${world.orgId}`);
-  await settled(tab.page);
+  await signInWithToken(tab, tokenValues[reader] ?? "", `/dashboard/orgs/${world.orgId}`);
+  expect(new URL(tab.page.url()).pathname).toBe(`/dashboard/orgs/${world.orgId}`);
   const { name, scopes } = TOKENS[reader];
   expect(await tab.page.evaluate(() => document.body.innerText)).toContain(`Token ${name} (${scopes.join(" + ")})`);
-  // The script's owner also holds the server key, as the member does.
+  // Whoever holds the token was given the server key too, as the member was.
   await connectServerKey(tab);
   return tab;
 }
