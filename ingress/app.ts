@@ -10,6 +10,7 @@ import { registerAuthRoutes } from "./admin/auth/routes.js";
 import { registerDashboardRoutes } from "./dashboard/pages.js";
 import { registerPublicRoutes, CORS_PATHS } from "./routes/index.js";
 import { apiDescriptionRoutes } from "./routes/openapi.js";
+import { refundFault } from "./routes/refund.js";
 import { registerDashboardSpa } from "./dashboard/spa.js";
 
 /**
@@ -85,7 +86,7 @@ export function buildApp(deps: IngressDeps) {
     request: HttpRequest,
     params: RouteParams,
     path: string,
-    counted: (reply: HttpReply) => HttpReply,
+    counted: (reply: HttpReply) => Promise<HttpReply> | HttpReply,
   ): Promise<HttpReply> | HttpReply {
     const answerFault = (error: unknown): Promise<HttpReply> | HttpReply => {
       const reply = faulted(error, request, path);
@@ -118,10 +119,18 @@ export function buildApp(deps: IngressDeps) {
     }
     const match = router.match(request.method, path);
     const endpoint = match && match !== "method" ? endpointLabel(path) : "unknown";
-    const counted = (reply: HttpReply): HttpReply => {
+    // Counted, and a fault (5xx) answered after the gate counted the call: the count is given
+    // back before the answer goes out (routes/refund.ts), whichever route and however it failed.
+    const counted = (reply: HttpReply): Promise<HttpReply> | HttpReply => {
       const body = reply.body as { reason?: unknown } | null;
       const reason =
         body !== null && typeof body === "object" && typeof body.reason === "string" ? body.reason : reply.status < 400 ? "ok" : "other";
+      if (request.charged !== undefined && reply.status >= 500) {
+        return refundFault(deps, request, reply).then(() => {
+          count(endpoint, reply.status, reason, request.startedMs);
+          return reply;
+        });
+      }
       count(endpoint, reply.status, reason, request.startedMs);
       return reply;
     };

@@ -6,7 +6,7 @@ import { memoize } from "../shared/platform/memo.js";
 import type { Clock } from "../shared/platform/clock.js";
 import { REASONS, type Reason } from "../shared/platform/reasons.js";
 import { fault } from "./reply.js";
-import { RequestGoneError, type FaultHook, type HttpReply, type HttpRequest } from "./types.js";
+import { RequestGoneError, type Charge, type FaultHook, type HttpReply, type HttpRequest } from "./types.js";
 import type { ClientAddressResolver } from "./client-address.js";
 
 /**
@@ -98,6 +98,7 @@ interface ResponseState {
 class UwsRequest implements HttpRequest {
   body: Buffer = EMPTY;
   fault: FaultHook | undefined = undefined;
+  charged: Charge | undefined = undefined;
   private address: string | undefined;
   private id: string | undefined;
 

@@ -26,6 +26,22 @@ export interface HttpRequest {
    * it knows the organization, the status resources' Retry-After.
    */
   fault?: FaultHook;
+  /**
+   * What the counting script counted for this call, set once it passed the gate: an answer
+   * that is then a fault (5xx, thrown or returned) gives it back in the route wrapper (app.ts,
+   * routes/refund.ts).
+   */
+  charged?: Charge;
+}
+
+/** One call the counting script counted `ok`: enough to take the count back. */
+export interface Charge {
+  readonly orgId: number;
+  readonly keyId: number;
+  readonly endpoint: string;
+  /** Clock ms of the counted call. */
+  readonly nowMs: number;
+  readonly cycleStartMs: number;
 }
 
 /** A route's part in its fault answer: the reason when not `unavailable`, and headers. */

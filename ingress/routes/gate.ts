@@ -3,7 +3,7 @@ import type { Reason } from "../../shared/platform/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import { str, type Params } from "../params.js";
 import type { HttpRequest } from "../types.js";
-import type { Charge } from "./refund.js";
+import { chargeOf } from "./refund.js";
 
 /**
  * The gate of the endpoints other than verify (content, secret, botcheck, scan and the
@@ -22,8 +22,8 @@ export interface GateOptions extends EnforceOptions {
 }
 
 export type Gate =
-  /** `charge`: what the counting script counted, for a refund if the answer then faults (refund.ts). */
-  | { ok: true; prepared: Prepared; apiKey: string; ask: Ask; charge: Charge }
+  /** Counted: `request.charged` holds what, for a refund if the answer then faults (refund.ts). */
+  | { ok: true; prepared: Prepared; apiKey: string; ask: Ask }
   | { ok: false; reason: Reason; prepared: Prepared | null; fault?: "unavailable" };
 
 /**
@@ -55,13 +55,7 @@ export async function passGate(request: HttpRequest, deps: IngressDeps, params: 
   const ask = new RequestAsk(domain, str(params, "scope") || undefined, undefined, deps.clock.now(), request);
   const enforced = await deps.enforcer.enforce({ apiKey, ask, endpoint: options.endpoint }, options);
   if (!enforced.ok) return enforced;
-  const { call } = enforced;
-  const charge: Charge = {
-    orgId: call.orgId,
-    keyId: call.keyId,
-    endpoint: call.endpoint,
-    nowMs: call.nowMs,
-    cycleStartMs: call.cycleStartMs,
-  };
-  return { ok: true, prepared: enforced.prepared, apiKey, ask, charge };
+  // Counted: a fault answer from here on gives the count back (app.ts's route wrapper).
+  request.charged = chargeOf(enforced.call);
+  return { ok: true, prepared: enforced.prepared, apiKey, ask };
 }

@@ -16,8 +16,6 @@ import type { IngressDeps } from "../deps.js";
 import { readParams, str, type Params } from "../params.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import { passGate } from "./gate.js";
-import { refundCharge } from "./refund.js";
-import type { Reason } from "../../shared/platform/reasons.js";
 import { fault, ok, refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
 import { hourlyBudget } from "./hourly-budget.js";
@@ -170,17 +168,6 @@ async function judgeScan(request: HttpRequest, deps: IngressDeps, timeoutMs: num
   if (!domain) return refuse("missing_domain", {}, await scanHeaders(deps, orgId));
   const verified = gate.prepared.org.verified_domains;
   if (!verified.includes(domain)) return refuse("domain_not_verified", {}, await scanHeaders(deps, orgId));
-  let reply: HttpReply;
-  try {
-    reply = await answerScan(deps, request.method, params, { orgId, domain, verifiedDomains: verified }, timeoutMs);
-  } catch (error) {
-    await refundCharge(deps, gate.charge, "internal_error", request.requestId);
-    throw error;
-  }
-  // The service's own faults (timeout, scan_failed) are not charged (interface.md 8).
-  if (reply.status >= 500) {
-    const reason = (reply.body as { reason?: Reason }).reason ?? "internal_error";
-    await refundCharge(deps, gate.charge, reason, request.requestId);
-  }
-  return reply;
+  // A fault from here on (timeout, scan_failed, a thrown one) is given back by the route wrapper (app.ts).
+  return answerScan(deps, request.method, params, { orgId, domain, verifiedDomains: verified }, timeoutMs);
 }

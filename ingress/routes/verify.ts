@@ -15,6 +15,7 @@ import { isStorableText } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { fault } from "../reply.js";
 import { RequestAsk } from "./gate.js";
+import { chargeOf } from "./refund.js";
 import { readParams, str, type Params } from "../params.js";
 import type { HttpReply, HttpRequest } from "../types.js";
 import { publicKey, refusal, successReply, verifySignature } from "./verify/answer.js";
@@ -119,6 +120,9 @@ export function verify(request: HttpRequest, deps: IngressDeps): Promise<HttpRep
         try {
           resolve(answer(request, deps, p, enforced));
         } catch (error) {
+          // Counted, then failed: the route wrapper gives the count back (app.ts). Nothing may
+          // throw from here into the batch that called this, not even a pass without its call.
+          if (enforced.ok && enforced.call) request.charged = chargeOf(enforced.call);
           reject(error);
         }
       },

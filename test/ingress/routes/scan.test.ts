@@ -8,6 +8,7 @@ import type { RunningActor } from "../../../actors/index.js";
 import { startDnsServer, type FixtureDns } from "../../fixtures/scanner/dns-server.js";
 import { startWebServers, type FixtureWeb } from "../../fixtures/scanner/web-servers.js";
 import { scanRoute } from "../../../ingress/routes/scan.js";
+import { refundFault } from "../../../ingress/routes/refund.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { makeKey, makeOrg, usedOf, verifyDomain } from "./verify-fixtures.js";
 import { usageEvents } from "./content-fixtures.js";
@@ -222,6 +223,8 @@ describe("scan.php", () => {
         startedMs: performance.now(),
       };
       const reply = await scanRoute(300)(request, gw.ingress.deps);
+      // What the route wrapper (app.ts) does with every answer of a charged call.
+      await refundFault(gw.ingress.deps, request, reply);
       expect(reply.status).toBe(504);
       expect(reply.body).toEqual({ ok: false, reason: "timeout", message: expect.any(String) });
       // The service's own fault is not charged (interface.md 8; docs/security.md, item 11a):
