@@ -55,8 +55,10 @@ export function decideInstallation(decision: "approved" | "blocked"): AdminHandl
       });
       return updated;
     });
-    await deps.projector.installationChanged(key.org_id, key.id, install, decision);
-    for (const partner of partners) await deps.projector.installationChanged(partner.org_id, partner.id, install, decision);
+    // Projected like any key change: owed (projection_pending) until Redis has it, and read
+    // from PostgreSQL under the key's lock, so of two decisions in a row the later one stands.
+    await deps.projector.keyChanged(key.id, { installations: true });
+    for (const partner of partners) await deps.projector.keyChanged(partner.id, { installations: true });
     return ok({ installation: view(row) });
   };
 }

@@ -155,8 +155,12 @@ export function createProjector(deps: ProjectorDeps) {
     const multi = redis.multi();
     multi.hset(keys.keySnapshot(row.org_id, row.id), "json", json, "v", digest(json));
     if (options.installations) {
+      // The owner's decisions (approved, blocked) are made in PostgreSQL first, so its status
+      // is the newest and overwrites; a pending row never overwrites what the counting
+      // script recorded since (Redis is ahead of the usage actor for sightings).
       for (const inst of await installationsOf(q, row.id)) {
-        multi.hsetnx(keys.installations(row.org_id, row.id), inst.install, inst.status);
+        if (inst.status === "pending") multi.hsetnx(keys.installations(row.org_id, row.id), inst.install, inst.status);
+        else multi.hset(keys.installations(row.org_id, row.id), inst.install, inst.status);
       }
     }
     await multi.exec();
@@ -228,7 +232,8 @@ export function createProjector(deps: ProjectorDeps) {
     },
 
     /**
-     * `installations`: also copy the key's installations from PostgreSQL (a new, rotated key).
+     * `installations`: also copy the key's installations from PostgreSQL (a new, rotated key;
+     * an owner's decision on one, which is thus owed like any projection until Redis has it).
      * A revoked key that a rotation replaced hands its Redis installations to its heir (retire).
      */
     async keyChanged(keyId: number, options: { installations?: boolean } = {}): Promise<void> {
@@ -254,10 +259,6 @@ export function createProjector(deps: ProjectorDeps) {
         if (written.length > 0) await publish({ type: "org", id: orgId });
         return written;
       });
-    },
-
-    async installationChanged(orgId: number, keyId: number, install: string, status: string): Promise<void> {
-      await redis.hset(keys.installations(orgId, keyId), install, status);
     },
 
     /** Everything, from PostgreSQL. The sentinel is set last: until then verify answers 503. */

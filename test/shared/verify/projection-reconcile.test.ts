@@ -58,6 +58,26 @@ describe("projection to Redis", () => {
     expect(await owed()).toEqual([]);
   });
 
+  it("an installation blocked while Redis refused the write is refused once Redis is back, without any admin retry", async () => {
+    const made = await clientSetup(gw);
+    expect((await verify(gw, { key: made.key, domain: "example.com", install: "shop-a" })).body.reason).toBe("ok");
+    await refuseWrites(true);
+    try {
+      const blocked = await gw.admin("POST", `/keys/${made.id}/installations/shop-a/block`);
+      expect(blocked.status).toBe(500);
+    } finally {
+      await refuseWrites(false);
+    }
+    const answer = await waitFor(async () => {
+      const v = await verify(gw, { key: made.key, domain: "example.com", install: "shop-a" });
+      return v.body.reason === "installation_blocked" ? v : null;
+    }, 5000);
+    expect(answer.status).toBe(403);
+    const owed = async () => (await gw.ctx.db.query("SELECT * FROM projection_pending")).rows;
+    await waitFor(async () => (await owed()).length === 0, 5000).catch(() => undefined);
+    expect(await owed()).toEqual([]);
+  });
+
   it("a retry of a revocation or a deletion re-projects before answering 404", async () => {
     const made = await clientSetup(gw);
     expect((await gw.admin("PUT", `/orgs/${made.orgId}/secrets/api_token`, { value: "s3cret" })).status).toBe(200);
