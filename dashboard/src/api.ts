@@ -16,6 +16,7 @@ import type {
   Maintenance,
   Member,
   Org,
+  OrgInstallation,
   Paged,
   Risk,
   ScanResult,
@@ -94,6 +95,13 @@ export const api = {
   createOrg: (body: { name: string; plan: string }) => admin<{ org: Org }>("POST", "/orgs", { body }),
   patchOrg: (org: number, body: Partial<Pick<Org, "name" | "plan" | "fix_target_days" | "subscription">>) =>
     admin<{ org: Org }>("PATCH", `/orgs/${org}`, { body }),
+
+  /** Every key's usage summed per day; without a range the service's own last 30 days. */
+  orgUsage: (org: number, from?: string, to?: string) =>
+    admin<{ org_id: number; usage: UsageDay[]; from: string; to: string }>("GET", `/orgs/${org}/usage`, { query: { from, to } }),
+  /** The installations of the organization's keys that are not revoked, most recently seen first; filters `status`. */
+  orgInstallations: (org: number, query: Query = {}) =>
+    admin<Paged & { installations: OrgInstallation[] }>("GET", `/orgs/${org}/installations`, { query }),
 
   keys: (org: number, query: Query) => admin<Paged & { keys: KeyDetails[] }>("GET", `/orgs/${org}/keys`, { query }),
   createKey: (org: number, body: Record<string, unknown>) =>

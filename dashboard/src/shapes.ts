@@ -68,6 +68,12 @@ export interface Installation {
   last_seen_at: string | null;
 }
 
+/** An installation in the organization's list (`GET /orgs/:org/installations`), with the key it was seen on. */
+export interface OrgInstallation extends Installation {
+  key_id: number;
+  key_name: string;
+}
+
 export interface UsageDay {
   day: string;
   calls: number;

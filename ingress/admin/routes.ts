@@ -8,6 +8,7 @@ import { decideInstallation, listInstallations } from "./installations.js";
 import { createKey, getKey, keyTransition, listKeys, patchKey, rotateKey } from "./keys.js";
 import { getMe } from "./me.js";
 import { addNote, listNotes } from "./notes.js";
+import { listOrgInstallations } from "./org-installations.js";
 import { addMember, createOrg, getOrg, listMembersRoute, listOrgsRoute, patchOrg } from "./orgs.js";
 import { ANYONE, keyRoute, OPERATOR, orgRoute, type Reach } from "./reach.js";
 import { acceptRisk, listRisks, releaseRisk } from "./risks.js";
@@ -39,7 +40,7 @@ import {
   putService,
 } from "./status.js";
 import { createToken, listTokens, removeToken } from "./tokens.js";
-import { keyUsage } from "./usage.js";
+import { keyUsage, orgUsage } from "./usage.js";
 import { createWebhook, listOrgWebhooks, removeWebhook, webhookDeliveries } from "./webhooks.js";
 
 const route = (
@@ -100,6 +101,8 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   route("POST", "/keys/:id/installations/:install/approve", keyRoute(MANAGE), decideInstallation("approved")),
   route("POST", "/keys/:id/installations/:install/block", keyRoute(MANAGE), decideInstallation("blocked")),
   route("GET", "/keys/:id/usage", keyRoute(READ), keyUsage),
+  route("GET", "/orgs/:org/usage", orgRoute(READ), orgUsage),
+  route("GET", "/orgs/:org/installations", orgRoute(READ), listOrgInstallations),
 
   route("GET", "/orgs/:org/content", orgRoute(READ), listContentRoute),
   route("PUT", "/orgs/:org/content/:content_key", orgRoute(MANAGE), putContent),

@@ -4,7 +4,7 @@ import { AUTH_ROUTES, type AuthRoute } from "../admin/auth/routes.js";
 import { ADMIN_BASE } from "../admin/common.js";
 import { REASONS } from "../../shared/platform/reasons.js";
 import { ADMIN_ROUTES } from "../admin/routes.js";
-import { ADMIN_BODIES, PUBLIC_ENDPOINTS, type PublicEndpoint } from "./sources.js";
+import { ADMIN_BODIES, ADMIN_QUERIES, PUBLIC_ENDPOINTS, type PublicEndpoint } from "./sources.js";
 import {
   ADMIN_ANSWERS,
   adminReasonSchema,
@@ -221,7 +221,11 @@ export function adminDocument(siteUrl: string): OpenApiDocument {
         ...refusals("#/components/schemas/AdminRefusal", [400, 401, 403, 404, 405, 409, 413, 429, 500, 502, 503, 504]),
       },
     };
-    if (names.length > 0) operation.parameters = names.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
+    const parameters = [
+      ...names.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } })),
+      ...Object.entries(ADMIN_QUERIES[id] ?? {}).map(([name, schema]) => ({ name, in: "query", required: false, schema })),
+    ];
+    if (parameters.length > 0) operation.parameters = parameters;
     if (body !== undefined) operation.requestBody = { required: true, content: json(body) };
     // The operator's token only, or also a member's session (a change with its CSRF proof: session-principal.ts).
     if (route.reach.who !== "operator")

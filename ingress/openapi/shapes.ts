@@ -311,6 +311,32 @@ const domainSchema = strict(
   ["id", "name", "verified", "txt_record"],
 );
 
+const date = { type: "string", format: "date" };
+const tallies = { type: "object", additionalProperties: int };
+
+/** One day of usage (admin/usage.ts): the calls, counted and refused, by reason and by endpoint label (the callers' text). */
+const usageDaySchema = strict({ day: date, calls: int, counted: int, refused: int, by_reason: tallies, by_endpoint: tallies }, [
+  "day",
+  "calls",
+  "counted",
+  "refused",
+  "by_reason",
+  "by_endpoint",
+]);
+
+/** An installation of one of the organization's keys (admin/org-installations.ts). */
+const orgInstallationSchema = strict(
+  {
+    key_id: int,
+    key_name: str,
+    install: str,
+    status: { enum: ["approved", "pending", "blocked"] },
+    first_seen_at: time,
+    last_seen_at: time,
+  },
+  ["key_id", "key_name", "install", "status", "first_seen_at", "last_seen_at"],
+);
+
 const listOf = (field: string, item: Schema): Schema =>
   strict({ ok: { const: true }, [field]: { type: "array", items: item }, ...paging }, ["ok", field, "total", "page", "limit", "has_more"]);
 
@@ -355,6 +381,11 @@ export const ADMIN_ANSWERS: Record<string, Schema> = {
   "GET /orgs/:org/webhooks": list("webhooks"),
   "GET /orgs/:org/siem": list("destinations"),
   "GET /keys/:id/installations": list("installations"),
+  "GET /orgs/:org/usage": strict(
+    { ok: { const: true }, org_id: int, from: date, to: date, usage: { type: "array", items: usageDaySchema } },
+    ["ok", "org_id", "from", "to", "usage"],
+  ),
+  "GET /orgs/:org/installations": listOf("installations", orgInstallationSchema),
 };
 
 export const looseOk: Schema = loose({ ok: { const: true } }, ["ok"]);

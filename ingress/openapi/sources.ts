@@ -11,7 +11,10 @@ import * as maintenance from "../admin/status-maintenance.js";
 import * as status from "../admin/status.js";
 import * as tokens from "../admin/tokens.js";
 import * as webhooks from "../admin/webhooks.js";
+import { ORG_USAGE_MAX_DAYS } from "../admin/usage.js";
+import { PAGE_DEFAULT_LIMIT, PAGE_MAX, PAGE_MAX_LIMIT } from "../paging.js";
 import * as params from "../routes/schemas.js";
+import { INSTALLATION_STATUSES } from "../../shared/verify/index.js";
 import { PUBLIC_ANSWERS, type Schema } from "./shapes.js";
 
 /**
@@ -64,6 +67,27 @@ export const ADMIN_BODILESS = new Set([
   "POST /orgs/:org/siem/:id/test",
   "POST /status/maintenance/:id/cancel",
 ]);
+
+const paging: Record<string, Schema> = {
+  limit: { type: "integer", minimum: 1, maximum: PAGE_MAX_LIMIT, default: PAGE_DEFAULT_LIMIT },
+  page: { type: "integer", minimum: 1, maximum: PAGE_MAX, default: 1 },
+};
+const dates = (from: string): Record<string, Schema> => ({
+  from: { type: "string", format: "date", description: from },
+  to: { type: "string", format: "date", description: "The last day (UTC), included; default today." },
+});
+
+/**
+ * Query parameters of admin reads by `METHOD path`, none required. These routes check them
+ * by hand (ingress/paging.ts, admin/usage.ts): described here from those checks.
+ */
+export const ADMIN_QUERIES: Record<string, Record<string, Schema>> = {
+  "GET /keys/:id/usage": dates("The first day (UTC), included; default 29 days before today."),
+  "GET /orgs/:org/usage": dates(
+    `The first day (UTC), included; default 29 days before today. Not after \`to\`; from \`from\` to \`to\` at most ${ORG_USAGE_MAX_DAYS} days.`,
+  ),
+  "GET /orgs/:org/installations": { status: { enum: INSTALLATION_STATUSES }, ...paging },
+};
 
 export interface PublicEndpoint {
   name: string;

@@ -71,5 +71,13 @@ export { reconcileProjections } from "./snapshots/reconcile.js";
 export { sourceId } from "./source.js";
 export { type UsageBatch, usageBatchSchema } from "./usage-stream.js";
 export { gracePartnersOf, scheduleRetirement, SETTING_COLUMNS } from "./db/keys.js";
+export {
+  dailyUsageOfOrg,
+  INSTALLATION_STATUSES,
+  type InstallationStatus,
+  listInstallationsOfOrg,
+  type OrgInstallationRow,
+  type OrgUsageRow,
+} from "./db/org-usage.js";
 export { retireKeysWhenDue } from "./snapshots/retire.js";
 export { claimPendingNotices, ownersAndAdmins, type PendingInstallation } from "./db/installation-notices.js";

@@ -1,10 +1,9 @@
-import { api, data, type Domain, type KeyDetails, type UsageDay } from "../api.js";
+import { api, data, type Domain, type KeyDetails } from "../api.js";
 import { serverKey } from "../auth.js";
 import { OUTCOME_SERIES, StackedBars, outcomeStacks } from "../charts.js";
-import type { Answer } from "../http.js";
 import { useOrg } from "../layout.js";
 import { Link, to } from "../router.js";
-import { Badge, Empty, Ext, Grade, Loading, PageTitle, RefusalBox, Section, Show, Time, idle, plural, useAnswer } from "../ui.js";
+import { Badge, Empty, Ext, Grade, PageTitle, RefusalBox, Section, Show, Time, idle, plural, useAnswer } from "../ui.js";
 
 /**
  * The organization at a glance (issue 22, page 2): this cycle's usage against the allowance,
@@ -13,8 +12,8 @@ import { Badge, Empty, Ext, Grade, Loading, PageTitle, RefusalBox, Section, Show
  * refusal, so one missing permission does not blank the page.
  */
 
-/** How many keys the overview reads usage and installations of (the busiest first would need a list order the API does not give). */
-const KEY_SAMPLE = 25;
+/** How many installations awaiting approval the overview lists (the most recently seen; the key's page has the rest). */
+const PENDING_SHOWN = 100;
 
 function Allowance(props: { used: number; allowance: number | null; resets: string; started: string }) {
   const { used, allowance } = props;
@@ -52,30 +51,11 @@ function useKeys(org: number) {
   return useAnswer(() => api.keys(org, { limit: 500 }), [org]);
 }
 
-/** Sums the per-key usage of the cycle into one series per day: counted and refused. */
-async function cycleUsage(keys: KeyDetails[], from: string, to: string): Promise<Answer<{ usage: UsageDay[] }>> {
-  const answers = await Promise.all(keys.slice(0, KEY_SAMPLE).map((k) => api.usage(k.id, from, to)));
-  const refused = answers.find((a) => !a.ok);
-  if (refused && !refused.ok) return refused;
-  const days = new Map<string, UsageDay>();
-  for (const answer of answers) {
-    if (!answer.ok) continue;
-    for (const day of answer.data.usage) {
-      const sum = days.get(day.day) ?? { day: day.day, calls: 0, counted: 0, refused: 0, by_reason: {}, by_endpoint: {} };
-      sum.calls += day.calls;
-      sum.counted += day.counted;
-      sum.refused += day.refused;
-      days.set(day.day, sum);
-    }
-  }
-  return { ok: true, status: 200, headers: new Headers(), data: { usage: [...days.values()] } };
-}
-
-function UsageChart(props: { keys: KeyDetails[]; from: string; to: string }) {
-  const ids = props.keys.map((k) => k.id).join(",");
-  const [usage] = useAnswer(() => cycleUsage(props.keys, props.from, props.to), [ids, props.from, props.to]);
+/** The organization's calls by day over the cycle, every key summed by the service. */
+function UsageChart(props: { org: number; from: string; to: string }) {
+  const [usage] = useAnswer(() => api.orgUsage(props.org, props.from, props.to), [props.org, props.from, props.to]);
   return (
-    <Show loaded={usage} label="Adding up the usage…">
+    <Show loaded={usage} label="Loading the usage…">
       {(d) => (
         <StackedBars
           title="This cycle's calls by day: allowed, and refused counted or not"
@@ -110,35 +90,33 @@ function KeysByStatus(props: { keys: KeyDetails[]; org: number }) {
   );
 }
 
-function PendingInstallations(props: { keys: KeyDetails[]; org: number }) {
-  const live = props.keys.filter((k) => k.status !== "revoked").slice(0, KEY_SAMPLE);
-  const ids = live.map((k) => k.id).join(",");
-  const [pending] = useAnswer(async () => {
-    const answers = await Promise.all(live.map(async (k) => ({ key: k, answer: await api.installations(k.id) })));
-    const failed = answers.find((a) => !a.answer.ok);
-    if (failed && !failed.answer.ok) return failed.answer;
-    const rows = answers.flatMap(({ key, answer }) =>
-      answer.ok ? answer.data.installations.filter((i) => i.status === "pending").map((i) => ({ key, install: i })) : [],
-    );
-    return { ok: true as const, status: 200, headers: new Headers(), data: rows };
-  }, [ids]);
+function PendingInstallations(props: { org: number }) {
+  const [pending] = useAnswer(() => api.orgInstallations(props.org, { status: "pending", limit: PENDING_SHOWN }), [props.org]);
   return (
     <Show loaded={pending} label="Looking for installations awaiting approval…">
-      {(rows) =>
-        rows.length === 0 ? (
+      {(d) =>
+        d.installations.length === 0 ? (
           <Empty>No installation is waiting for approval.</Empty>
         ) : (
-          <ul class="plain-list">
-            {rows.map(({ key, install }) => (
-              <li key={`${key.id}:${install.install}`}>
-                <Ext text={install.install} /> on{" "}
-                <Link href={`${to.key(props.org, key.id)}?tab=installations`}>
-                  <Ext text={key.name} />
-                </Link>
-                , first seen <Time iso={install.first_seen_at} />
-              </li>
-            ))}
-          </ul>
+          <>
+            <ul class="plain-list">
+              {d.installations.map((install) => (
+                <li key={`${install.key_id}:${install.install}`}>
+                  <Ext text={install.install} /> on{" "}
+                  <Link href={`${to.key(props.org, install.key_id)}?tab=installations`}>
+                    <Ext text={install.key_name} />
+                  </Link>
+                  , first seen <Time iso={install.first_seen_at} />
+                </li>
+              ))}
+            </ul>
+            {d.has_more ? (
+              <p class="hint">
+                The {d.installations.length.toLocaleString("en")} most recently seen of {d.total.toLocaleString("en")}; each key's
+                Installations tab lists all of its own.
+              </p>
+            ) : null}
+          </>
         )
       }
     </Show>
@@ -281,11 +259,7 @@ export function OverviewPage() {
             {(d) => (
               <>
                 <Allowance used={d.org.used} allowance={d.org.allowance} started={d.org.cycle_started_at} resets={d.org.cycle_resets_at} />
-                {keys.state === "ok" ? (
-                  <UsageChart keys={keys.data.keys} from={d.org.cycle_started_at.slice(0, 10)} to={lastDayOf(d.org.cycle_resets_at)} />
-                ) : keys.state === "loading" ? (
-                  <Loading />
-                ) : null}
+                <UsageChart org={org} from={d.org.cycle_started_at.slice(0, 10)} to={lastDayOf(d.org.cycle_resets_at)} />
               </>
             )}
           </Show>
@@ -294,7 +268,7 @@ export function OverviewPage() {
           <Show loaded={keys}>{(d) => <KeysByStatus keys={d.keys} org={org} />}</Show>
         </Section>
         <Section title="Installations awaiting approval">
-          <Show loaded={keys}>{(d) => <PendingInstallations keys={d.keys} org={org} />}</Show>
+          <PendingInstallations org={org} />
         </Section>
         <Section title="Domains">
           <Show loaded={domains}>{(d) => <DomainGrades domains={d.domains} org={org} />}</Show>

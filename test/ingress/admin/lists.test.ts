@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { upsertInstallation } from "../../../shared/verify/db/keys.js";
 import { writeLastUsed } from "../../../shared/verify/db/usage.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 
@@ -52,38 +53,42 @@ describe("paging", () => {
   ];
 
   it.each(LISTS)("%s answers limit 1-500 (default 100), page from 1, total and has_more", async (template, field) => {
-    const path = template.replace("ORG", String(orgId));
-    const all = await get(path);
-    expect(all.status).toBe(200);
-    expect(all.body).toMatchObject({ ok: true, page: 1, limit: 100, has_more: false });
-    expect(Array.isArray(all.body[field])).toBe(true);
-    expect(all.body.total).toBe(all.body[field].length);
-    if (all.body.total >= 2) {
-      const first = await get(path, { limit: "1", page: "1" });
-      const second = await get(path, { limit: "1", page: "2" });
-      expect(first.body[field]).toEqual([all.body[field][0]]);
-      expect(second.body[field]).toEqual([all.body[field][1]]);
-      expect(first.body).toMatchObject({ total: all.body.total, page: 1, has_more: true });
-      const last = await get(path, { limit: "1", page: String(all.body.total) });
-      expect(last.body.has_more).toBe(false);
-      expect((await get(path, { limit: "1", page: String(all.body.total + 1) })).body[field]).toEqual([]);
-    }
-    for (const [query, reason] of [
-      [{ limit: "0" }, "bad_limit"],
-      [{ limit: "501" }, "bad_limit"],
-      [{ limit: "ten" }, "bad_limit"],
-      [{ limit: "1.5" }, "bad_limit"],
-      [{ page: "0" }, "bad_page"],
-      [{ page: "-1" }, "bad_page"],
-      [{ page: "x" }, "bad_page"],
-    ] as const) {
-      const res = await get(path, query);
-      expect(res.status, JSON.stringify(query)).toBe(400);
-      expect(res.body).toEqual({ ok: false, reason, message: expect.any(String) });
-    }
-    expect((await get(path, { limit: "500" })).status).toBe(200);
+    await checkPaging(template.replace("ORG", String(orgId)), field);
   });
 });
+
+/** The paging every list answers: limit 1-500 (default 100), page from 1, total and has_more; malformed values refused. */
+async function checkPaging(path: string, field: string) {
+  const all = await get(path);
+  expect(all.status).toBe(200);
+  expect(all.body).toMatchObject({ ok: true, page: 1, limit: 100, has_more: false });
+  expect(Array.isArray(all.body[field])).toBe(true);
+  expect(all.body.total).toBe(all.body[field].length);
+  if (all.body.total >= 2) {
+    const first = await get(path, { limit: "1", page: "1" });
+    const second = await get(path, { limit: "1", page: "2" });
+    expect(first.body[field]).toEqual([all.body[field][0]]);
+    expect(second.body[field]).toEqual([all.body[field][1]]);
+    expect(first.body).toMatchObject({ total: all.body.total, page: 1, has_more: true });
+    const last = await get(path, { limit: "1", page: String(all.body.total) });
+    expect(last.body.has_more).toBe(false);
+    expect((await get(path, { limit: "1", page: String(all.body.total + 1) })).body[field]).toEqual([]);
+  }
+  for (const [query, reason] of [
+    [{ limit: "0" }, "bad_limit"],
+    [{ limit: "501" }, "bad_limit"],
+    [{ limit: "ten" }, "bad_limit"],
+    [{ limit: "1.5" }, "bad_limit"],
+    [{ page: "0" }, "bad_page"],
+    [{ page: "-1" }, "bad_page"],
+    [{ page: "x" }, "bad_page"],
+  ] as const) {
+    const res = await get(path, query);
+    expect(res.status, JSON.stringify(query)).toBe(400);
+    expect(res.body).toEqual({ ok: false, reason, message: expect.any(String) });
+  }
+  expect((await get(path, { limit: "500" })).status).toBe(200);
+}
 
 describe("the lists", () => {
   it("GET /orgs: every organization, newest first, the operator only", async () => {
@@ -213,5 +218,94 @@ describe("the lists", () => {
       expect(theirs.status, list).toBe(404);
       expect(theirs.body).toEqual({ ok: false, reason: "not_found", message: expect.any(String) });
     }
+  });
+});
+
+describe("GET /orgs/:org/installations", () => {
+  let org: number;
+  let keyA: number;
+  let keyB: number;
+  let reader: string;
+  let seededAt: number;
+  const names = async (query: Record<string, string> = {}) =>
+    (await get(`/orgs/${org}/installations`, query, reader)).body.installations.map(
+      (i: { key_name: string; install: string; status: string }) => `${i.key_name}/${i.install}:${i.status}`,
+    );
+
+  beforeAll(async () => {
+    // An organization of its own (made after the GET /orgs test, which lists every organization).
+    org = (await ok("POST", "/orgs", { name: "Installed", plan: "enterprise" })).org.id;
+    reader = (await ok("POST", `/orgs/${org}/tokens`, { name: "reader", scopes: ["read"] })).token;
+    const key = async (owner: number, name: string) =>
+      (await ok("POST", `/orgs/${owner}/keys`, { name, kind: "server" })).details.id as number;
+    keyA = await key(org, "alpha");
+    keyB = await key(org, "beta");
+    const revoked = await key(org, "revoked");
+    const theirs = await key(otherOrg, "theirs");
+    seededAt = gw.ctx.clock.now();
+    for (const [keyId, install, status, agoS] of [
+      [keyA, "a-1", "approved", 50],
+      [keyA, "a-2", "pending", 10],
+      [keyB, "b-1", "pending", 30],
+      [keyB, "b-2", "blocked", 20],
+      [revoked, "r-1", "pending", 5],
+      [theirs, "t-1", "pending", 1],
+    ] as const) {
+      await upsertInstallation(gw.ctx.db, { keyId, install, status, seenMs: seededAt - agoS * 1000 });
+    }
+    await ok("POST", `/keys/${revoked}/revoke`);
+  });
+
+  it("lists the installations of the organization's keys that are not revoked, most recently seen first, each with its key", async () => {
+    const res = await get(`/orgs/${org}/installations`, {}, reader);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ ok: true, total: 4, page: 1, limit: 100, has_more: false });
+    expect(await names()).toEqual(["alpha/a-2:pending", "beta/b-2:blocked", "beta/b-1:pending", "alpha/a-1:approved"]);
+    const seen = new Date(Math.floor((seededAt - 10_000) / 1000) * 1000).toISOString().replace(".000Z", "Z");
+    expect(res.body.installations[0]).toEqual({
+      key_id: keyA,
+      key_name: "alpha",
+      install: "a-2",
+      status: "pending",
+      first_seen_at: seen,
+      last_seen_at: seen,
+    });
+    // A later sighting moves an installation to the top; its first sighting stays.
+    await upsertInstallation(gw.ctx.db, { keyId: keyA, install: "a-1", status: "pending", seenMs: gw.ctx.clock.now() });
+    const moved = (await get(`/orgs/${org}/installations`, { limit: "1" }, reader)).body.installations[0];
+    expect(moved).toMatchObject({ install: "a-1", status: "approved" });
+    expect(Date.parse(moved.last_seen_at) - Date.parse(moved.first_seen_at)).toBeGreaterThanOrEqual(49_000);
+  });
+
+  it("filters by status; anything else is refused bad_status", async () => {
+    expect(await names({ status: "pending" })).toEqual(["alpha/a-2:pending", "beta/b-1:pending"]);
+    expect(await names({ status: "approved" })).toEqual(["alpha/a-1:approved"]);
+    expect(await names({ status: "blocked" })).toEqual(["beta/b-2:blocked"]);
+    const counted = await get(`/orgs/${org}/installations`, { status: "pending", limit: "1", page: "2" }, reader);
+    expect(counted.body).toMatchObject({ total: 2, page: 2, has_more: false });
+    expect(counted.body.installations.map((i: { install: string }) => i.install)).toEqual(["b-1"]);
+    for (const status of ["paused", "PENDING", "revoked"]) {
+      const refused = await get(`/orgs/${org}/installations`, { status });
+      expect(refused.status, status).toBe(400);
+      expect(refused.body, status).toEqual({ ok: false, reason: "bad_status", detail: expect.any(String), message: expect.any(String) });
+    }
+  });
+
+  it("pages like every list", async () => {
+    await checkPaging(`/orgs/${org}/installations`, "installations");
+  });
+
+  it("a read-only token of the organization may read it; another organization's token and a missing organization get 404", async () => {
+    const stranger = (await ok("POST", `/orgs/${otherOrg}/tokens`, { name: "stranger", scopes: ["read", "write"] })).token;
+    const theirs = await get(`/orgs/${org}/installations`, {}, stranger);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body).toEqual({ ok: false, reason: "not_found", message: expect.any(String) });
+    expect((await get(`/orgs/${org}/installations`, { status: "nonsense" }, stranger)).body).toEqual(theirs.body);
+    expect((await get(`/orgs/${otherOrg}/installations`, {}, reader)).body).toEqual(theirs.body);
+    const missing = await get("/orgs/999999/installations");
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual(theirs.body);
+    // The other organization's list holds its own installation only.
+    expect((await get(`/orgs/${otherOrg}/installations`)).body.installations.map((i: { install: string }) => i.install)).toEqual(["t-1"]);
   });
 });

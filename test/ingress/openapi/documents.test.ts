@@ -5,7 +5,7 @@ import { AUTH_ROUTES, registerAuthRoutes } from "../../../ingress/admin/auth/rou
 import { ADMIN_ROUTES } from "../../../ingress/admin/routes.js";
 import { adminDocument, publicDocument } from "../../../ingress/openapi/document.js";
 import { ADMIN_ANSWERS } from "../../../ingress/openapi/shapes.js";
-import { ADMIN_BODIES, ADMIN_BODILESS } from "../../../ingress/openapi/sources.js";
+import { ADMIN_BODIES, ADMIN_BODILESS, ADMIN_QUERIES } from "../../../ingress/openapi/sources.js";
 import { REASONS } from "../../../shared/platform/reasons.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { answerChecker, openApiErrors } from "../../helpers/openapi.js";
@@ -77,8 +77,16 @@ describe("the OpenAPI documents", () => {
         ).toBe(true);
       }
     }
-    for (const id of [...Object.keys(ADMIN_BODIES), ...ADMIN_BODILESS, ...Object.keys(ADMIN_ANSWERS)])
+    for (const id of [...Object.keys(ADMIN_BODIES), ...ADMIN_BODILESS, ...Object.keys(ADMIN_ANSWERS), ...Object.keys(ADMIN_QUERIES)])
       expect(ids.has(id), `${id} is not an admin route`).toBe(true);
+    // Query parameters are described for reads only, none required.
+    for (const id of Object.keys(ADMIN_QUERIES)) expect(id.startsWith("GET "), id).toBe(true);
+    const usage = doc.paths["/admin/v1/orgs/{org}/usage"].get as { parameters: { name: string; in: string; required: boolean }[] };
+    expect(usage.parameters.map((p) => [p.name, p.in, p.required])).toEqual([
+      ["org", "path", true],
+      ["from", "query", false],
+      ["to", "query", false],
+    ]);
   });
 
   it("describe every sign-in route registerAuthRoutes registers, with the security its wrapper checks", () => {
