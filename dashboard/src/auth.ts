@@ -105,8 +105,12 @@ export function mode(): Mode | null {
   return state.mode;
 }
 
-/** What the signed-in principal may do, as the role table of operator-api.md section 5 says. */
-export function may(action: "read" | "assign" | "manage" | "own" | "operate"): boolean {
+/**
+ * What the signed-in principal may do, as the role table of operator-api.md section 5 says:
+ * `own` is an owner's change (revoking a token), `mint` making a token or a member, which an
+ * organization token never does, whatever its scopes.
+ */
+export function may(action: "read" | "assign" | "manage" | "own" | "mint" | "operate"): boolean {
   const p = state.principal;
   if (!p) return false;
   if (p.kind === "operator") return true;
@@ -114,11 +118,11 @@ export function may(action: "read" | "assign" | "manage" | "own" | "operate"): b
   if (p.kind === "token") {
     // Tokens never mint tokens or members; a read token only reads.
     if (action === "read") return true;
-    if (action === "own") return false;
+    if (action === "mint") return false;
     return (p.scopes ?? []).includes("write");
   }
   const rank = { member: 0, admin: 1, owner: 2 }[p.role ?? "member"];
-  const needed = { read: 0, assign: 0, manage: 1, own: 2 }[action];
+  const needed = { read: 0, assign: 0, manage: 1, own: 2, mint: 2 }[action];
   return rank >= needed;
 }
 

@@ -22,7 +22,7 @@ import { WAIT, settled, shot, startHarness, visit, type Harness, type Tab } from
  * opens the e-mailed invitation, registers a passkey with Chromium's virtual authenticator,
  * and lands on the dashboard with her session cookie. Everything after is hers: every
  * change goes out with the session's CSRF token and the browser's Origin, checked by the
- * real gateway (no stand-ins), against a real DNS server, the scan job handler and the SIEM
+ * real gateway, against a real DNS server, the scan job handler and the SIEM
  * pusher. Add and verify a domain; create a key and copy it; a call with a second
  * installation waits, and is approved; run a scan; give a finding an owner and a due date;
  * accept a risk and release it; find it all in the activity record, in her name; send a
@@ -82,8 +82,7 @@ beforeAll(async () => {
     }),
   });
   harness = await startHarness(gw, "day");
-  // The gateway as it is: the stand-ins would ask it without the session's cookie.
-  tab = await harness.open("wide", { site: true, standIns: false });
+  tab = await harness.open("wide", { site: true });
   await tab.page.browserContext().overridePermissions(tab.origin, ["clipboard-read", "clipboard-write", "clipboard-sanitized-write"]);
   authenticator = await virtualAuthenticator(tab.page);
   tab.page.on("request", (request) => {

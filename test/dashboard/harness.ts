@@ -1,17 +1,16 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import puppeteer, { type Browser, type HTTPRequest, type Page } from "puppeteer-core";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { sourcePath } from "../../shared/platform/paths.js";
 import { ADMIN_TOKEN, type TestGateway } from "../helpers/gateway.js";
 import { LOCALHOST_RESOLVER, siteOf } from "../helpers/passkey-browser.js";
-import { standIn } from "./stand-ins.js";
 
 /**
  * The dashboard in a real browser (Debian's chromium, headless, puppeteer-core) against a
  * real test gateway. Every tab records what went wrong in it: page errors, console errors
  * (CSP refusals among them), and violations seen by a `securitypolicyviolation` listener
- * installed before any page script. The reads main lacks are answered by stand-ins.ts.
+ * installed before any page script.
  */
 
 // Functions passed to page.evaluate run in the browser; these names are theirs.
@@ -29,20 +28,16 @@ export interface Tab {
   origin: string;
   /** Page errors, console errors and CSP violations, in order. */
   problems: string[];
-  /** Requests the stand-ins answered (path and query). */
-  stoodIn: string[];
 }
 
 export interface Harness {
   browser: Browser;
   shots: string;
   /**
-   * `standIns: false`: the browser sees the gateway as it is, without the reads main lacks
-   * (a member's session needs it: the stand-ins ask the gateway with the Authorization
-   * header only). `site: true`: the tab goes to the gateway's SITE_URL (http://localhost:PORT)
-   * instead of its 127.0.0.1 address, as passkeys need.
+   * `site: true`: the tab goes to the gateway's SITE_URL (http://localhost:PORT) instead of
+   * its 127.0.0.1 address, as passkeys need.
    */
-  open(width: Width, options?: { bypassCsp?: boolean; standIns?: boolean; site?: boolean }): Promise<Tab>;
+  open(width: Width, options?: { bypassCsp?: boolean; site?: boolean }): Promise<Tab>;
   close(): Promise<void>;
 }
 
@@ -67,7 +62,7 @@ export async function startHarness(gw: TestGateway, label: string): Promise<Harn
     if (options.bypassCsp) await page.setBypassCSP(true);
     // Every load is a cold one: the first-render figures are a first visit's.
     await page.setCacheEnabled(false);
-    const tab: Tab = { page, origin: options.site ? siteOf(gw) : gw.url, problems: [], stoodIn: [] };
+    const tab: Tab = { page, origin: options.site ? siteOf(gw) : gw.url, problems: [] };
     page.on("pageerror", (error) => tab.problems.push(`pageerror: ${String(error)}`));
     page.on("console", (message) => {
       if (message.type() === "error" && !REFUSED_FETCH.test(message.text())) tab.problems.push(`console: ${message.text()}`);
@@ -76,25 +71,9 @@ export async function startHarness(gw: TestGateway, label: string): Promise<Harn
       window.__csp = [];
       document.addEventListener("securitypolicyviolation", (e: any) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
     });
-    await page.setRequestInterception(true);
-    const standIns = options.standIns ?? true;
-    page.on("request", (request: HTTPRequest) => void (standIns ? route(gw, request, tab) : request.continue()));
     return tab;
   };
   return { browser, shots, open, close: () => browser.close() };
-}
-
-async function route(gw: TestGateway, request: HTTPRequest, tab: Tab): Promise<void> {
-  try {
-    const url = new URL(request.url());
-    const reply = url.origin === tab.origin ? await standIn(gw, request.method(), url, request.headers().authorization ?? "") : null;
-    if (reply === null) return void (await request.continue());
-    tab.stoodIn.push(`${url.pathname}${url.search}`);
-    await request.respond({ status: reply.status, contentType: "application/json", body: JSON.stringify(reply.body) });
-  } catch (error) {
-    tab.problems.push(`stand-in: ${String(error)}`);
-    await request.continue().catch(() => undefined);
-  }
 }
 
 /** Waits until the page has a heading and nothing is loading; the time since navigation start, in ms. */

@@ -151,8 +151,7 @@ describe("hostile outside text", () => {
   });
 
   it("the same for the organization's owner, signed in with her passkey session", async () => {
-    // The gateway as it is (no stand-ins: they would ask it without the session's cookie).
-    const tab = await harness.open("wide", { bypassCsp: true, site: true, standIns: false });
+    const tab = await harness.open("wide", { bypassCsp: true, site: true });
     await virtualAuthenticator(tab.page);
     const [link] = await nextLinks(smtp, "ada@example.com", 0);
     await acceptInvitation(tab.page, link, world.orgId);

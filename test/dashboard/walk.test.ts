@@ -34,8 +34,7 @@ import {
  *
  * Then the organization's owner (Ada) and a read-only `member` (Grace), both invited by
  * fixtures.ts, open their invitations, register a passkey with Chromium's virtual
- * authenticator and walk the same pages with their session cookie (the gateway as it is, no
- * stand-ins), at both widths, with the same checks. Each page shows its data, refuses
+ * authenticator and walk the same pages with their session cookie, at both widths, with the same checks. Each page shows its data, refuses
  * nothing, and the admin API answers the tab no 403; the owner is offered each page's admin
  * actions, the member none of them (her buttons and fields are listed page by page), and the
  * operator's pages are not in her navigation and say they are not available to her role.
@@ -48,8 +47,8 @@ import {
  * admin API (its buttons and fields listed page by page, like the member's); and a
  * read-and-write organization token (`scopes: ["read","write"]`), typed in the same way,
  * offered what the admin is (every admin action but the owner's: tokens never create tokens
- * or members) and the read token's buttons and a finding's note, its team page with nothing
- * to press (no passkey of its own). All three: the same checks, the data of every page, no
+ * or members) and the read token's buttons and a finding's note, its team page offering
+ * only each token's "Revoke" (no form, no passkey of its own). All three: the same checks, the data of every page, no
  * 403, the operator's pages not available.
  */
 
@@ -281,7 +280,8 @@ const TOKEN_FIELDS: Record<string, string[]> = { finding: ["Owner", "Status", "D
  * A read-and-write token is offered what the read-only one is and, as an admin is, every
  * admin action but the owner's (tokens never create tokens or members: 403 `forbidden`);
  * and a finding's note, the admin API's POST its write scope allows. Its team page is listed
- * exactly: nothing to press (the tokens listed without "Revoke", no form, no passkey).
+ * exactly: each token listed with "Revoke" (the API lets it revoke tokens, never make one),
+ * and nothing else to press (no form, no passkey).
  */
 const WRITE_TOKEN_ALSO: Record<string, string[]> = { finding: ["Add the note"] };
 
@@ -315,7 +315,7 @@ function exactly(reader: Reader, name: string): { buttons: string[]; fields: str
   if (reader === "member") return { buttons: MEMBER_MAY[name] ?? [], fields: MEMBER_FIELDS[name] ?? [] };
   if (reader === "token") return { buttons: TOKEN_MAY[name] ?? [], fields: TOKEN_FIELDS[name] ?? [] };
   if (reader === "admin" && name === "team") return { buttons: MEMBER_MAY.team, fields: [] };
-  if (reader === "token-rw" && name === "team") return { buttons: [], fields: [] };
+  if (reader === "token-rw" && name === "team") return { buttons: ["Revoke"], fields: [] };
   return null;
 }
 
@@ -350,9 +350,9 @@ function signedIn(reader: Reader): Promise<Tab> {
   return tabs[reader];
 }
 
-/** Opens a tab on the gateway as it is (no stand-ins: they would ask it without a session's cookie) that notes the 403s. */
+/** Opens a tab on the gateway's site that notes the 403s. */
 async function openTab(reader: Reader): Promise<Tab> {
-  const tab = await harness.open("wide", { site: true, standIns: false });
+  const tab = await harness.open("wide", { site: true });
   tab.page.on("response", (response) => {
     const url = new URL(response.url());
     if (url.pathname.startsWith("/admin/v1/") && response.status() === 403)

@@ -77,7 +77,7 @@ function Members(props: { org: number }) {
           )
         }
       </Show>
-      {may("own") ? (
+      {may("mint") ? (
         <>
           <h3>Invite a member</h3>
           <form class="grid-form" onSubmit={(e) => void invite(e)}>
@@ -178,7 +178,7 @@ function Tokens(props: { org: number }) {
           )
         }
       </Show>
-      {may("own") ? (
+      {may("mint") ? (
         <>
           <h3>Create a token</h3>
           <form class="grid-form" onSubmit={(e) => void create(e)}>
@@ -202,7 +202,9 @@ function Tokens(props: { org: number }) {
           </form>
         </>
       ) : (
-        <p class="muted">Only an owner creates and revokes tokens.</p>
+        <p class="muted">
+          {may("own") ? "Only an owner creates tokens: a token never makes another." : "Only an owner creates and revokes tokens."}
+        </p>
       )}
       <Outcome outcome={outcome} />
       {created ? <ShownOnce label={`The new token "${created.details.name}"`} value={created.token} /> : null}
