@@ -77,7 +77,6 @@ export {
   type InstallationStatus,
   listInstallationsOfOrg,
   type OrgInstallationRow,
-  type OrgUsageRow,
 } from "./db/org-usage.js";
 export { retireKeysWhenDue } from "./snapshots/retire.js";
 export { claimPendingNotices, ownersAndAdmins, type PendingInstallation } from "./db/installation-notices.js";

@@ -1,4 +1,5 @@
 import type { ListPage, PageRange, Queryable } from "../../platform/db/pool.js";
+import type { UsageRow } from "./usage.js";
 
 /**
  * An organization's usage and installations over all its keys: the organization-wide reads
@@ -6,21 +7,12 @@ import type { ListPage, PageRange, Queryable } from "../../platform/db/pool.js";
  * one key's reads are in usage.ts and keys.ts).
  */
 
-export interface OrgUsageRow {
-  day: string;
-  endpoint: string;
-  reason: string;
-  counted: number;
-  refused: number;
-  calls: number;
-}
-
 /**
  * The organization's usage_daily rows between two days (inclusive), summed over its keys
  * (revoked ones included: their calls were made) by day, endpoint label and reason, in order.
  */
-export async function dailyUsageOfOrg(db: Queryable, orgId: number, from: string, to: string): Promise<OrgUsageRow[]> {
-  const { rows } = await db.query<OrgUsageRow>(
+export async function dailyUsageOfOrg(db: Queryable, orgId: number, from: string, to: string): Promise<UsageRow[]> {
+  const { rows } = await db.query<UsageRow>(
     `SELECT day, endpoint, reason, sum(counted)::bigint AS counted, sum(refused)::bigint AS refused, sum(calls)::bigint AS calls
      FROM usage_daily WHERE org_id = $1 AND day BETWEEN $2 AND $3
      GROUP BY day, endpoint, reason ORDER BY day, endpoint, reason`,

@@ -15,6 +15,19 @@ afterAll(async () => {
 
 const day = (offsetDays: number) => new Date(gw.ctx.clock.now() + offsetDays * 86400_000).toISOString().slice(0, 10);
 
+/** Dates the usage reads refuse, and the reason each gets. */
+const BAD_DATES: [string, string][] = [
+  ["from=yesterday", "bad_from"],
+  ["from=2024-02-30", "bad_from"],
+  ["from=0000-01-01", "bad_from"],
+  ["from=2024-1-1", "bad_from"],
+  ["from=", "bad_from"],
+  ["from=2024-01-01T00:00:00Z", "bad_from"],
+  ["to=2024-13-01", "bad_to"],
+  ["to=%E0%A4%A", "bad_to"],
+  ["from=2024-01-01&to=soon", "bad_to"],
+];
+
 describe("GET /keys/:id/usage", () => {
   it("answers an empty list for a key without calls, over the last 30 days by default", async () => {
     const { status, body } = await gw.admin("GET", `/keys/${keyId}/usage`);
@@ -56,17 +69,7 @@ describe("GET /keys/:id/usage", () => {
     expect(reversed.body.usage).toEqual([]);
   });
 
-  it.each([
-    ["from=yesterday", "bad_from"],
-    ["from=2024-02-30", "bad_from"],
-    ["from=0000-01-01", "bad_from"],
-    ["from=2024-1-1", "bad_from"],
-    ["from=", "bad_from"],
-    ["from=2024-01-01T00:00:00Z", "bad_from"],
-    ["to=2024-13-01", "bad_to"],
-    ["to=%E0%A4%A", "bad_to"],
-    ["from=2024-01-01&to=soon", "bad_to"],
-  ])("refuses %s with 400 %s", async (query, reason) => {
+  it.each(BAD_DATES)("refuses %s with 400 %s", async (query, reason) => {
     const { status, body } = await gw.admin("GET", `/keys/${keyId}/usage?${query}`);
     expect(status).toBe(400);
     expect(body).toEqual({ ok: false, reason, message: expect.any(String) });
@@ -166,17 +169,7 @@ describe("GET /orgs/:org/usage", () => {
     expect(empty.body).toEqual({ ok: true, org_id: other, from: day(-1), to: day(-1), usage: [] });
   });
 
-  it.each([
-    ["from=yesterday", "bad_from"],
-    ["from=2024-02-30", "bad_from"],
-    ["from=0000-01-01", "bad_from"],
-    ["from=2024-1-1", "bad_from"],
-    ["from=", "bad_from"],
-    ["from=2024-01-01T00:00:00Z", "bad_from"],
-    ["to=2024-13-01", "bad_to"],
-    ["to=%E0%A4%A", "bad_to"],
-    ["from=2024-01-01&to=soon", "bad_to"],
-  ])("refuses %s with 400 %s", async (query, reason) => {
+  it.each(BAD_DATES)("refuses %s with 400 %s", async (query, reason) => {
     const { status, body } = await gw.admin("GET", `/orgs/${org}/usage?${query}`);
     expect(status).toBe(400);
     expect(body).toEqual({ ok: false, reason, message: expect.any(String) });
