@@ -44,7 +44,7 @@ function layout(page: MemberPage, script: PageScript, dashboard: DashboardAsset)
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light">
+<meta name="color-scheme" content="light dark">
 <title>${page.title} · Access gateway</title>
 <link rel="stylesheet" href="/dashboard/assets/${dashboard.manifest.css.name}">
 <script src="/dashboard/assets/signin.js?v=${script.version}" defer></script>

@@ -41,7 +41,7 @@ export function shellHtml(asset: DashboardAsset): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light">
+<meta name="color-scheme" content="light dark">
 <title>Dashboard · Access gateway</title>
 <link rel="stylesheet" href="/dashboard/assets/${asset.manifest.css.name}">
 <script src="/dashboard/assets/${asset.manifest.js.name}" defer></script>
