@@ -12,6 +12,7 @@ import {
 } from "../../shared/events/index.js";
 import type { Pool } from "../../shared/platform/db/pool.js";
 import type { Keys } from "../../shared/platform/redis/keys.js";
+import { loadScript, runScript } from "../../shared/platform/redis/scripts.js";
 import { describeError, type Handler, RetryableError } from "../runtime/index.js";
 import { createBatcher } from "./batcher.js";
 import type { LoadedDestination } from "./messages.js";
@@ -77,25 +78,38 @@ export interface FanoutTargets {
 /**
  * The fan-out: one event of the `events` stream becomes one entry on the stream of each
  * destination of its organization. It only appends to Redis, so a slow or dead
- * destination never holds it up; the ack comes after the XADDs, so a crash in between
+ * destination never holds it up; the ack comes after the appends, so a crash in between
  * copies the event again (delivery loops absorb repeats: the id is fixed).
  */
 export function fanoutHandler(targets: FanoutTargets, maxLen: number): Handler<DestinationMessage, Pool> {
   return async (message, { redis, keys }) => {
     const ids = await targets.destinationsOf(message.org_id);
     if (ids.length === 0) return;
-    await appendToDestinations(redis, keys, ids, JSON.stringify(message), maxLen);
+    await appendToDestinations(redis, keys, ids, message.event.id, JSON.stringify(message), maxLen);
   };
 }
 
-async function appendToDestinations(redis: Redis, keys: Keys, ids: readonly number[], data: string, maxLen: number): Promise<void> {
+const appendScript = loadScript("siem-append-1.lua");
+
+/**
+ * One entry per destination, each with the highest event id its stream was ever given
+ * (`hi`, siem-append-1.lua): what a replay after a trim needs to know (replay.ts).
+ */
+export async function appendToDestinations(
+  redis: Redis,
+  keys: Keys,
+  ids: readonly number[],
+  eventId: number,
+  data: string,
+  maxLen: number,
+): Promise<void> {
   // Commands side by side rather than one pipeline: on a Redis Cluster the destinations'
   // streams and the registry sit on different nodes. Still one round trip.
   await Promise.all(
     ids.flatMap((id) => {
       const stream = keys.stream(destinationStreamName(id));
       // Publishers register the streams they make (shared/platform/streams/registry.ts).
-      return [redis.xadd(stream, "MAXLEN", "~", maxLen, "*", "data", data), redis.sadd(keys.streamRegistry(), stream)];
+      return [runScript(redis, appendScript, [stream], [maxLen, data, eventId]), redis.sadd(keys.streamRegistry(), stream)];
     }),
   );
 }

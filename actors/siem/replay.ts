@@ -19,18 +19,21 @@ import { sendBatch } from "./transport/index.js";
  *
  * The missing events are the organization's events after the destination's `last_event_id`
  * (the highest id it acknowledged; from its creation time when it never delivered one) up to
- * the highest event id among the first `window` entries left on the stream (the head), but
- * for the ids the head holds (the loop reads those from the stream). Not just those below
- * the oldest entry's event: the fan-out does not append in id order. It runs up to
+ * the highest event id appended up to the oldest entry left (its `hi` field, written by the
+ * fan-out's siem-append-1.lua), or among the first `window` entries left on the stream (the
+ * head) if higher, but for the ids the head holds (the loop reads those from the stream).
+ * Not just those below the oldest entry's event: the fan-out does not append in id order. It runs up to
  * FANOUT_CONCURRENCY messages at once per pusher process (retries wait out their backoff in
  * their slot), its reader and claimer may each fill the free slots (twice that in hand), and
  * relays side by side publish their batches in either order. An event trimmed was appended
  * before every entry of the head; of those, at most the in-flight count can come from
  * messages read before it, so with a head longer than that (replayWindow), one head entry
  * at least came later on the `events` stream, with a higher id: the trimmed event is at or
- * below the head's highest id. Not covered: entries a claimer took from a dead pusher (or a
- * relay republished after a crash), appended a minute later, and entries left unread below
- * an id the loop already delivered (below `last_event_id`): docs/events.md.
+ * below the head's highest id. Entries appended later than that (a claimer's, taken from a
+ * dead pusher a minute on; a relay's republished after a crash) are covered by `hi`; ids
+ * between the head's and `hi` that the stream still holds past the head are sent twice (at
+ * least once). Not covered: entries left unread below an id the loop already delivered
+ * (below `last_event_id`): docs/events.md.
  *
  * Sent from PostgreSQL in id order, one batch at a time, each recorded as delivered before
  * the next, so a crash resumes after the last batch acknowledged: recorded no higher than
@@ -168,10 +171,20 @@ export function previousEntryId(id: string): string {
   return `${ms - 1n}-18446744073709551615`;
 }
 
-/** The event ids of the first `count` entries of the stream (entries it cannot read are left out). */
-export async function streamHead(redis: Redis, stream: string, count: number): Promise<number[]> {
+/** The first entries of a stream: their event ids, and the highest event id appended up to the oldest. */
+export interface StreamHead {
+  /** Event ids of the first entries (entries that cannot be read are left out). */
+  ids: number[];
+  /** The oldest entry's `hi` (siem-append-1.lua): no trimmed entry had a higher id; null when it has none. */
+  hi: number | null;
+}
+
+/** The first `count` entries of the stream. */
+export async function streamHead(redis: Redis, stream: string, count: number): Promise<StreamHead> {
   const entries = (await redis.xrange(stream, "-", "+", "COUNT", count)) as unknown[];
-  return entries.map(eventIdOf).filter((id): id is number => id !== null);
+  const first = entries.length > 0 && Array.isArray(entries[0]) ? fieldsOf((entries[0] as unknown[])[1]).get("hi") : undefined;
+  const hi = first === undefined ? Number.NaN : Number(first);
+  return { ids: entries.map(eventIdOf).filter((id): id is number => id !== null), hi: Number.isSafeInteger(hi) ? hi : null };
 }
 
 /** Replays what the destination missed, until no gap is left; returns the number of events sent. */
@@ -198,7 +211,8 @@ export async function replayGap(destination: LoadedDestination, stream: string, 
     if (position === null || !hasGap(position)) return replayed;
     const row = await destinationById(deps.db, destination.id);
     if (row === null) return replayed;
-    const head = position.firstEntryId === null ? [] : await streamHead(deps.redis, stream, await deps.window());
+    const { ids: head, hi } =
+      position.firstEntryId === null ? { ids: [], hi: null } : await streamHead(deps.redis, stream, await deps.window());
     const onStream = new Set(head);
     let after = Math.max(row.last_event_id, sent);
     const sinceMs = after === 0 ? row.created_at.getTime() : null;
@@ -209,7 +223,9 @@ export async function replayGap(destination: LoadedDestination, stream: string, 
       if (rows.length > 0) await deliver(rows, 0);
     }
     // Recorded below the lowest id left to the stream: a resumed replay covers it if trimmed.
-    const upTo = head.length === 0 ? null : Math.max(...head);
+    // Every trimmed id is at or below the oldest entry's `hi`; without one (entries from
+    // before it), the head's highest id bounds them as long as no entry came a window late.
+    const upTo = head.length === 0 ? null : Math.max(...head, hi ?? 0);
     const except = head.filter((id) => id > after);
     const recordUpTo = except.length === 0 ? Number.MAX_SAFE_INTEGER : Math.min(...except) - 1;
     for (;;) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOutboxRelay } from "../../../actors/outbox/index.js";
 import type { RunningActor } from "../../../actors/index.js";
 import { loadDestination, startSiemPusher, type SiemPusher, type PusherOptions } from "../../../actors/siem/index.js";
+import { appendToDestinations } from "../../../actors/siem/handler.js";
 import { hasGap, replayGap, replayWindow, type StreamPosition, streamPosition } from "../../../actors/siem/replay.js";
 import { pushNetwork } from "../../../actors/siem/transport/guard.js";
 import { sendBatch } from "../../../actors/siem/transport/index.js";
@@ -269,6 +270,40 @@ describe("SIEM replay from the events table", () => {
     const recorded = (await destinationById(gw.ctx.db, id))?.last_event_id ?? -1;
     expect(recorded).toBeGreaterThanOrEqual(b);
     expect(recorded).toBeLessThan(c);
+  }, 60_000);
+
+  /**
+   * A claimer appends a dead pusher's messages a minute late: here f is appended right after
+   * a, then b, c, d and e, more than the replay's window (2 here) later, and the trim takes a
+   * and f. The head's highest id (c) no longer bounds what was trimmed; the `hi` the fan-out
+   * wrote on each entry does.
+   */
+  it("an event appended more than a window ahead of lower ids, then trimmed, is replayed", async () => {
+    await Promise.all(pushers.splice(0).map((p) => p.stop()));
+    const created = await gw.admin("POST", "/orgs", { name: "Replay late", plan: "enterprise" });
+    const orgId = created.body.org.id as number;
+    const id = await addDestination(gw, orgId, { kind: "http", url: `${collector.url}/late` });
+    const ids = await writeEvents(gw, orgId, 6);
+    const [a, b, c, d, e, f] = ids;
+    const stream = gw.ctx.keys.stream(`events:siem:${id}`);
+    const redis = gw.ctx.redis;
+    await redis.del(stream);
+    await redis.call("XGROUP", "CREATE", stream, SIEM_GROUP, "0", "MKSTREAM", "ENTRIESREAD", "0");
+    // The fan-out's own append (siem-append-1.lua).
+    for (const eventId of [a, f, b, c, d, e])
+      await appendToDestinations(redis, gw.ctx.keys, [id], eventId, JSON.stringify({ org_id: orgId, event: { id: eventId } }), 1000);
+    await redis.xtrim(stream, "MAXLEN", 4);
+    const row = await destinationById(gw.ctx.db, id);
+    if (row === null) throw new Error("destination not found");
+    const deps = { db: gw.ctx.db, redis, clock: gw.ctx.clock, network, batchSize: 2, stillHeld: () => true, window: async () => 2 };
+    await replayGap(loadDestination(gw.ctx, row), stream, SIEM_GROUP, deps);
+    const fromReplay = collector.order.get("/late") ?? [];
+    const fromStream = await readStream(stream);
+    const missing = ids.filter((x) => !fromReplay.includes(x) && !fromStream.includes(x));
+    expect(missing, `replayed ${fromReplay.join(",")}, then the stream ${fromStream.join(",")}`).toEqual([]);
+    // In id order, the head's two left to the stream; d and e, past the head, come twice (at least once).
+    expect(fromReplay).toEqual([a, d, e, f]);
+    expect(fromStream).toEqual([b, c, d, e]);
   }, 60_000);
 
   it("ids left to the stream and trimmed during the replay are sent by its next pass", async () => {
