@@ -1,14 +1,9 @@
 import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSigninScript } from "../../ops/embed/build.js";
-import { buildDashboard } from "../../ops/embed/dashboard-build.js";
-import { EMBED_DIR } from "../../shared/embed/asset.js";
-import { DASHBOARD_DIR } from "../../shared/embed/dashboard-asset.js";
-import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { nextLinks } from "../helpers/mail-links.js";
 import { acceptInvitation, pageState, virtualAuthenticator } from "../helpers/passkey-browser.js";
-import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
-import { makeWorld, scanAndAssign, startScans, type FakeScans, type Made } from "./fixtures.js";
+import type { SmtpSink } from "../helpers/smtp-sink.js";
+import { openDashboardWorld, type DashboardWorld, type Made } from "./fixtures.js";
 import {
   WAIT,
   WIDTHS,
@@ -17,7 +12,6 @@ import {
   settled,
   shot,
   signInWithAdminToken,
-  startHarness,
   visit,
   type Harness,
   type Tab,
@@ -40,29 +34,18 @@ import {
 // Functions passed to page.evaluate run in the browser; these names are theirs.
 declare const document: any, window: any, location: { search: string; pathname: string };
 
-let gw: TestGateway;
 let harness: Harness;
 let world: Made;
-let scans: FakeScans;
 let smtp: SmtpSink;
 
+let opened: DashboardWorld | undefined;
 beforeAll(async () => {
-  await buildSigninScript(EMBED_DIR);
-  await buildDashboard(DASHBOARD_DIR);
-  smtp = await startSmtpSink();
-  // SITE_URL http://localhost:PORT: the member's passkey needs a host name.
-  gw = await startTestGateway("dashboard-dark", { SITE_URL: "http://localhost:0", SMTP_URL: `smtp://127.0.0.1:${smtp.port}` });
-  world = await makeWorld(gw);
-  scans = await startScans(gw, "strict-transport-security: max-age=300");
-  await scanAndAssign(gw, scans, world.serverKey, world.domain);
-  harness = await startHarness(gw, "dark");
+  opened = await openDashboardWorld("dark");
+  ({ harness, world, smtp } = opened);
 }, 120_000);
 
 afterAll(async () => {
-  await harness?.close();
-  await scans?.stop();
-  await gw?.stop();
-  await smtp?.stop();
+  await opened?.stop();
 });
 
 /** The operator's walk (walk.test.ts): every page of the dashboard. */

@@ -9,8 +9,13 @@ import type { Pool } from "../../shared/platform/db/pool.js";
 import type { StoredFinding } from "../../shared/scans/db/scans.js";
 import { insertCheck } from "../../shared/status/db/status.js";
 import { SCAN_STREAM, scanJobSchema, type ScanJob } from "../../shared/scans/stream.js";
-import type { TestGateway } from "../helpers/gateway.js";
-import { waitFor } from "../helpers/gateway.js";
+import { startTestGateway, waitFor, type TestGateway } from "../helpers/gateway.js";
+import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
+import { buildSigninScript } from "../../ops/embed/build.js";
+import { buildDashboard } from "../../ops/embed/dashboard-build.js";
+import { EMBED_DIR } from "../../shared/embed/asset.js";
+import { DASHBOARD_DIR } from "../../shared/embed/dashboard-asset.js";
+import { startHarness, type Harness } from "./harness.js";
 
 /**
  * An organization with something on every page: verified and pending domains, client and
@@ -255,4 +260,48 @@ export async function makeWorld(gw: TestGateway, names: Names = PLAIN): Promise<
   await ok(gw.admin("POST", `/orgs/${orgId}/members`, { name: names.member, email: "ada@example.com", role: "owner" }));
   await ok(gw.admin("POST", `/orgs/${orgId}/members`, { name: "Grace Hopper", email: "grace@example.com", role: "member" }));
   return { orgId, clientKeyId: client.details.id, serverKey: server.key, serverKeyId: server.details.id, domain };
+}
+
+/** What the dashboard walks share: a gateway with its SMTP sink, the organization, its scans and a browser. */
+export interface DashboardWorld {
+  gw: TestGateway;
+  smtp: SmtpSink;
+  world: Made;
+  scans: FakeScans;
+  harness: Harness;
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the sign-in script and the dashboard, starts a gateway on SITE_URL
+ * http://localhost:PORT (passkeys need a host name) with an SMTP sink for invitations, makes
+ * the organization (`names` where outside text is shown), runs and assigns a scan whose
+ * evidence is `evidence`, and opens a browser.
+ */
+export async function openDashboardWorld(
+  label: string,
+  names: Names = PLAIN,
+  evidence = "strict-transport-security: max-age=300",
+): Promise<DashboardWorld> {
+  await buildSigninScript(EMBED_DIR);
+  await buildDashboard(DASHBOARD_DIR);
+  const smtp = await startSmtpSink();
+  const gw = await startTestGateway(`dashboard-${label}`, { SITE_URL: "http://localhost:0", SMTP_URL: `smtp://127.0.0.1:${smtp.port}` });
+  const world = await makeWorld(gw, names);
+  const scans = await startScans(gw, evidence);
+  await scanAndAssign(gw, scans, world.serverKey, world.domain);
+  const harness = await startHarness(gw, label);
+  return {
+    gw,
+    smtp,
+    world,
+    scans,
+    harness,
+    async stop() {
+      await harness.close();
+      await scans.stop();
+      await gw.stop();
+      await smtp.stop();
+    },
+  };
 }

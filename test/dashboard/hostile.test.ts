@@ -1,14 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSigninScript } from "../../ops/embed/build.js";
-import { buildDashboard } from "../../ops/embed/dashboard-build.js";
-import { EMBED_DIR } from "../../shared/embed/asset.js";
-import { DASHBOARD_DIR } from "../../shared/embed/dashboard-asset.js";
-import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { nextLinks } from "../helpers/mail-links.js";
 import { acceptInvitation, virtualAuthenticator } from "../helpers/passkey-browser.js";
-import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
-import { makeWorld, scanAndAssign, startScans, type FakeScans, type Made, type Names } from "./fixtures.js";
-import { WAIT, settled, signInWithAdminToken, startHarness, visit, type Harness, type Tab } from "./harness.js";
+import type { SmtpSink } from "../helpers/smtp-sink.js";
+import { openDashboardWorld, type DashboardWorld, type Made, type Names } from "./fixtures.js";
+import { WAIT, settled, signInWithAdminToken, visit, type Harness, type Tab } from "./harness.js";
 
 /**
  * Outside text with teeth: markup that would run script (an `onerror` handler, a closing
@@ -44,29 +39,18 @@ const HOSTILE: Names = {
   probeError: `refused: ${run("probe")}${closeScript("probe")}`,
 };
 
-let gw: TestGateway;
 let harness: Harness;
 let world: Made;
-let scans: FakeScans;
 let smtp: SmtpSink;
 
+let opened: DashboardWorld | undefined;
 beforeAll(async () => {
-  await buildSigninScript(EMBED_DIR);
-  await buildDashboard(DASHBOARD_DIR);
-  smtp = await startSmtpSink();
-  // SITE_URL http://localhost:PORT: the owner's passkey needs a host name.
-  gw = await startTestGateway("dashboard-hostile", { SITE_URL: "http://localhost:0", SMTP_URL: `smtp://127.0.0.1:${smtp.port}` });
-  world = await makeWorld(gw, HOSTILE);
-  scans = await startScans(gw, HOSTILE.evidence);
-  await scanAndAssign(gw, scans, world.serverKey, world.domain);
-  harness = await startHarness(gw, "hostile");
+  opened = await openDashboardWorld("hostile", HOSTILE, HOSTILE.evidence);
+  ({ harness, world, smtp } = opened);
 }, 120_000);
 
 afterAll(async () => {
-  await harness?.close();
-  await scans?.stop();
-  await gw?.stop();
-  await smtp?.stop();
+  await opened?.stop();
 });
 
 /** What the page holds: did anything run, did any element come of a payload, and its text. */

@@ -1,14 +1,10 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSigninScript } from "../../ops/embed/build.js";
-import { buildDashboard } from "../../ops/embed/dashboard-build.js";
-import { EMBED_DIR } from "../../shared/embed/asset.js";
-import { DASHBOARD_DIR } from "../../shared/embed/dashboard-asset.js";
-import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import type { TestGateway } from "../helpers/gateway.js";
 import { nextLinks } from "../helpers/mail-links.js";
 import { acceptInvitation, virtualAuthenticator } from "../helpers/passkey-browser.js";
-import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
-import { makeWorld, scanAndAssign, startScans, type FakeScans, type Made } from "./fixtures.js";
+import type { SmtpSink } from "../helpers/smtp-sink.js";
+import { openDashboardWorld, type DashboardWorld, type Made } from "./fixtures.js";
 import {
   WAIT,
   WIDTHS,
@@ -18,7 +14,6 @@ import {
   shot,
   signInWithAdminToken,
   signInWithToken,
-  startHarness,
   visit,
   type Harness,
   type Tab,
@@ -58,26 +53,16 @@ declare const location: { search: string; pathname: string }, document: { body: 
 let gw: TestGateway;
 let harness: Harness;
 let world: Made;
-let scans: FakeScans;
 let smtp: SmtpSink;
 
+let opened: DashboardWorld | undefined;
 beforeAll(async () => {
-  await buildSigninScript(EMBED_DIR);
-  await buildDashboard(DASHBOARD_DIR);
-  smtp = await startSmtpSink();
-  // SITE_URL http://localhost:PORT: the owner's and the member's passkeys need a host name.
-  gw = await startTestGateway("dashboard-walk", { SITE_URL: "http://localhost:0", SMTP_URL: `smtp://127.0.0.1:${smtp.port}` });
-  world = await makeWorld(gw);
-  scans = await startScans(gw, "strict-transport-security: max-age=300");
-  await scanAndAssign(gw, scans, world.serverKey, world.domain);
-  harness = await startHarness(gw, "walk");
+  opened = await openDashboardWorld("walk");
+  ({ gw, harness, world, smtp } = opened);
 }, 120_000);
 
 afterAll(async () => {
-  await harness?.close();
-  await scans?.stop();
-  await gw?.stop();
-  await smtp?.stop();
+  await opened?.stop();
 });
 
 /** Connects the server key the way a person does: pasted into the panel of the scans page. */
