@@ -10,7 +10,7 @@ import type { TestGateway } from "./gateway.js";
  */
 
 // Functions passed to page.evaluate run in the browser; these names are theirs.
-declare const document: any;
+declare const document: any, location: { pathname: string };
 
 const WAIT = { timeout: 20_000 };
 
@@ -44,9 +44,19 @@ export async function virtualAuthenticator(page: Page): Promise<Authenticator> {
   return { cdp, authenticatorId };
 }
 
-/** Waits for a sign-in or invitation page to be in `wanted` (its body's data-state). */
-export const pageState = (page: Page, wanted: string) =>
-  page.waitForFunction((s: string) => document.body?.getAttribute("data-state") === s, WAIT, wanted);
+/** Waits for a sign-in or invitation page to be in `wanted` (its body's data-state); a time-out says where the page stood. */
+export async function pageState(page: Page, wanted: string): Promise<void> {
+  try {
+    await page.waitForFunction((s: string) => document.body?.getAttribute("data-state") === s, WAIT, wanted);
+  } catch (error) {
+    const seen = await page
+      .evaluate(
+        () => `${location.pathname} data-state=${document.body?.getAttribute("data-state")} text=${document.body?.innerText.slice(0, 200)}`,
+      )
+      .catch(() => "unreadable");
+    throw new Error(`page never reached data-state=${wanted}: ${seen}`, { cause: error });
+  }
+}
 
 /** The SPA's page for `path`, settled: a heading, nothing loading. */
 export async function dashboardAt(page: Page, path: string): Promise<void> {
