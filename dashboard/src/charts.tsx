@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import type { HistoryPoint, UsageDay } from "./api.js";
+import { localDate } from "./time.js";
 import { isoShort, visible } from "./ui.js";
 
 /**
@@ -7,7 +8,9 @@ import { isoShort, visible } from "./ui.js";
  * needs, and a library would be most of the script budget). Colours come from classes in
  * the style sheet (the page's policy allows no inline style). Each chart has a text
  * equivalent: a title and description for screen readers, and the numbers in a table
- * under a disclosure.
+ * under a disclosure. The bars' days are the service's, UTC days (usage is counted by UTC
+ * day), and are labelled so; the score history's times are instants, shown in the browser's
+ * zone (time.ts).
  */
 
 const HEIGHT = 220;
@@ -120,7 +123,7 @@ export function StackedBars(props: {
         <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${titleId} ${descId}`} class="bars">
           <title id={titleId}>{props.title}</title>
           <desc id={descId}>
-            {`${sum.toLocaleString("en")} in total from ${props.from} to ${props.to}; the busiest day had ${Math.max(0, ...totals).toLocaleString("en")}.`}
+            {`${sum.toLocaleString("en")} in total from ${props.from} to ${props.to} (days in UTC); the busiest day had ${Math.max(0, ...totals).toLocaleString("en")}.`}
           </desc>
           {[0, 0.5, 1].map((f) => (
             <g key={f}>
@@ -163,6 +166,7 @@ export function StackedBars(props: {
             </li>
           ))}
         </ul>
+        <p class="hint">Days in UTC, as the service counts them.</p>
         <details>
           <summary>The numbers</summary>
           {/* biome-ignore lint/a11y/useSemanticElements: a scrollable region must be reachable by keyboard (axe scrollable-region-focusable) */}
@@ -171,7 +175,7 @@ export function StackedBars(props: {
             <table class="numbers">
               <thead>
                 <tr>
-                  <th scope="col">Day</th>
+                  <th scope="col">Day (UTC)</th>
                   {props.series.map((s) => (
                     <th key={s.id} scope="col">
                       {visible(s.label)}
@@ -242,10 +246,10 @@ export function ScoreHistory(props: { title: string; history: Record<"web" | "dn
             </g>
           ))}
           <text class="axis" x={PAD.left} y={HEIGHT - 8}>
-            {new Date(min).toISOString().slice(0, 10)}
+            {localDate(min)}
           </text>
           <text class="axis" x={WIDTH - PAD.right} y={HEIGHT - 8} text-anchor="end">
-            {new Date(max).toISOString().slice(0, 10)}
+            {localDate(max)}
           </text>
           {series.map((s) => {
             const points = props.history[s.id];

@@ -2,6 +2,7 @@ import type { ComponentChildren, JSX } from "preact";
 import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
 import type { Answer, Refusal } from "./http.js";
 import { Link, navigatedInApp } from "./router.js";
+import { localTime, utcTime, utcToday } from "./time.js";
 
 /**
  * The dashboard's small pieces: loading, empty and refusal states, outside text, times,
@@ -95,18 +96,33 @@ export function Ext(props: { text: string | null | undefined; class?: string }) 
 
 // ---- times ----
 
+/** An instant in the browser's zone, `2026-11-25 14:20 CET`; a calendar date `YYYY-MM-DD` as it is (time.ts). */
 export function isoShort(iso: string): string {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(iso)) return iso;
-  return `${iso.slice(0, 16).replace("T", " ")} UTC`;
+  return localTime(iso);
 }
 
+/**
+ * A time as a `<time>` element: the ISO value machine-readable, the text in the browser's
+ * zone, and the exact UTC time in its title (what logs and the API say). A calendar date is
+ * shown as it is, without a title.
+ */
 export function Time(props: { iso: string | null | undefined; empty?: string }) {
   if (!props.iso) return <span class="muted">{props.empty ?? "never"}</span>;
-  return <time dateTime={props.iso}>{isoShort(props.iso)}</time>;
+  return (
+    <time dateTime={props.iso} title={utcTime(props.iso) ?? undefined}>
+      {localTime(props.iso)}
+    </time>
+  );
 }
 
+/**
+ * Today as the service counts days, in UTC: a due date is overdue once its UTC day has
+ * ended and refused before the UTC today (`due_in_past`), and the ends the dashboard sends
+ * for a date (a key's hard end, a token's end, a risk acceptance) are `<day>T23:59:59Z`. So
+ * a date field's earliest day is this one, whatever the browser's zone.
+ */
 export function today(): string {
-  return new Date().toISOString().slice(0, 10);
+  return utcToday();
 }
 
 // ---- status badges ----

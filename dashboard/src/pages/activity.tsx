@@ -48,7 +48,7 @@ export function ActivityPage() {
             </select>
           )}
         </Field>
-        <Field label="From">
+        <Field label="From (UTC)">
           {(a) => (
             <input
               {...a}
@@ -58,7 +58,7 @@ export function ActivityPage() {
             />
           )}
         </Field>
-        <Field label="To">
+        <Field label="To (UTC)">
           {(a) => (
             <input
               {...a}

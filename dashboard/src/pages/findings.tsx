@@ -206,7 +206,7 @@ function AssignForm(props: { domain: string; findingKey: string; current: Assign
           </select>
         )}
       </Field>
-      <Field label="Due" hint="Today or later; empty clears it.">
+      <Field label="Due" hint="Today (UTC) or later; overdue once that day has ended in UTC. Empty clears it.">
         {(a) => <input {...a} type="date" min={today()} value={due} onInput={(e: InputEvent) => setDue(valueOf(e))} />}
       </Field>
       <div class="form-actions">

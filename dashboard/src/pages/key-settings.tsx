@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, type KeyDetails } from "../api.js";
 import { may } from "../auth.js";
-import { Field, Outcome, Section, useAction, valueOf, type InputEvent } from "../ui.js";
+import { Field, Outcome, Section, today, useAction, valueOf, type InputEvent } from "../ui.js";
 import {
   cidrProblem,
   countryProblem,
@@ -283,8 +283,12 @@ export function KeySettings(props: { details: KeyDetails; onSaved: (details: Key
       </Section>
       <Section title="Lifetime and content">
         <div class="grid-form">
-          <Field label="Hard end" hint="Empty: the key follows the organization's window." error={problems.expires_at}>
-            {(a) => input("expires_at", a, { type: "date" })}
+          <Field
+            label="Hard end"
+            hint="The key stops working when this day ends in UTC. Empty: the key follows the organization's window."
+            error={problems.expires_at}
+          >
+            {(a) => input("expires_at", a, { type: "date", min: today() })}
           </Field>
           <Field
             label="Content page"

@@ -118,7 +118,7 @@ export function KeyUsage(props: { id: number }) {
   return (
     <Section title="Usage by day">
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Usage range">
-        <Field label="From">
+        <Field label="From (UTC)">
           {(a) => (
             <input
               {...a}
@@ -129,7 +129,7 @@ export function KeyUsage(props: { id: number }) {
             />
           )}
         </Field>
-        <Field label="To">
+        <Field label="To (UTC)">
           {(a) => (
             <input
               {...a}

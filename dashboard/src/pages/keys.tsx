@@ -206,7 +206,7 @@ export function KeysPage() {
             </select>
           )}
         </Field>
-        <Field label="Calls from" hint={from || until ? undefined : "Empty: the last 30 days."}>
+        <Field label="Calls from (UTC)" hint={from || until ? undefined : "Empty: the last 30 days."}>
           {(a) => (
             <input
               {...a}
@@ -217,7 +217,7 @@ export function KeysPage() {
             />
           )}
         </Field>
-        <Field label="Calls to">
+        <Field label="Calls to (UTC)">
           {(a) => (
             <input
               {...a}

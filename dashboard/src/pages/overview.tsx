@@ -41,7 +41,10 @@ function Allowance(props: { used: number; allowance: number | null; resets: stri
   );
 }
 
-/** The cycle's last day: the whole cycle is drawn, the days to come empty. */
+/**
+ * The cycle's last day: the whole cycle is drawn, the days to come empty. A UTC day, as the
+ * usage's days are (the chart says so), like the first one, `cycle_started_at`'s UTC date.
+ */
 function lastDayOf(resetsAt: string): string {
   return new Date(Date.parse(resetsAt) - 1000).toISOString().slice(0, 10);
 }

@@ -18,7 +18,7 @@ import {
   Show,
   Time,
   idle,
-  isoShort,
+  today,
   useAction,
   useAnswer,
   valueOf,
@@ -90,7 +90,7 @@ function BudgetLine(props: { budget: Budget | null }) {
   return (
     <p class="muted">
       Fresh scans left this hour: <strong>{budget.remaining}</strong> of {budget.limit}; the budget resets at{" "}
-      {isoShort(new Date(budget.resetAt * 1000).toISOString())}.
+      <Time iso={new Date(budget.resetAt * 1000).toISOString()} />.
     </p>
   );
 }
@@ -118,6 +118,7 @@ function GradeCard(props: { title: string; section: ScanSection }) {
 
 const STATUS_ORDER: Record<string, number> = { fail: 0, warn: 1, info: 2, pass: 3 };
 
+/** The acceptance's default last day: 90 days from the service's (UTC) today. */
 function inNinetyDays(): string {
   return new Date(Date.now() + 90 * 86_400_000).toISOString().slice(0, 10);
 }
@@ -195,16 +196,8 @@ function FindingItem(props: { org: number; domain: string; finding: Finding; onC
             <Field label="Why (kept with the acceptance)">
               {(a) => <textarea {...a} rows={3} maxLength={2000} value={note} onInput={(e: InputEvent) => setNote(valueOf(e))} />}
             </Field>
-            <Field label="Until">
-              {(a) => (
-                <input
-                  {...a}
-                  type="date"
-                  value={until}
-                  min={new Date().toISOString().slice(0, 10)}
-                  onInput={(e: InputEvent) => setUntil(valueOf(e))}
-                />
-              )}
+            <Field label="Until" hint="The acceptance ends when this day ends in UTC.">
+              {(a) => <input {...a} type="date" value={until} min={today()} onInput={(e: InputEvent) => setUntil(valueOf(e))} />}
             </Field>
           </Confirm>
         ) : null}

@@ -15,6 +15,7 @@ import {
   Table,
   Time,
   idle,
+  today,
   useAction,
   useAnswer,
   valueOf,
@@ -185,8 +186,8 @@ function Tokens(props: { org: number }) {
             <Field label="Name">
               {(a) => <input {...a} required maxLength={200} value={name} onInput={(e: InputEvent) => setName(valueOf(e))} />}
             </Field>
-            <Field label="Ends (optional)">
-              {(a) => <input {...a} type="date" value={expires} onInput={(e: InputEvent) => setExpires(valueOf(e))} />}
+            <Field label="Ends (optional)" hint="The token stops working when this day ends in UTC.">
+              {(a) => <input {...a} type="date" min={today()} value={expires} onInput={(e: InputEvent) => setExpires(valueOf(e))} />}
             </Field>
             <div class="field">
               <label class="check">

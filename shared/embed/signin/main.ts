@@ -87,8 +87,30 @@ function toDashboard(): void {
   location.assign(nextAddress());
 }
 
-/** A time as the dashboard shows it: `2026-05-04 09:30 UTC`. */
-const when = (iso: unknown) => (typeof iso === "string" && iso.length >= 16 ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "never");
+/**
+ * A time as the dashboard shows it (dashboard/src/time.ts; this bundle builds on its own, so
+ * the few lines are repeated): in the browser's zone, `2026-05-04 11:30 CEST`, the zone
+ * named in English, the fields from Intl's parts so every locale gets the same layout.
+ */
+const locale = new Intl.DateTimeFormat().resolvedOptions().locale;
+const clock = new Intl.DateTimeFormat(/^en(-|$)/i.test(locale) ? locale : "en", {
+  calendar: "gregory",
+  numberingSystem: "latn",
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+  timeZoneName: "short",
+});
+const when = (iso: unknown): string => {
+  const ms = typeof iso === "string" ? Date.parse(iso) : Number.NaN;
+  if (Number.isNaN(ms)) return "never";
+  const part: Record<string, string> = {};
+  for (const p of clock.formatToParts(ms)) part[p.type] = p.value;
+  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute} ${part.timeZoneName ?? ""}`.trimEnd();
+};
 
 interface Who {
   member: { name: string; email: string; role: string };
