@@ -180,11 +180,15 @@ export const api = {
     admin<{ incident: Incident }>("POST", "/status/incidents", { body }),
   updateIncident: (id: number, body: { status: string; body: string }) =>
     admin<{ incident: Incident }>("POST", `/status/incidents/${id}/updates`, { body }),
-  patchIncident: (id: number, body: { postmortem?: string | null; title?: string; impact?: string }) =>
+  /** Any of the fields; a resolved incident may be corrected too. */
+  patchIncident: (id: number, body: { postmortem?: string | null; title?: string; impact?: string; affects?: string[] }) =>
     admin<{ incident: Incident }>("PATCH", `/status/incidents/${id}`, { body }),
   maintenance: () => admin<{ maintenance: Maintenance[] }>("GET", "/status/maintenance", { query: { limit: 50 } }),
   createMaintenance: (body: { title: string; body: string; affects: string[]; starts_at: string; ends_at: string }) =>
     admin<{ maintenance: Maintenance }>("POST", "/status/maintenance", { body }),
+  /** Any of the fields; a cancelled window, or one that is over, is refused (409 conflict). */
+  patchMaintenance: (id: number, body: Partial<{ title: string; body: string; affects: string[]; starts_at: string; ends_at: string }>) =>
+    admin<{ maintenance: Maintenance }>("PATCH", `/status/maintenance/${id}`, { body }),
   cancelMaintenance: (id: number) => admin<{ maintenance: Maintenance }>("POST", `/status/maintenance/${id}/cancel`),
 
   // The member's own sessions and passkeys (session mode): the accounts branch's /admin/v1/auth/.

@@ -1,5 +1,7 @@
-import { useState } from "preact/hooks";
+import type { ComponentChildren, Ref } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Incident, type Maintenance, type Service } from "../api.js";
+import { navigatedInApp, setQuery, usePlace } from "../router.js";
 import {
   Badge,
   Confirm,
@@ -14,13 +16,16 @@ import {
   useAction,
   useAnswer,
   valueOf,
+  visible,
   type InputEvent,
+  type OutcomeState,
 } from "../ui.js";
 
 /**
  * The operator's status page tabs (operator-api.md "Status page"; docs/status.md): each
  * service with its probe's last result and error, incidents with their updates and
- * postmortem, maintenance windows.
+ * postmortem, maintenance windows. An incident's title, impact and services, and an
+ * upcoming or running window, are edited in a panel that `?edit=<id>` opens.
  */
 
 const SERVICES = ["website", "api", "dashboard"] as const;
@@ -129,12 +134,121 @@ function AffectsBoxes(props: { value: string[]; onChange: (value: string[]) => v
   );
 }
 
-function IncidentCard(props: { incident: Incident; onChanged: () => void }) {
+/** The services ticked, in the page's order (the API keeps them as sent). */
+function ordered(affects: string[]): string[] {
+  return SERVICES.filter((s) => affects.includes(s));
+}
+
+function sameServices(a: string[], b: string[]): boolean {
+  return ordered(a).join(",") === ordered(b).join(",");
+}
+
+/** What a saved PATCH changed, in the forms' words. */
+const FIELD_WORDS: Record<string, string> = { starts_at: "start", ends_at: "end", affects: "services", body: "details" };
+function said(patch: object): string {
+  return Object.keys(patch)
+    .map((name) => FIELD_WORDS[name] ?? name)
+    .join(", ");
+}
+
+/**
+ * Focus to an editor's first field when it opens from the page (its Edit button, the back
+ * button); on a fresh load of an address that opens it, focus stays at the top as on any page.
+ */
+function useFocusOnOpen(): Ref<HTMLInputElement> {
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (navigatedInApp()) first.current?.focus();
+  }, []);
+  return first;
+}
+
+/** An editor's panel: its own heading, the form, and the refusals of its save. */
+function EditPanel(props: { id: string; heading: string; children: ComponentChildren }) {
+  const headingId = `${props.id}-heading`;
+  return (
+    <section class="edit-panel" id={props.id} aria-labelledby={headingId}>
+      <h4 id={headingId}>{props.heading}</h4>
+      {props.children}
+    </section>
+  );
+}
+
+/**
+ * The incident's title, impact and affected services, corrected with one PATCH of what
+ * changed (a resolved incident too). Takes focus when opened; `onDone` closes it.
+ */
+function IncidentEditor(props: { incident: Incident; id: string; onDone: (saved: string | null) => void }) {
+  const { incident } = props;
+  const [title, setTitle] = useState(incident.title);
+  const [impact, setImpact] = useState<string>(incident.impact);
+  const [affects, setAffects] = useState<string[]>(incident.affects);
+  const [outcome, run, setOutcome] = useAction();
+  const first = useFocusOnOpen();
+  const save = async (event: Event) => {
+    event.preventDefault();
+    const body: { title?: string; impact?: string; affects?: string[] } = {};
+    if (title.trim() !== incident.title) body.title = title.trim();
+    if (impact !== incident.impact) body.impact = impact;
+    if (!sameServices(affects, incident.affects)) body.affects = ordered(affects);
+    if (Object.keys(body).length === 0) {
+      setOutcome({ done: "Nothing changed." });
+      return;
+    }
+    const answer = await run(api.patchIncident(incident.id, body), "Saved.");
+    if (answer.ok) props.onDone(`Saved (${said(body)}): the status page shows it.`);
+  };
+  return (
+    <EditPanel id={props.id} heading={`Edit incident #${incident.id}`}>
+      <form class="grid-form" onSubmit={(e) => void save(e)}>
+        <Field label="Title">
+          {(a) => <input {...a} ref={first} required maxLength={200} value={title} onInput={(e: InputEvent) => setTitle(valueOf(e))} />}
+        </Field>
+        <Field label="Impact">
+          {(a) => (
+            <select {...a} value={impact} onChange={(e: InputEvent) => setImpact(valueOf(e))}>
+              <option value="minor">minor</option>
+              <option value="major">major</option>
+            </select>
+          )}
+        </Field>
+        <AffectsBoxes value={affects} onChange={setAffects} />
+        <div class="form-actions">
+          <button type="submit" class="primary">
+            Save the incident
+          </button>
+          <button type="button" onClick={() => props.onDone(null)}>
+            Close
+          </button>
+        </div>
+      </form>
+      <Outcome outcome={outcome} />
+    </EditPanel>
+  );
+}
+
+function IncidentCard(props: { incident: Incident; editing: boolean; onChanged: () => void }) {
   const { incident } = props;
   const [status, setStatus] = useState(incident.status === "resolved" ? "resolved" : incident.status);
   const [body, setBody] = useState("");
   const [postmortem, setPostmortem] = useState(incident.postmortem ?? "");
   const [outcome, run] = useAction();
+  const [edited, setEdited] = useState<OutcomeState>(null);
+  const editButton = useRef<HTMLButtonElement>(null);
+  const panelId = `incident-${incident.id}-edit`;
+  const toggle = () => {
+    setEdited(null);
+    setQuery({ edit: props.editing ? null : incident.id });
+  };
+  const done = (saved: string | null) => {
+    // Focus goes back to the button before the panel (and the field that had it) goes away.
+    editButton.current?.focus();
+    setQuery({ edit: null });
+    if (saved) {
+      setEdited({ done: saved });
+      props.onChanged();
+    }
+  };
   const update = async (event: Event) => {
     event.preventDefault();
     const answer = await run(api.updateIncident(incident.id, { status, body }), "Update posted on the status page.");
@@ -149,7 +263,25 @@ function IncidentCard(props: { incident: Incident; onChanged: () => void }) {
     if (answer.ok) props.onChanged();
   };
   return (
-    <Section title={incident.title} level={3} actions={<Badge value={incident.status} />}>
+    <Section
+      title={incident.title}
+      level={3}
+      actions={
+        <>
+          <Badge value={incident.status} />
+          <button
+            type="button"
+            ref={editButton}
+            onClick={toggle}
+            aria-expanded={props.editing}
+            aria-controls={props.editing ? panelId : undefined}
+            aria-label={`Edit incident #${incident.id}`}
+          >
+            Edit
+          </button>
+        </>
+      }
+    >
       <p class="muted">
         #{incident.id} · {incident.impact} impact · affects {incident.affects.length ? incident.affects.join(", ") : "everything"} · opened{" "}
         <Time iso={incident.created_at} />
@@ -160,6 +292,8 @@ function IncidentCard(props: { incident: Incident; onChanged: () => void }) {
           </>
         ) : null}
       </p>
+      {props.editing ? <IncidentEditor incident={incident} id={panelId} onDone={done} /> : null}
+      <Outcome outcome={edited} />
       <ol class="timeline">
         {[...incident.updates].reverse().map((u, i) => (
           <li key={i}>
@@ -205,6 +339,7 @@ function IncidentCard(props: { incident: Incident; onChanged: () => void }) {
 }
 
 export function Incidents() {
+  const editing = usePlace().query.get("edit");
   const [list, reload] = useAnswer(() => api.incidents(), []);
   const [title, setTitle] = useState("");
   const [impact, setImpact] = useState("minor");
@@ -261,6 +396,7 @@ export function Incidents() {
               <IncidentCard
                 key={`${incident.id}:${incident.updates.length}:${incident.postmortem ?? ""}`}
                 incident={incident}
+                editing={editing === String(incident.id)}
                 onChanged={reload}
               />
             ))
@@ -283,8 +419,159 @@ function localToIso(value: string): string {
   return new Date(value).toISOString();
 }
 
+/** An ISO time as a datetime-local input's value, `YYYY-MM-DDTHH:MM` in the browser's zone. */
+function isoToLocal(iso: string): string {
+  const d = new Date(iso);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+type MaintenancePatch = Parameters<typeof api.patchMaintenance>[1];
+
+/**
+ * An upcoming or running window's title, times, services and details, saved with one PATCH
+ * of what changed. The times are shown and typed in the browser's zone; a time left as it
+ * was is not sent (the field holds it to the minute only). The API judges the rest: an end
+ * not after the start is refused next to "Ends", a window over or cancelled meanwhile with
+ * 409 conflict.
+ */
+function MaintenanceEditor(props: { window: Maintenance; id: string; onDone: (saved: string | null) => void }) {
+  const m = props.window;
+  const [title, setTitle] = useState(m.title);
+  const [starts, setStarts] = useState(isoToLocal(m.starts_at));
+  const [ends, setEnds] = useState(isoToLocal(m.ends_at));
+  const [affects, setAffects] = useState<string[]>(m.affects);
+  const [body, setBody] = useState(m.body);
+  const [endsError, setEndsError] = useState<string | null>(null);
+  const [outcome, run, setOutcome] = useAction();
+  const first = useFocusOnOpen();
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setEndsError(null);
+    if (!starts || !ends) return;
+    const patch: MaintenancePatch = {};
+    if (title.trim() !== m.title) patch.title = title.trim();
+    if (starts !== isoToLocal(m.starts_at)) patch.starts_at = localToIso(starts);
+    if (ends !== isoToLocal(m.ends_at)) patch.ends_at = localToIso(ends);
+    if (!sameServices(affects, m.affects)) patch.affects = ordered(affects);
+    if (body !== m.body) patch.body = body;
+    if (Object.keys(patch).length === 0) {
+      setOutcome({ done: "Nothing changed." });
+      return;
+    }
+    const answer = await run(api.patchMaintenance(m.id, patch), "Saved.");
+    if (answer.ok) props.onDone(`Window saved (${said(patch)}): the status page shows it.`);
+    else if (answer.reason === "bad_ends_at") setEndsError("Must be after the start.");
+  };
+  return (
+    <EditPanel id={props.id} heading="Edit the window">
+      <form class="grid-form" onSubmit={(e) => void save(e)}>
+        <Field label="Title">
+          {(a) => <input {...a} ref={first} required maxLength={200} value={title} onInput={(e: InputEvent) => setTitle(valueOf(e))} />}
+        </Field>
+        <Field label="Starts (your time)">
+          {(a) => <input {...a} type="datetime-local" required value={starts} onInput={(e: InputEvent) => setStarts(valueOf(e))} />}
+        </Field>
+        <Field label="Ends (your time)" error={endsError}>
+          {(a) => <input {...a} type="datetime-local" required value={ends} onInput={(e: InputEvent) => setEnds(valueOf(e))} />}
+        </Field>
+        <AffectsBoxes value={affects} onChange={setAffects} />
+        <Field label="Details" class="wide">
+          {(a) => <textarea {...a} rows={3} maxLength={10_000} value={body} onInput={(e: InputEvent) => setBody(valueOf(e))} />}
+        </Field>
+        <div class="form-actions">
+          <button type="submit" class="primary">
+            Save the window
+          </button>
+          {/* Not "Cancel": that button of the row cancels the window itself. */}
+          <button type="button" onClick={() => props.onDone(null)}>
+            Close
+          </button>
+        </div>
+      </form>
+      <Outcome outcome={outcome} />
+    </EditPanel>
+  );
+}
+
+/** A window's row; while it is edited, a second row under it holds the editor. */
+function MaintenanceRow(props: {
+  window: Maintenance;
+  editing: boolean;
+  onCancel: (m: Maintenance) => Promise<void>;
+  /** The Edit button pressed: what was said of the list is old news. */
+  onToggle: () => void;
+  /** Closed, saved (what to say) or not: the list is read again (a refusal may mean the window changed meanwhile). */
+  onClosed: (saved: string | null) => void;
+}) {
+  const m = props.window;
+  const state = windowState(m);
+  const editable = state === "upcoming" || state === "in progress";
+  const editButton = useRef<HTMLButtonElement>(null);
+  const panelId = `maintenance-${m.id}-edit`;
+  const done = (saved: string | null) => {
+    // Focus goes back to the button before the panel (and the field that had it) goes away.
+    editButton.current?.focus();
+    setQuery({ edit: null });
+    props.onClosed(saved);
+  };
+  return (
+    <>
+      <tr>
+        <th scope="row" class="break">
+          <Ext text={m.title} />
+          {m.body ? (
+            <div class="muted text-block">
+              <Ext text={m.body} />
+            </div>
+          ) : null}
+        </th>
+        <td>
+          <Time iso={m.starts_at} /> to <Time iso={m.ends_at} />
+        </td>
+        <td data-label="Affects">{m.affects.length ? m.affects.join(", ") : "everything"}</td>
+        <td>
+          <Badge value={state === "upcoming" ? "pending" : state === "in progress" ? "warn" : "plain"} label={state} />
+        </td>
+        <td class="row-actions">
+          {editable ? (
+            <>
+              <button
+                type="button"
+                ref={editButton}
+                onClick={() => {
+                  props.onToggle();
+                  setQuery({ edit: props.editing ? null : m.id });
+                }}
+                aria-expanded={props.editing}
+                aria-controls={props.editing ? panelId : undefined}
+                aria-label={`Edit "${visible(m.title)}"`}
+              >
+                Edit
+              </button>
+              <Confirm label="Cancel" danger title={`Cancel "${m.title}"?`} confirm="Cancel the window" onConfirm={() => props.onCancel(m)}>
+                <p>The status page stops announcing it.</p>
+              </Confirm>
+            </>
+          ) : null}
+        </td>
+      </tr>
+      {props.editing && editable ? (
+        <tr class="edit-row">
+          <td colSpan={5}>
+            <MaintenanceEditor window={m} id={panelId} onDone={done} />
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+}
+
 export function MaintenanceTab() {
+  const editing = usePlace().query.get("edit");
   const [list, reload] = useAnswer(() => api.maintenance(), []);
+  // What happened to a window of the list (cancelled, edited), said under the table.
+  const [listed, runListed, setListed] = useAction();
   const [title, setTitle] = useState("");
   const [body, setBody] = useState("");
   const [affects, setAffects] = useState<string[]>([]);
@@ -305,8 +592,12 @@ export function MaintenanceTab() {
     }
   };
   const cancel = async (m: Maintenance) => {
-    const answer = await run(api.cancelMaintenance(m.id), `"${m.title}" cancelled.`);
+    const answer = await runListed(api.cancelMaintenance(m.id), `"${m.title}" cancelled.`);
     if (answer.ok) reload();
+  };
+  const closed = (saved: string | null) => {
+    setListed(saved ? { done: saved } : null);
+    reload();
   };
   return (
     <>
@@ -340,45 +631,21 @@ export function MaintenanceTab() {
             <Empty>No maintenance planned.</Empty>
           ) : (
             <Table caption="Maintenance windows" head={["Window", "When", "Affects", "State", ""]}>
-              {d.maintenance.map((m) => {
-                const state = windowState(m);
-                return (
-                  <tr key={m.id}>
-                    <th scope="row" class="break">
-                      <Ext text={m.title} />
-                      {m.body ? (
-                        <div class="muted text-block">
-                          <Ext text={m.body} />
-                        </div>
-                      ) : null}
-                    </th>
-                    <td>
-                      <Time iso={m.starts_at} /> to <Time iso={m.ends_at} />
-                    </td>
-                    <td data-label="Affects">{m.affects.length ? m.affects.join(", ") : "everything"}</td>
-                    <td>
-                      <Badge value={state === "upcoming" ? "pending" : state === "in progress" ? "warn" : "plain"} label={state} />
-                    </td>
-                    <td>
-                      {state === "upcoming" || state === "in progress" ? (
-                        <Confirm
-                          label="Cancel"
-                          danger
-                          title={`Cancel "${m.title}"?`}
-                          confirm="Cancel the window"
-                          onConfirm={() => cancel(m)}
-                        >
-                          <p>The status page stops announcing it.</p>
-                        </Confirm>
-                      ) : null}
-                    </td>
-                  </tr>
-                );
-              })}
+              {d.maintenance.map((m) => (
+                <MaintenanceRow
+                  key={m.id}
+                  window={m}
+                  editing={editing === String(m.id)}
+                  onCancel={cancel}
+                  onToggle={() => setListed(null)}
+                  onClosed={closed}
+                />
+              ))}
             </Table>
           )
         }
       </Show>
+      <Outcome outcome={listed} />
     </>
   );
 }

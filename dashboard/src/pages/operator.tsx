@@ -122,10 +122,10 @@ export function OperatorPage() {
         label="Operator sections"
         current={tab}
         tabs={[
-          { id: "orgs", label: "Organizations", href: withQuery(place, { tab: null, page: null }) },
-          { id: "status", label: "Services", href: withQuery(place, { tab: "status", page: null }) },
-          { id: "incidents", label: "Incidents", href: withQuery(place, { tab: "incidents", page: null }) },
-          { id: "maintenance", label: "Maintenance", href: withQuery(place, { tab: "maintenance", page: null }) },
+          { id: "orgs", label: "Organizations", href: withQuery(place, { tab: null, page: null, edit: null }) },
+          { id: "status", label: "Services", href: withQuery(place, { tab: "status", page: null, edit: null }) },
+          { id: "incidents", label: "Incidents", href: withQuery(place, { tab: "incidents", page: null, edit: null }) },
+          { id: "maintenance", label: "Maintenance", href: withQuery(place, { tab: "maintenance", page: null, edit: null }) },
         ]}
       />
       {tab === "status" ? <Services /> : tab === "incidents" ? <Incidents /> : tab === "maintenance" ? <MaintenanceTab /> : <Orgs />}
