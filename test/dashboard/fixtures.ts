@@ -52,6 +52,8 @@ export const PLAIN: Names = {
 export interface Made {
   orgId: number;
   clientKeyId: number;
+  /** The client key itself (public: any visitor of the shop reads it from the page). */
+  clientKey: string;
   serverKey: string;
   serverKeyId: number;
   domain: string;
@@ -259,7 +261,7 @@ export async function makeWorld(gw: TestGateway, names: Names = PLAIN): Promise<
   // opened by a test (day.test.ts: the owner registers her passkey) must still be valid.
   await ok(gw.admin("POST", `/orgs/${orgId}/members`, { name: names.member, email: "ada@example.com", role: "owner" }));
   await ok(gw.admin("POST", `/orgs/${orgId}/members`, { name: "Grace Hopper", email: "grace@example.com", role: "member" }));
-  return { orgId, clientKeyId: client.details.id, serverKey: server.key, serverKeyId: server.details.id, domain };
+  return { orgId, clientKeyId: client.details.id, clientKey: client.key, serverKey: server.key, serverKeyId: server.details.id, domain };
 }
 
 /** What the dashboard walks share: a gateway with its SMTP sink, the organization, its scans and a browser. */

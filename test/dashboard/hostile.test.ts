@@ -14,10 +14,11 @@ import { WAIT, settled, signInWithAdminToken, visit, type Harness, type Tab } fr
  * so only the escaping stands between the payload and the page: nothing may run, no
  * element may come of it, and the text must be there, as text.
  *
- * Walked twice: by the operator with the admin token, and by the organization's owner (her
- * own name is one of the payloads) with the passkey session she opened on her invitation:
- * the payloads are data, the same whoever reads them, and the owner's pages are not all the
- * operator's (no operator page; her own sessions and passkeys on Team).
+ * Walked three times: by the operator with the admin token, by the organization's owner (her
+ * own name is one of the payloads) and by a read-only `member` with the passkey sessions
+ * they opened on their invitations: the payloads are data, the same whoever reads them, and
+ * the owner's and the member's pages are not all the operator's (no operator page; their own
+ * sessions and passkeys on Team; the member's key page has no form).
  */
 
 // Functions passed to page.evaluate run in the browser; these names are theirs.
@@ -65,7 +66,8 @@ async function inspect(tab: Tab) {
 }
 
 /** Walks the pages that show the payloads, as whoever the tab is signed in as. */
-async function walk(tab: Tab, operator: boolean): Promise<void> {
+async function walk(tab: Tab, reader: "operator" | "owner" | "member"): Promise<void> {
+  const operator = reader === "operator";
   await visit(tab, `/dashboard/orgs/${world.orgId}/scans`);
   await tab.page.type("input[type=password]", world.serverKey);
   await tab.page.click("form button[type=submit].primary");
@@ -110,14 +112,19 @@ async function walk(tab: Tab, operator: boolean): Promise<void> {
       expect(seen.text, `${path} shows ${JSON.stringify(payload)}`).toContain(expected);
     }
   }
-  // The key's name sits in an input as its value, and in the revoke dialog's title: text both times.
   await visit(tab, `${org}/keys/${world.clientKeyId}`);
-  const field = await tab.page.$eval("input", (e: any) => e.value);
-  expect(field).toBe(HOSTILE.clientKey);
-  await tab.page.click("button.danger");
-  await tab.page.waitForSelector("dialog[open]", WAIT);
-  const title = await tab.page.$eval("dialog[open] h2", (e: any) => e.textContent);
-  expect(title).toContain(HOSTILE.clientKey);
+  if (reader === "member") {
+    // Hers is read-only: the key's name is in the page's heading, as text.
+    expect(await tab.page.$eval("main h1", (e: any) => e.textContent)).toContain(HOSTILE.clientKey);
+  } else {
+    // The key's name sits in an input as its value, and in the revoke dialog's title: text both times.
+    const field = await tab.page.$eval("input", (e: any) => e.value);
+    expect(field).toBe(HOSTILE.clientKey);
+    await tab.page.click("button.danger");
+    await tab.page.waitForSelector("dialog[open]", WAIT);
+    const title = await tab.page.$eval("dialog[open] h2", (e: any) => e.textContent);
+    expect(title).toContain(HOSTILE.clientKey);
+  }
   expect((await inspect(tab)).ran).toBeNull();
   expect(tab.problems).toEqual([]);
   // The control: the same markup put into the page as markup does run here (the policy is
@@ -131,7 +138,7 @@ describe("hostile outside text", () => {
   it("is shown as text on every page that shows it, and never runs: the operator", async () => {
     const tab = await harness.open("wide", { bypassCsp: true });
     await signInWithAdminToken(tab);
-    await walk(tab, true);
+    await walk(tab, "operator");
   });
 
   it("the same for the organization's owner, signed in with her passkey session", async () => {
@@ -139,6 +146,14 @@ describe("hostile outside text", () => {
     await virtualAuthenticator(tab.page);
     const [link] = await nextLinks(smtp, "ada@example.com", 0);
     await acceptInvitation(tab.page, link, world.orgId);
-    await walk(tab, false);
+    await walk(tab, "owner");
+  });
+
+  it("the same for a read-only member, signed in with her passkey session", async () => {
+    const tab = await harness.open("wide", { bypassCsp: true, site: true });
+    await virtualAuthenticator(tab.page);
+    const [link] = await nextLinks(smtp, "grace@example.com", 0);
+    await acceptInvitation(tab.page, link, world.orgId);
+    await walk(tab, "member");
   });
 });

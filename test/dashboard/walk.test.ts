@@ -34,17 +34,22 @@ import {
  * actions, the member none of them (her buttons and fields are listed page by page), and the
  * operator's pages are not in her navigation and say they are not available to her role.
  *
- * Last, at 1280 px only (the widths are the same code for every principal): an `admin`
- * (Katherine, invited here through the admin API, signed in with her invitation and a
- * passkey), offered every admin action but the owner's (no invitation, no token, the team
- * page only her passkeys); a read-only organization token (`scopes: ["read"]`), typed
- * into /dashboard/token as the operator types the admin token, offered no write of the
- * admin API (its buttons and fields listed page by page, like the member's); and a
- * read-and-write organization token (`scopes: ["read","write"]`), typed in the same way,
- * offered what the admin is (every admin action but the owner's: tokens never create tokens
- * or members) and the read token's buttons and a finding's note, its team page offering
- * only each token's "Revoke" (no form, no passkey of its own). All three: the same checks, the data of every page, no
- * 403, the operator's pages not available.
+ * Then, at both widths: an `admin` (Katherine, invited here through the admin API, signed in
+ * with her invitation and a passkey), offered every admin action but the owner's (no
+ * invitation, no token, the team page only her passkeys); a read-only organization token
+ * (`scopes: ["read"]`), typed into /dashboard/token as the operator types the admin token,
+ * offered no write of the admin API (its buttons and fields listed page by page, like the
+ * member's); and a read-and-write organization token (`scopes: ["read","write"]`), typed in
+ * the same way, offered what the admin is (every admin action but the owner's: tokens never
+ * create tokens or members) and the read token's buttons and a finding's note, its team page
+ * offering only each token's "Revoke" (no form, no passkey of its own). All three: the same
+ * checks, the data of every page, no 403, the operator's pages not available.
+ *
+ * Last, at 390 px: a second `member` (Dorothy, invited here) whom nobody gave the server
+ * key. Her pages are the member's, but the security pages (scans, a scan, findings, a
+ * finding, activity) offer only the panel that takes a server key and show none of the
+ * key's data; a client key pasted there is refused on the page, then the server key shows
+ * the scan's findings.
  */
 
 // Functions passed to page.evaluate run in the browser; this name is theirs.
@@ -158,11 +163,13 @@ describe("the dashboard, walked by the operator", () => {
 
 /** Who is walked with a passkey session, and as what: fixtures.ts invites the owner and the member, signIn() the admin. */
 const PEOPLE = {
-  owner: { name: "Ada Lovelace", email: "ada@example.com" },
-  admin: { name: "Katherine Johnson", email: "katherine@example.com" },
-  member: { name: "Grace Hopper", email: "grace@example.com" },
+  owner: { name: "Ada Lovelace", email: "ada@example.com", role: "owner" },
+  admin: { name: "Katherine Johnson", email: "katherine@example.com", role: "admin" },
+  member: { name: "Grace Hopper", email: "grace@example.com", role: "member" },
+  /** A second `member`, invited here, whom nobody gave the server key. */
+  keyless: { name: "Dorothy Vaughan", email: "dorothy@example.com", role: "member" },
 } as const;
-type Role = keyof typeof PEOPLE;
+type Person = keyof typeof PEOPLE;
 
 /**
  * The organization tokens walked, made through the admin API: a read-only one (`token`) and
@@ -174,7 +181,7 @@ const TOKENS = {
 } as const;
 type TokenReader = keyof typeof TOKENS;
 /** Whoever walks the organization's pages: a member of a role, or an organization token. */
-type Reader = Role | TokenReader;
+type Reader = Person | TokenReader;
 
 function isToken(reader: Reader): reader is TokenReader {
   return reader in TOKENS;
@@ -244,6 +251,30 @@ const MEMBER_MAY: Record<string, string[]> = {
 const MEMBER_FIELDS: Record<string, string[]> = { finding: ["Owner", "Status", "Due", "Add a note"] };
 
 /**
+ * A member whom nobody gave the server key: the security pages offer only the panel that
+ * takes one (docs/dashboard.md, "The server key of the security pages"), and show what the
+ * admin API has (the verified domains, the finding's key), none of the key's data; her
+ * other pages are the member's.
+ */
+const KEY_FORM = { buttons: ["Use this key"], fields: ["Server key", "Its domain lock, if it has one"] };
+const SECURITY_PAGES = ["scans", "scan", "findings", "finding", "activity"];
+const ASK_FOR_ONE = "Your role does not create keys: ask an admin of the organization for one.";
+const KEYLESS_DATA: Record<string, string[]> = {
+  scans: ["shop.example.com", "Connect a server key", ASK_FOR_ONE],
+  scan: ["shop.example.com", "Connect a server key", ASK_FOR_ONE],
+  findings: ["Connect a server key", ASK_FOR_ONE],
+  finding: ["tls:hsts", "Connect a server key", ASK_FOR_ONE],
+  activity: ["Connect a server key", ASK_FOR_ONE],
+};
+/** What only the server key shows on those pages: she sees none of it. */
+const KEY_DATA: Record<string, string[]> = {
+  scan: ["strict-transport-security: max-age=300"],
+  // The owners' addresses are in the page anyway: the owner filter lists the members.
+  findings: ["Strict-Transport-Security", "SPF record"],
+  finding: ["Strict-Transport-Security", "ada@example.com"],
+};
+
+/**
  * Every button a read-only token is offered: the member's less what would write through the
  * admin API with it (a note: POST, refused `insufficient_scope`) and what only a member has
  * (a passkey). What the server key does stays: the key is its own credential, which the
@@ -297,7 +328,8 @@ async function seen(tab: Tab): Promise<Seen> {
 
 /** The buttons and fields a reader is offered on a page, when listed exactly: nothing else. */
 function exactly(reader: Reader, name: string): { buttons: string[]; fields: string[] } | null {
-  if (reader === "member") return { buttons: MEMBER_MAY[name] ?? [], fields: MEMBER_FIELDS[name] ?? [] };
+  if (reader === "keyless" && SECURITY_PAGES.includes(name)) return KEY_FORM;
+  if (reader === "member" || reader === "keyless") return { buttons: MEMBER_MAY[name] ?? [], fields: MEMBER_FIELDS[name] ?? [] };
   if (reader === "token") return { buttons: TOKEN_MAY[name] ?? [], fields: TOKEN_FIELDS[name] ?? [] };
   if (reader === "admin" && name === "team") return { buttons: MEMBER_MAY.team, fields: [] };
   if (reader === "token-rw" && name === "team") return { buttons: ["Revoke"], fields: [] };
@@ -328,7 +360,7 @@ function checkOffers(reader: Reader, name: string, s: Seen, where: string): void
 /** One tab per reader, signed in once and kept (the owner's and the member's for both widths). */
 const tabs: Partial<Record<Reader, Promise<Tab>>> = {};
 /** The tab's admin API answers 403: a page asking for what its reader may not have. */
-const forbidden: Record<Reader, string[]> = { owner: [], admin: [], member: [], token: [], "token-rw": [] };
+const forbidden: Record<Reader, string[]> = { owner: [], admin: [], member: [], keyless: [], token: [], "token-rw": [] };
 
 function signedIn(reader: Reader): Promise<Tab> {
   tabs[reader] ??= isToken(reader) ? signInAsToken(reader) : signIn(reader);
@@ -346,20 +378,22 @@ async function openTab(reader: Reader): Promise<Tab> {
   return tab;
 }
 
-async function signIn(role: Role): Promise<Tab> {
-  // The admin is invited here (fixtures.ts has the others), as the operator does: the invitation goes by e-mail.
+async function signIn(person: Person): Promise<Tab> {
+  const { name, email, role } = PEOPLE[person];
+  // The admin and the keyless member are invited here (fixtures.ts has the others), as the operator does: the invitation goes by e-mail.
+  const invitedHere = person === "admin" || person === "keyless";
   const after = smtp.mails.length;
-  if (role === "admin") {
-    const invited = await gw.admin("POST", `/orgs/${world.orgId}/members`, { ...PEOPLE.admin, role });
+  if (invitedHere) {
+    const invited = await gw.admin("POST", `/orgs/${world.orgId}/members`, { name, email, role });
     expect(invited.status, JSON.stringify(invited.body)).toBe(201);
   }
-  const tab = await openTab(role);
+  const tab = await openTab(person);
   await virtualAuthenticator(tab.page);
-  const [link] = await nextLinks(smtp, PEOPLE[role].email, role === "admin" ? after : 0);
-  await acceptInvitation(tab.page, link, world.orgId, `${PEOPLE[role].name}'s laptop`);
-  expect(await tab.page.evaluate(() => document.body.innerText)).toContain(`${PEOPLE[role].name} (${role})`);
+  const [link] = await nextLinks(smtp, email, invitedHere ? after : 0);
+  await acceptInvitation(tab.page, link, world.orgId, `${name}'s laptop`);
+  expect(await tab.page.evaluate(() => document.body.innerText)).toContain(`${name} (${role})`);
   // Someone gave her the server key; the security pages take it as any browser would.
-  await connectServerKey(tab);
+  if (person !== "keyless") await connectServerKey(tab);
   return tab;
 }
 
@@ -404,7 +438,9 @@ async function walk(reader: Reader, width: Width): Promise<void> {
       expect(await tab.page.$(`main a[href="/dashboard/orgs/${world.orgId}"]`), where).not.toBeNull();
       continue;
     }
-    for (const data of DATA[name]) expect(s.text, `${where} shows ${data}`).toContain(data);
+    const keyless = reader === "keyless" && SECURITY_PAGES.includes(name);
+    for (const data of keyless ? KEYLESS_DATA[name] : DATA[name]) expect(s.text, `${where} shows ${data}`).toContain(data);
+    if (keyless) for (const data of KEY_DATA[name] ?? []) expect(s.text, `${where} does not show ${data}`).not.toContain(data);
     checkOffers(reader, name, s, where);
   }
   // Nothing the navigation offers leads to the operator's pages.
@@ -421,20 +457,60 @@ describe.each(["owner", "member"] as const)("the dashboard, walked by the organi
   }
 });
 
-// One width: the pages' layout is the same code for every principal, walked at both widths above.
-describe("the dashboard at 1280 px, walked by an organization admin (passkey session) and two organization tokens", () => {
+describe("the dashboard, walked by an organization admin (passkey session) and two organization tokens", () => {
   // Before the admin's walk: her team page lists the tokens, which only an owner may revoke.
   beforeAll(makeTokens);
 
-  it("the admin: every page settles, no errors, axe clean; every admin action but the owner's offered, the operator's page not available", async () => {
-    await walk("admin", "wide");
+  for (const width of ["wide", "narrow"] as const) {
+    it(`the admin at ${WIDTHS[width]} px: every page settles, no errors, axe clean; every admin action but the owner's offered, the operator's page not available`, async () => {
+      await walk("admin", width);
+    });
+
+    it(`the read-only token, typed on the sign-in page, at ${WIDTHS[width]} px: every page settles, no errors, axe clean; no admin API write offered, the operator's page not available`, async () => {
+      await walk("token", width);
+    });
+
+    it(`the read-and-write token, typed on the sign-in page, at ${WIDTHS[width]} px: every page settles, no errors, axe clean; every admin action but the owner's offered, the operator's page not available`, async () => {
+      await walk("token-rw", width);
+    });
+  }
+});
+
+// One width (the pages are the member's, walked at both above): what a member sees before anyone gives her the server key.
+describe("the dashboard at 390 px, walked by a member whom nobody gave the server key (passkey session)", () => {
+  it("every page settles, no errors, axe clean; the security pages offer only the server key's panel and show none of the key's data", async () => {
+    await walk("keyless", "narrow");
   });
 
-  it("the read-only token, typed on the sign-in page: every page settles, no errors, axe clean; no admin API write offered, the operator's page not available", async () => {
-    await walk("token", "wide");
-  });
-
-  it("the read-and-write token, typed on the sign-in page: every page settles, no errors, axe clean; every admin action but the owner's offered, the operator's page not available", async () => {
-    await walk("token-rw", "wide");
+  it("she pastes a client key first (refused on the page, nothing stored), then the server key: the scan's findings appear", async () => {
+    const tab = await signedIn("keyless");
+    await visit(tab, `/dashboard/orgs/${world.orgId}/scans/${world.domain}`);
+    await tab.page.type("input[type=password]", world.clientKey);
+    await tab.page.click("form button[type=submit].primary");
+    await tab.page.waitForSelector("main .refusal", WAIT);
+    const refused = await seen(tab);
+    expect(refused.refusals.join(" ")).toContain("Server keys start sk_live_ or sk_test_.");
+    expect(refused.text).not.toContain(KEY_DATA.scan[0]);
+    // Nothing kept: a fresh load of the page asks for a key again.
+    await visit(tab, `/dashboard/orgs/${world.orgId}/scans/${world.domain}`);
+    expect(await tab.page.$(".key-held")).toBeNull();
+    await tab.page.type("input[type=password]", world.clientKey);
+    await tab.page.click("form button[type=submit].primary");
+    await tab.page.waitForSelector("main .refusal", WAIT);
+    await check(tab, "keyless-refused", "narrow");
+    // The field still holds what she typed: she clears it and pastes the right one.
+    await tab.page.$eval("input[type=password]", (input) => {
+      (input as unknown as { value: string }).value = "";
+    });
+    await tab.page.type("input[type=password]", world.serverKey);
+    await tab.page.click("form button[type=submit].primary");
+    await tab.page.waitForSelector(".key-held", WAIT);
+    await settled(tab.page);
+    const connected = await seen(tab);
+    expect(connected.refusals).toEqual([]);
+    expect(connected.text).toContain(KEY_DATA.scan[0]);
+    expect(connected.buttons).toEqual(expect.arrayContaining([...KEY_PANEL, "Run a fresh scan"]));
+    await check(tab, "keyless-connected", "narrow");
+    expect(tab.problems).toEqual([]);
   });
 });

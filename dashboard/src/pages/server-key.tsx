@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { clearServerKey, rememberServerKey, serverKey } from "../auth.js";
+import { clearServerKey, may, rememberServerKey, serverKey } from "../auth.js";
 import type { Refusal } from "../http.js";
 import { Field, RefusalBox, Section, valueOf, type InputEvent } from "../ui.js";
 
@@ -51,7 +51,10 @@ export function ServerKeyPanel(props: { onChange: () => void }) {
     <Section title="Connect a server key">
       <p class="hint">
         Scans, findings and the activity record are read through the public API with a server key (sk_…); each call counts like any call of
-        the key. The key stays in this tab only. Create one on the Keys page: the new key offers to be used here.
+        the key. The key stays in this tab only.{" "}
+        {may("manage")
+          ? "Create one on the Keys page: the new key offers to be used here."
+          : "Your role does not create keys: ask an admin of the organization for one."}
       </p>
       <form class="grid-form" onSubmit={connect} noValidate>
         <Field label="Server key">
