@@ -7,7 +7,8 @@
  * (`YYYY-MM-DD`: a due date, a chart's day) is shown as it is: the service counts its days in
  * UTC.
  *
- * No imports and no DOM: test/dashboard/timezone.test.ts runs these in Node.
+ * No imports and no DOM: test/dashboard/timezone.test.ts runs these in Node, and the members' sign-in
+ * page (shared/embed/signin/main.ts) writes its times with them too.
  */
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;

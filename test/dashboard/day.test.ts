@@ -328,6 +328,8 @@ describe("an account owner's day in the dashboard", () => {
     await fill(page, "Why (kept with the acceptance)", "Mail goes through the provider's own SPF.", "dialog[open]");
     await page.locator("dialog[open] button[type=submit]").click();
     await waitText(page, "Risk accepted until");
+    // The acceptance ends with its day in UTC, as the service counts days.
+    await waitText(page, "ends (UTC).");
     await page.waitForFunction((s: string) => document.querySelector(s)?.innerText.includes("risk accepted"), WAIT, spf);
     await button(page, "Release the acceptance", spf);
     await waitText(page, "Acceptance released");

@@ -136,7 +136,7 @@ function FindingItem(props: { org: number; domain: string; finding: Finding; onC
         note: note.trim(),
         expires_at: until ? `${until}T23:59:59Z` : null,
       }),
-      `Risk accepted until ${until || "released"}.`,
+      until ? `Risk accepted until ${until} ends (UTC).` : "Risk accepted until released.",
     );
     if (answer.ok) props.onChanged();
   };

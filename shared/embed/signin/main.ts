@@ -1,5 +1,6 @@
 import { browserSupportsWebAuthn, startAuthentication, startRegistration } from "@simplewebauthn/browser";
 import { call, messageOf, useCsrfToken, type Answer } from "./api.js";
+import { localTime } from "../../../dashboard/src/time.js";
 
 /**
  * The script of the sign-in and invitation pages (ingress/dashboard/pages.ts renders their
@@ -87,30 +88,8 @@ function toDashboard(): void {
   location.assign(nextAddress());
 }
 
-/**
- * A time as the dashboard shows it (dashboard/src/time.ts; this bundle builds on its own, so
- * the few lines are repeated): in the browser's zone, `2026-05-04 11:30 CEST`, the zone
- * named in English, the fields from Intl's parts so every locale gets the same layout.
- */
-const locale = new Intl.DateTimeFormat().resolvedOptions().locale;
-const clock = new Intl.DateTimeFormat(/^en(-|$)/i.test(locale) ? locale : "en", {
-  calendar: "gregory",
-  numberingSystem: "latn",
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-  hour: "2-digit",
-  minute: "2-digit",
-  hourCycle: "h23",
-  timeZoneName: "short",
-});
-const when = (iso: unknown): string => {
-  const ms = typeof iso === "string" ? Date.parse(iso) : Number.NaN;
-  if (Number.isNaN(ms)) return "never";
-  const part: Record<string, string> = {};
-  for (const p of clock.formatToParts(ms)) part[p.type] = p.value;
-  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute} ${part.timeZoneName ?? ""}`.trimEnd();
-};
+/** A time as the dashboard shows it (dashboard/src/time.ts): in the browser's zone, `2026-05-04 11:30 CEST`. */
+const when = (iso: unknown): string => (typeof iso === "string" && !Number.isNaN(Date.parse(iso)) ? localTime(iso) : "never");
 
 interface Who {
   member: { name: string; email: string; role: string };
