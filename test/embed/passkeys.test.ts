@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import puppeteer, { type Browser, type HTTPResponse, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localTime, utcTime } from "../../dashboard/src/time.js";
 import { buildSigninScript } from "../../ops/embed/build.js";
 import { buildDashboard } from "../../ops/embed/dashboard-build.js";
 import { EMBED_DIR } from "../../shared/embed/asset.js";
@@ -235,9 +236,25 @@ describe("passkeys in chromium", () => {
     expect(await text(replay.page, "status")).toContain("already used");
 
     // Both devices are in the owner's list of sessions; the laptop revokes the first device's.
+    // The laptop is in India (UTC+05:30): its times are written on its own clock, the exact UTC in their titles.
+    await laptop.page.emulateTimezone("Asia/Kolkata");
     await laptop.page.reload({ waitUntil: "load" });
     await pageState(laptop.page, "signed-in");
     expect(await laptop.page.$$("#sessions li")).toHaveLength(2);
+    const timesOf = (list: string) =>
+      laptop.page.$$eval(`${list} li time`, (all) =>
+        all.map((t) => ({ at: t.getAttribute("datetime") ?? "", text: t.textContent ?? "", title: t.getAttribute("title") ?? "" })),
+      );
+    // Each session: signed in and last seen; each passkey: added (and last used, once it signed in).
+    const sessionTimes = await timesOf("#sessions");
+    const passkeyTimes = await timesOf("#passkeys");
+    expect(sessionTimes).toHaveLength(4);
+    expect(passkeyTimes.length).toBeGreaterThanOrEqual(2);
+    for (const time of [...sessionTimes, ...passkeyTimes]) {
+      expect(time.text).toBe(localTime(time.at, "Asia/Kolkata"));
+      expect(time.text).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} GMT\+5:30$/);
+      expect(time.title).toBe(utcTime(time.at));
+    }
     await laptop.page.click("#sessions li button");
     await waitFor(async () => (await laptop.page.$$("#sessions li")).length === 1);
     await owner.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });

@@ -1,6 +1,6 @@
 import { browserSupportsWebAuthn, startAuthentication, startRegistration } from "@simplewebauthn/browser";
 import { call, messageOf, useCsrfToken, type Answer } from "./api.js";
-import { localTime } from "../../../dashboard/src/time.js";
+import { localTime, utcTime } from "../../../dashboard/src/time.js";
 
 /**
  * The script of the sign-in and invitation pages (ingress/dashboard/pages.ts renders their
@@ -56,14 +56,18 @@ async function ceremony<T>(run: () => Promise<T>): Promise<T | null> {
 }
 
 /** A row of the passkeys' or sessions' list: `lead` (bold when `strong`), the rest, and its button. */
-function item(lead: { text: string; strong?: boolean }, rest: string, action: { label: string; run: () => void } | null): HTMLLIElement {
+function item(
+  lead: { text: string; strong?: boolean },
+  rest: (string | Node)[],
+  action: { label: string; run: () => void } | null,
+): HTMLLIElement {
   const li = document.createElement("li");
   if (lead.strong) {
     const strong = document.createElement("strong");
     strong.textContent = lead.text;
     li.append(strong);
   } else li.append(lead.text);
-  li.append(rest);
+  li.append(...rest);
   if (action) {
     const button = document.createElement("button");
     button.type = "button";
@@ -88,8 +92,18 @@ function toDashboard(): void {
   location.assign(nextAddress());
 }
 
-/** A time as the dashboard shows it (dashboard/src/time.ts): in the browser's zone, `2026-05-04 11:30 CEST`. */
-const when = (iso: unknown): string => (typeof iso === "string" && !Number.isNaN(Date.parse(iso)) ? localTime(iso) : "never");
+/**
+ * A time as the dashboard shows it (dashboard/src/time.ts): a `<time>` in the browser's zone,
+ * `2026-05-04 11:30 CEST`, with the exact UTC time in its title; "never" without one.
+ */
+function when(iso: unknown): Node {
+  if (typeof iso !== "string" || Number.isNaN(Date.parse(iso))) return document.createTextNode("never");
+  const time = document.createElement("time");
+  time.dateTime = iso;
+  time.title = utcTime(iso) ?? "";
+  time.textContent = localTime(iso);
+  return time;
+}
 
 interface Who {
   member: { name: string; email: string; role: string };
@@ -105,7 +119,7 @@ async function refreshLists(): Promise<void> {
     ...(sessions.sessions as Record<string, unknown>[]).map((s) =>
       item(
         { text: s.current ? "This session" : String(s.user_agent || "A browser"), strong: s.current === true },
-        `: signed in ${when(s.created_at)} by ${String(s.method)}, last seen ${when(s.last_seen_at)}`,
+        [": signed in ", when(s.created_at), ` by ${String(s.method)}, last seen `, when(s.last_seen_at)],
         s.current ? null : { label: "Revoke", run: () => void revoke(`/sessions/${String(s.id)}`, "Session revoked.") },
       ),
     ),
@@ -115,7 +129,7 @@ async function refreshLists(): Promise<void> {
     ...list.map((p) =>
       item(
         { text: String(p.name) },
-        `: added ${when(p.created_at)}, last used ${when(p.last_used_at)}`,
+        [": added ", when(p.created_at), ", last used ", when(p.last_used_at)],
         list.length > 1 ? { label: "Remove", run: () => void revoke(`/passkeys/${String(p.id)}`, "Passkey removed.") } : null,
       ),
     ),
