@@ -11,7 +11,8 @@ import { WAIT, axe, cspViolations, shot, signInWithAdminToken, visit, type Harne
  * in America/New_York; times the admin API gives (a member's created_at, an installation's
  * first_seen_at, an incident's created_at) are shown as that zone's wall clock with its short
  * name, their `<time>` keeps the API's ISO value, and its title the exact UTC time. The
- * usage chart's days are the service's UTC days whatever the zone, and say so. Each page
+ * usage chart's days are the service's UTC days whatever the zone, and say so; the scan's
+ * score history (instants) is on the zone's clock, its axis on the zone's days. Each page
  * stays axe clean. The expected text is computed here from the offsets, not with the
  * dashboard's code: a dashboard that went back to UTC fails.
  */
@@ -149,6 +150,31 @@ describe("the dashboard's times, in the browser's zone", () => {
       expect(chart.caption).toContain("Days in UTC");
       expect(chart.desc).toContain(`from ${usage.from} to ${usage.to} (days in UTC)`);
       await clean(tab, `timezone-${label}-key-usage`);
+
+      // The score history: its points are instants (scan times), written on the zone's clock,
+      // and its axis gives the local days of the first and last scan.
+      const scanned = await gw.call("/api/v1/scan.php", { query: { key: world.serverKey, domain: world.domain, history: "1" } });
+      expect(scanned.status, JSON.stringify(scanned.body)).toBe(200);
+      const history = scanned.body.history as Record<string, { at: string }[]>;
+      const points = Object.values(history).flat();
+      expect(points.length).toBeGreaterThan(0);
+      await visit(tab, `${org}/scans`);
+      await tab.page.type("input[type=password]", world.serverKey);
+      await tab.page.click("form button[type=submit].primary");
+      await tab.page.waitForSelector(".key-held", WAIT);
+      await visit(tab, `${org}/scans/${world.domain}`);
+      await tab.page.waitForSelector("figure.chart text.axis", WAIT);
+      const score = await tab.page.evaluate(() => ({
+        rows: [...document.querySelectorAll("figure.chart table.numbers tbody th")].map((th: any) => th.textContent),
+        axis: [...document.querySelectorAll("figure.chart text.axis")]
+          .map((t: any) => t.textContent)
+          .filter((t: string) => /^\d{4}-/.test(t)),
+      }));
+      expect([...score.rows].sort()).toEqual(points.map((p) => expected(zone, p.at)).sort());
+      const instants = points.map((p) => Date.parse(p.at));
+      const day = (ms: number) => expected(zone, new Date(ms).toISOString()).slice(0, 10);
+      expect(score.axis).toEqual([day(Math.min(...instants)), day(Math.max(...instants))]);
+      await clean(tab, `timezone-${label}-scan`);
 
       expect(tab.problems).toEqual([]);
       await tab.page.browserContext().close();
