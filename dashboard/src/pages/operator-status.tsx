@@ -174,23 +174,58 @@ function EditPanel(props: { id: string; heading: string; children: ComponentChil
   );
 }
 
+/** What an incident is opened with and corrected to. */
+interface IncidentDraft {
+  title: string;
+  impact: string;
+  affects: string[];
+}
+
+/** An incident's title, impact and affected services: the fields of opening one and of correcting it. */
+function IncidentFields(props: { draft: IncidentDraft; onChange: (draft: IncidentDraft) => void; titleRef?: Ref<HTMLInputElement> }) {
+  const { draft, onChange } = props;
+  return (
+    <>
+      <Field label="Title">
+        {(a) => (
+          <input
+            {...a}
+            ref={props.titleRef}
+            required
+            maxLength={200}
+            value={draft.title}
+            onInput={(e: InputEvent) => onChange({ ...draft, title: valueOf(e) })}
+          />
+        )}
+      </Field>
+      <Field label="Impact">
+        {(a) => (
+          <select {...a} value={draft.impact} onChange={(e: InputEvent) => onChange({ ...draft, impact: valueOf(e) })}>
+            <option value="minor">minor</option>
+            <option value="major">major</option>
+          </select>
+        )}
+      </Field>
+      <AffectsBoxes value={draft.affects} onChange={(affects) => onChange({ ...draft, affects })} />
+    </>
+  );
+}
+
 /**
  * The incident's title, impact and affected services, corrected with one PATCH of what
  * changed (a resolved incident too). Takes focus when opened; `onDone` closes it.
  */
 function IncidentEditor(props: { incident: Incident; id: string; onDone: (saved: string | null) => void }) {
   const { incident } = props;
-  const [title, setTitle] = useState(incident.title);
-  const [impact, setImpact] = useState<string>(incident.impact);
-  const [affects, setAffects] = useState<string[]>(incident.affects);
+  const [draft, setDraft] = useState<IncidentDraft>({ title: incident.title, impact: incident.impact, affects: incident.affects });
   const [outcome, run, setOutcome] = useAction();
   const first = useFocusOnOpen();
   const save = async (event: Event) => {
     event.preventDefault();
     const body: { title?: string; impact?: string; affects?: string[] } = {};
-    if (title.trim() !== incident.title) body.title = title.trim();
-    if (impact !== incident.impact) body.impact = impact;
-    if (!sameServices(affects, incident.affects)) body.affects = ordered(affects);
+    if (draft.title.trim() !== incident.title) body.title = draft.title.trim();
+    if (draft.impact !== incident.impact) body.impact = draft.impact;
+    if (!sameServices(draft.affects, incident.affects)) body.affects = ordered(draft.affects);
     if (Object.keys(body).length === 0) {
       setOutcome({ done: "Nothing changed." });
       return;
@@ -201,18 +236,7 @@ function IncidentEditor(props: { incident: Incident; id: string; onDone: (saved:
   return (
     <EditPanel id={props.id} heading={`Edit incident #${incident.id}`}>
       <form class="grid-form" onSubmit={(e) => void save(e)}>
-        <Field label="Title">
-          {(a) => <input {...a} ref={first} required maxLength={200} value={title} onInput={(e: InputEvent) => setTitle(valueOf(e))} />}
-        </Field>
-        <Field label="Impact">
-          {(a) => (
-            <select {...a} value={impact} onChange={(e: InputEvent) => setImpact(valueOf(e))}>
-              <option value="minor">minor</option>
-              <option value="major">major</option>
-            </select>
-          )}
-        </Field>
-        <AffectsBoxes value={affects} onChange={setAffects} />
+        <IncidentFields draft={draft} onChange={setDraft} titleRef={first} />
         <div class="form-actions">
           <button type="submit" class="primary">
             Save the incident
@@ -341,21 +365,18 @@ function IncidentCard(props: { incident: Incident; editing: boolean; onChanged: 
 export function Incidents() {
   const editing = usePlace().query.get("edit");
   const [list, reload] = useAnswer(() => api.incidents(), []);
-  const [title, setTitle] = useState("");
-  const [impact, setImpact] = useState("minor");
-  const [affects, setAffects] = useState<string[]>([]);
+  const [draft, setDraft] = useState<IncidentDraft>({ title: "", impact: "minor", affects: [] });
   const [body, setBody] = useState("");
   const [outcome, run] = useAction();
   const open = async (event: Event) => {
     event.preventDefault();
     const answer = await run(
-      api.createIncident({ title: title.trim(), impact, affects, status: "investigating", body }),
+      api.createIncident({ ...draft, title: draft.title.trim(), status: "investigating", body }),
       "Incident opened on the status page.",
     );
     if (answer.ok) {
-      setTitle("");
+      setDraft({ ...draft, title: "", affects: [] });
       setBody("");
-      setAffects([]);
       reload();
     }
   };
@@ -364,18 +385,7 @@ export function Incidents() {
       <h2 class="group-title">Incidents</h2>
       <Section title="Open an incident" level={3}>
         <form class="grid-form" onSubmit={(e) => void open(e)}>
-          <Field label="Title">
-            {(a) => <input {...a} required maxLength={200} value={title} onInput={(e: InputEvent) => setTitle(valueOf(e))} />}
-          </Field>
-          <Field label="Impact">
-            {(a) => (
-              <select {...a} value={impact} onChange={(e: InputEvent) => setImpact(valueOf(e))}>
-                <option value="minor">minor</option>
-                <option value="major">major</option>
-              </select>
-            )}
-          </Field>
-          <AffectsBoxes value={affects} onChange={setAffects} />
+          <IncidentFields draft={draft} onChange={setDraft} />
           <Field label="What is happening" class="wide">
             {(a) => <textarea {...a} required rows={3} maxLength={10_000} value={body} onInput={(e: InputEvent) => setBody(valueOf(e))} />}
           </Field>
@@ -428,6 +438,75 @@ function isoToLocal(iso: string): string {
 
 type MaintenancePatch = Parameters<typeof api.patchMaintenance>[1];
 
+/** What a window is planned with and edited to; the times as datetime-local values, in the browser's zone. */
+interface WindowDraft {
+  title: string;
+  starts: string;
+  ends: string;
+  affects: string[];
+  body: string;
+}
+
+/** A window's title, times, services and details: the fields of planning one and of editing it. */
+function WindowFields(props: {
+  draft: WindowDraft;
+  onChange: (draft: WindowDraft) => void;
+  titleRef?: Ref<HTMLInputElement>;
+  endsError?: string | null;
+}) {
+  const { draft, onChange } = props;
+  return (
+    <>
+      <Field label="Title">
+        {(a) => (
+          <input
+            {...a}
+            ref={props.titleRef}
+            required
+            maxLength={200}
+            value={draft.title}
+            onInput={(e: InputEvent) => onChange({ ...draft, title: valueOf(e) })}
+          />
+        )}
+      </Field>
+      <Field label="Starts (your time)">
+        {(a) => (
+          <input
+            {...a}
+            type="datetime-local"
+            required
+            value={draft.starts}
+            onInput={(e: InputEvent) => onChange({ ...draft, starts: valueOf(e) })}
+          />
+        )}
+      </Field>
+      <Field label="Ends (your time)" error={props.endsError ?? null}>
+        {(a) => (
+          <input
+            {...a}
+            type="datetime-local"
+            required
+            value={draft.ends}
+            onInput={(e: InputEvent) => onChange({ ...draft, ends: valueOf(e) })}
+          />
+        )}
+      </Field>
+      <AffectsBoxes value={draft.affects} onChange={(affects) => onChange({ ...draft, affects })} />
+      <Field label="Details" class="wide">
+        {(a) => (
+          <textarea
+            {...a}
+            rows={3}
+            maxLength={10_000}
+            value={draft.body}
+            onInput={(e: InputEvent) => onChange({ ...draft, body: valueOf(e) })}
+          />
+        )}
+      </Field>
+    </>
+  );
+}
+
 /**
  * An upcoming or running window's title, times, services and details, saved with one PATCH
  * of what changed. The times are shown and typed in the browser's zone; a time left as it
@@ -437,24 +516,26 @@ type MaintenancePatch = Parameters<typeof api.patchMaintenance>[1];
  */
 function MaintenanceEditor(props: { window: Maintenance; id: string; onDone: (saved: string | null) => void }) {
   const m = props.window;
-  const [title, setTitle] = useState(m.title);
-  const [starts, setStarts] = useState(isoToLocal(m.starts_at));
-  const [ends, setEnds] = useState(isoToLocal(m.ends_at));
-  const [affects, setAffects] = useState<string[]>(m.affects);
-  const [body, setBody] = useState(m.body);
+  const [draft, setDraft] = useState<WindowDraft>({
+    title: m.title,
+    starts: isoToLocal(m.starts_at),
+    ends: isoToLocal(m.ends_at),
+    affects: m.affects,
+    body: m.body,
+  });
   const [endsError, setEndsError] = useState<string | null>(null);
   const [outcome, run, setOutcome] = useAction();
   const first = useFocusOnOpen();
   const save = async (event: Event) => {
     event.preventDefault();
     setEndsError(null);
-    if (!starts || !ends) return;
+    if (!draft.starts || !draft.ends) return;
     const patch: MaintenancePatch = {};
-    if (title.trim() !== m.title) patch.title = title.trim();
-    if (starts !== isoToLocal(m.starts_at)) patch.starts_at = localToIso(starts);
-    if (ends !== isoToLocal(m.ends_at)) patch.ends_at = localToIso(ends);
-    if (!sameServices(affects, m.affects)) patch.affects = ordered(affects);
-    if (body !== m.body) patch.body = body;
+    if (draft.title.trim() !== m.title) patch.title = draft.title.trim();
+    if (draft.starts !== isoToLocal(m.starts_at)) patch.starts_at = localToIso(draft.starts);
+    if (draft.ends !== isoToLocal(m.ends_at)) patch.ends_at = localToIso(draft.ends);
+    if (!sameServices(draft.affects, m.affects)) patch.affects = ordered(draft.affects);
+    if (draft.body !== m.body) patch.body = draft.body;
     if (Object.keys(patch).length === 0) {
       setOutcome({ done: "Nothing changed." });
       return;
@@ -466,19 +547,7 @@ function MaintenanceEditor(props: { window: Maintenance; id: string; onDone: (sa
   return (
     <EditPanel id={props.id} heading="Edit the window">
       <form class="grid-form" onSubmit={(e) => void save(e)}>
-        <Field label="Title">
-          {(a) => <input {...a} ref={first} required maxLength={200} value={title} onInput={(e: InputEvent) => setTitle(valueOf(e))} />}
-        </Field>
-        <Field label="Starts (your time)">
-          {(a) => <input {...a} type="datetime-local" required value={starts} onInput={(e: InputEvent) => setStarts(valueOf(e))} />}
-        </Field>
-        <Field label="Ends (your time)" error={endsError}>
-          {(a) => <input {...a} type="datetime-local" required value={ends} onInput={(e: InputEvent) => setEnds(valueOf(e))} />}
-        </Field>
-        <AffectsBoxes value={affects} onChange={setAffects} />
-        <Field label="Details" class="wide">
-          {(a) => <textarea {...a} rows={3} maxLength={10_000} value={body} onInput={(e: InputEvent) => setBody(valueOf(e))} />}
-        </Field>
+        <WindowFields draft={draft} onChange={setDraft} titleRef={first} endsError={endsError} />
         <div class="form-actions">
           <button type="submit" class="primary">
             Save the window
@@ -572,22 +641,18 @@ export function MaintenanceTab() {
   const [list, reload] = useAnswer(() => api.maintenance(), []);
   // What happened to a window of the list (cancelled, edited), said under the table.
   const [listed, runListed, setListed] = useAction();
-  const [title, setTitle] = useState("");
-  const [body, setBody] = useState("");
-  const [affects, setAffects] = useState<string[]>([]);
-  const [starts, setStarts] = useState("");
-  const [ends, setEnds] = useState("");
+  const [draft, setDraft] = useState<WindowDraft>({ title: "", starts: "", ends: "", affects: [], body: "" });
   const [outcome, run] = useAction();
   const plan = async (event: Event) => {
     event.preventDefault();
+    const { title, body, affects, starts, ends } = draft;
     if (!starts || !ends) return;
     const answer = await run(
       api.createMaintenance({ title: title.trim(), body, affects, starts_at: localToIso(starts), ends_at: localToIso(ends) }),
       "Maintenance planned: the status page shows it.",
     );
     if (answer.ok) {
-      setTitle("");
-      setBody("");
+      setDraft({ ...draft, title: "", body: "" });
       reload();
     }
   };
@@ -604,19 +669,7 @@ export function MaintenanceTab() {
       <h2 class="group-title">Maintenance</h2>
       <Section title="Plan a window" level={3}>
         <form class="grid-form" onSubmit={(e) => void plan(e)}>
-          <Field label="Title">
-            {(a) => <input {...a} required maxLength={200} value={title} onInput={(e: InputEvent) => setTitle(valueOf(e))} />}
-          </Field>
-          <Field label="Starts (your time)">
-            {(a) => <input {...a} type="datetime-local" required value={starts} onInput={(e: InputEvent) => setStarts(valueOf(e))} />}
-          </Field>
-          <Field label="Ends (your time)">
-            {(a) => <input {...a} type="datetime-local" required value={ends} onInput={(e: InputEvent) => setEnds(valueOf(e))} />}
-          </Field>
-          <AffectsBoxes value={affects} onChange={setAffects} />
-          <Field label="Details" class="wide">
-            {(a) => <textarea {...a} rows={3} maxLength={10_000} value={body} onInput={(e: InputEvent) => setBody(valueOf(e))} />}
-          </Field>
+          <WindowFields draft={draft} onChange={setDraft} />
           <div class="form-actions">
             <button type="submit" class="primary">
               Plan it
