@@ -174,6 +174,24 @@ function EditPanel(props: { id: string; heading: string; children: ComponentChil
   );
 }
 
+/** The title of an incident or a window (the status page's heading for it). */
+function TitleField(props: { value: string; onChange: (value: string) => void; inputRef?: Ref<HTMLInputElement> }) {
+  return (
+    <Field label="Title">
+      {(a) => (
+        <input
+          {...a}
+          ref={props.inputRef}
+          required
+          maxLength={200}
+          value={props.value}
+          onInput={(e: InputEvent) => props.onChange(valueOf(e))}
+        />
+      )}
+    </Field>
+  );
+}
+
 /** What an incident is opened with and corrected to. */
 interface IncidentDraft {
   title: string;
@@ -186,18 +204,7 @@ function IncidentFields(props: { draft: IncidentDraft; onChange: (draft: Inciden
   const { draft, onChange } = props;
   return (
     <>
-      <Field label="Title">
-        {(a) => (
-          <input
-            {...a}
-            ref={props.titleRef}
-            required
-            maxLength={200}
-            value={draft.title}
-            onInput={(e: InputEvent) => onChange({ ...draft, title: valueOf(e) })}
-          />
-        )}
-      </Field>
+      <TitleField value={draft.title} onChange={(title) => onChange({ ...draft, title })} inputRef={props.titleRef} />
       <Field label="Impact">
         {(a) => (
           <select {...a} value={draft.impact} onChange={(e: InputEvent) => onChange({ ...draft, impact: valueOf(e) })}>
@@ -457,18 +464,7 @@ function WindowFields(props: {
   const { draft, onChange } = props;
   return (
     <>
-      <Field label="Title">
-        {(a) => (
-          <input
-            {...a}
-            ref={props.titleRef}
-            required
-            maxLength={200}
-            value={draft.title}
-            onInput={(e: InputEvent) => onChange({ ...draft, title: valueOf(e) })}
-          />
-        )}
-      </Field>
+      <TitleField value={draft.title} onChange={(title) => onChange({ ...draft, title })} inputRef={props.titleRef} />
       <Field label="Starts (your time)">
         {(a) => (
           <input
