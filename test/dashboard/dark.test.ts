@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nextLinks } from "../helpers/mail-links.js";
 import { acceptInvitation, pageState, virtualAuthenticator } from "../helpers/passkey-browser.js";
 import type { SmtpSink } from "../helpers/smtp-sink.js";
-import { openDashboardWorld, type DashboardWorld, type Made } from "./fixtures.js";
+import { dashboardPages, openDashboardWorld, type DashboardWorld, type Made } from "./fixtures.js";
 import {
   WAIT,
   WIDTHS,
@@ -47,33 +47,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await opened?.stop();
 });
-
-/** The operator's walk (walk.test.ts): every page of the dashboard. */
-function pages(): { name: string; path: string }[] {
-  const org = `/dashboard/orgs/${world.orgId}`;
-  return [
-    { name: "operator", path: "/dashboard/operator" },
-    { name: "operator-status", path: "/dashboard/operator?tab=status" },
-    { name: "operator-incidents", path: "/dashboard/operator?tab=incidents" },
-    { name: "operator-maintenance", path: "/dashboard/operator?tab=maintenance" },
-    { name: "overview", path: org },
-    { name: "keys", path: `${org}/keys` },
-    { name: "key-settings", path: `${org}/keys/${world.clientKeyId}` },
-    { name: "key-installations", path: `${org}/keys/${world.clientKeyId}?tab=installations` },
-    { name: "key-usage", path: `${org}/keys/${world.clientKeyId}?tab=usage` },
-    { name: "key-usage-reasons", path: `${org}/keys/${world.clientKeyId}?tab=usage&by=reason` },
-    { name: "key-integration", path: `${org}/keys/${world.clientKeyId}?tab=integrate` },
-    { name: "domains", path: `${org}/domains` },
-    { name: "scans", path: `${org}/scans` },
-    { name: "scan", path: `${org}/scans/${world.domain}` },
-    { name: "findings", path: `${org}/findings` },
-    { name: "finding", path: `${org}/findings/${world.domain}/tls:hsts` },
-    { name: "content", path: `${org}/content` },
-    { name: "siem", path: `${org}/siem` },
-    { name: "team", path: `${org}/team` },
-    { name: "activity", path: `${org}/activity` },
-  ];
-}
 
 type Scheme = "light" | "dark";
 
@@ -141,7 +114,7 @@ describe("the dashboard in the dark scheme, walked by the operator", () => {
       await tab.page.click("form button[type=submit].primary");
       await tab.page.waitForSelector(".key-held", WAIT);
       await settled(tab.page);
-      for (const { name, path } of pages()) {
+      for (const { name, path } of dashboardPages(world)) {
         await visit(tab, path);
         await checkDark(tab, name, width);
       }

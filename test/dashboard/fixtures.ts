@@ -307,3 +307,31 @@ export async function openDashboardWorld(
     },
   };
 }
+
+/** Every page of the dashboard, by the name its screenshots take: what the walks visit (walk.test.ts, dark.test.ts). */
+export function dashboardPages(world: Made): { name: string; path: string }[] {
+  const org = `/dashboard/orgs/${world.orgId}`;
+  const key = `${org}/keys/${world.clientKeyId}`;
+  return [
+    { name: "operator", path: "/dashboard/operator" },
+    { name: "operator-status", path: "/dashboard/operator?tab=status" },
+    { name: "operator-incidents", path: "/dashboard/operator?tab=incidents" },
+    { name: "operator-maintenance", path: "/dashboard/operator?tab=maintenance" },
+    { name: "overview", path: org },
+    { name: "keys", path: `${org}/keys` },
+    { name: "key-settings", path: key },
+    { name: "key-installations", path: `${key}?tab=installations` },
+    { name: "key-usage", path: `${key}?tab=usage` },
+    { name: "key-usage-reasons", path: `${key}?tab=usage&by=reason` },
+    { name: "key-integration", path: `${key}?tab=integrate` },
+    { name: "domains", path: `${org}/domains` },
+    { name: "scans", path: `${org}/scans` },
+    { name: "scan", path: `${org}/scans/${world.domain}` },
+    { name: "findings", path: `${org}/findings` },
+    { name: "finding", path: `${org}/findings/${world.domain}/tls:hsts` },
+    { name: "content", path: `${org}/content` },
+    { name: "siem", path: `${org}/siem` },
+    { name: "team", path: `${org}/team` },
+    { name: "activity", path: `${org}/activity` },
+  ];
+}

@@ -4,7 +4,7 @@ import type { TestGateway } from "../helpers/gateway.js";
 import { nextLinks } from "../helpers/mail-links.js";
 import { acceptInvitation, virtualAuthenticator } from "../helpers/passkey-browser.js";
 import type { SmtpSink } from "../helpers/smtp-sink.js";
-import { openDashboardWorld, type DashboardWorld, type Made } from "./fixtures.js";
+import { dashboardPages, openDashboardWorld, type DashboardWorld, type Made } from "./fixtures.js";
 import {
   WAIT,
   WIDTHS,
@@ -79,32 +79,6 @@ async function connectServerKey(tab: Tab): Promise<void> {
   await settled(tab.page);
 }
 
-function pages(): { name: string; path: string }[] {
-  const org = `/dashboard/orgs/${world.orgId}`;
-  return [
-    { name: "operator", path: "/dashboard/operator" },
-    { name: "operator-status", path: "/dashboard/operator?tab=status" },
-    { name: "operator-incidents", path: "/dashboard/operator?tab=incidents" },
-    { name: "operator-maintenance", path: "/dashboard/operator?tab=maintenance" },
-    { name: "overview", path: org },
-    { name: "keys", path: `${org}/keys` },
-    { name: "key-settings", path: `${org}/keys/${world.clientKeyId}` },
-    { name: "key-installations", path: `${org}/keys/${world.clientKeyId}?tab=installations` },
-    { name: "key-usage", path: `${org}/keys/${world.clientKeyId}?tab=usage` },
-    { name: "key-usage-reasons", path: `${org}/keys/${world.clientKeyId}?tab=usage&by=reason` },
-    { name: "key-integration", path: `${org}/keys/${world.clientKeyId}?tab=integrate` },
-    { name: "domains", path: `${org}/domains` },
-    { name: "scans", path: `${org}/scans` },
-    { name: "scan", path: `${org}/scans/${world.domain}` },
-    { name: "findings", path: `${org}/findings` },
-    { name: "finding", path: `${org}/findings/${world.domain}/tls:hsts` },
-    { name: "content", path: `${org}/content` },
-    { name: "siem", path: `${org}/siem` },
-    { name: "team", path: `${org}/team` },
-    { name: "activity", path: `${org}/activity` },
-  ];
-}
-
 const firstRenders: Record<string, Record<Width, number>> = {};
 
 /** Pages also taken as they first appear on screen (not the whole page), the size docs/dashboard/ keeps. */
@@ -130,7 +104,7 @@ describe("the dashboard, walked by the operator", () => {
       await check(tab, "signin", width);
       await signInWithAdminToken(tab);
       await connectServerKey(tab);
-      for (const { name, path } of pages()) {
+      for (const { name, path } of dashboardPages(world)) {
         const ms = await visit(tab, path);
         (firstRenders[name] ??= { wide: 0, narrow: 0 })[width] = ms;
         await check(tab, name, width);
@@ -425,7 +399,7 @@ async function walk(reader: Reader, width: Width): Promise<void> {
   const tab = await signedIn(reader);
   // The same tab and session at both widths; every visit is still a full load.
   await tab.page.setViewport({ width: WIDTHS[width], height: width === "narrow" ? 844 : 900, deviceScaleFactor: 1 });
-  for (const { name, path } of pages()) {
+  for (const { name, path } of dashboardPages(world)) {
     await visit(tab, path);
     await check(tab, `${reader}-${name}`, width);
     const s = await seen(tab);

@@ -221,18 +221,23 @@ describe("SIEM replay from the events table", () => {
     timeoutMs: 10_000,
     hostname: "gateway.test",
   });
-  const outOfOrderStream = async (path: string) => {
+  /** A destination posting to `path`, six events of its organization, and its stream emptied with a fresh group; no pusher runs. */
+  const emptyStream = async (path: string) => {
     // No pusher runs: nothing but the test appends to the destination's stream.
     await Promise.all(pushers.splice(0).map((p) => p.stop()));
     const created = await gw.admin("POST", "/orgs", { name: `Replay ${path}`, plan: "enterprise" });
     const orgId = created.body.org.id as number;
     const id = await addDestination(gw, orgId, { kind: "http", url: `${collector.url}${path}` });
     const ids = await writeEvents(gw, orgId, 6);
-    const [a, b, c, d, e, f] = ids;
     const stream = gw.ctx.keys.stream(`events:siem:${id}`);
     const redis = gw.ctx.redis;
     await redis.del(stream);
     await redis.call("XGROUP", "CREATE", stream, SIEM_GROUP, "0", "MKSTREAM", "ENTRIESREAD", "0");
+    return { id, orgId, ids, stream, redis };
+  };
+  const outOfOrderStream = async (path: string) => {
+    const { id, orgId, ids, stream, redis } = await emptyStream(path);
+    const [a, b, c, d, e, f] = ids;
     const append = (eventId: number) => redis.xadd(stream, "*", "data", JSON.stringify({ org_id: orgId, event: { id: eventId } }));
     for (const eventId of [a, b, d, c, e, f]) await append(eventId);
     await redis.xtrim(stream, "MAXLEN", 3);
@@ -279,16 +284,8 @@ describe("SIEM replay from the events table", () => {
    * wrote on each entry does.
    */
   it("an event appended more than a window ahead of lower ids, then trimmed, is replayed", async () => {
-    await Promise.all(pushers.splice(0).map((p) => p.stop()));
-    const created = await gw.admin("POST", "/orgs", { name: "Replay late", plan: "enterprise" });
-    const orgId = created.body.org.id as number;
-    const id = await addDestination(gw, orgId, { kind: "http", url: `${collector.url}/late` });
-    const ids = await writeEvents(gw, orgId, 6);
+    const { id, orgId, ids, stream, redis } = await emptyStream("/late");
     const [a, b, c, d, e, f] = ids;
-    const stream = gw.ctx.keys.stream(`events:siem:${id}`);
-    const redis = gw.ctx.redis;
-    await redis.del(stream);
-    await redis.call("XGROUP", "CREATE", stream, SIEM_GROUP, "0", "MKSTREAM", "ENTRIESREAD", "0");
     // The fan-out's own append (siem-append-1.lua).
     for (const eventId of [a, f, b, c, d, e])
       await appendToDestinations(redis, gw.ctx.keys, [id], eventId, JSON.stringify({ org_id: orgId, event: { id: eventId } }), 1000);
