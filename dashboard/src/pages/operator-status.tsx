@@ -454,6 +454,15 @@ interface WindowDraft {
   body: string;
 }
 
+/** A time typed on the browser's clock (a datetime-local value, `YYYY-MM-DDTHH:MM`). */
+function LocalTimeField(props: { label: string; value: string; onChange: (value: string) => void; error?: string | null }) {
+  return (
+    <Field label={props.label} error={props.error ?? null}>
+      {(a) => <input {...a} type="datetime-local" required value={props.value} onInput={(e: InputEvent) => props.onChange(valueOf(e))} />}
+    </Field>
+  );
+}
+
 /** A window's title, times, services and details: the fields of planning one and of editing it. */
 function WindowFields(props: {
   draft: WindowDraft;
@@ -465,28 +474,13 @@ function WindowFields(props: {
   return (
     <>
       <TitleField value={draft.title} onChange={(title) => onChange({ ...draft, title })} inputRef={props.titleRef} />
-      <Field label="Starts (your time)">
-        {(a) => (
-          <input
-            {...a}
-            type="datetime-local"
-            required
-            value={draft.starts}
-            onInput={(e: InputEvent) => onChange({ ...draft, starts: valueOf(e) })}
-          />
-        )}
-      </Field>
-      <Field label="Ends (your time)" error={props.endsError ?? null}>
-        {(a) => (
-          <input
-            {...a}
-            type="datetime-local"
-            required
-            value={draft.ends}
-            onInput={(e: InputEvent) => onChange({ ...draft, ends: valueOf(e) })}
-          />
-        )}
-      </Field>
+      <LocalTimeField label="Starts (your time)" value={draft.starts} onChange={(starts) => onChange({ ...draft, starts })} />
+      <LocalTimeField
+        label="Ends (your time)"
+        value={draft.ends}
+        onChange={(ends) => onChange({ ...draft, ends })}
+        error={props.endsError}
+      />
       <AffectsBoxes value={draft.affects} onChange={(affects) => onChange({ ...draft, affects })} />
       <Field label="Details" class="wide">
         {(a) => (
