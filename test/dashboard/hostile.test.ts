@@ -134,6 +134,15 @@ async function walk(tab: Tab, reader: "operator" | "owner" | "member"): Promise<
   await tab.page.browserContext().close();
 }
 
+/** A tab (the page's policy off) signed in by the member invited at `email` (fixtures.ts): her e-mailed link and a new passkey. */
+async function invited(email: string): Promise<Tab> {
+  const tab = await harness.open("wide", { bypassCsp: true, site: true });
+  await virtualAuthenticator(tab.page);
+  const [link] = await nextLinks(smtp, email, 0);
+  await acceptInvitation(tab.page, link, world.orgId);
+  return tab;
+}
+
 describe("hostile outside text", () => {
   it("is shown as text on every page that shows it, and never runs: the operator", async () => {
     const tab = await harness.open("wide", { bypassCsp: true });
@@ -142,18 +151,10 @@ describe("hostile outside text", () => {
   });
 
   it("the same for the organization's owner, signed in with her passkey session", async () => {
-    const tab = await harness.open("wide", { bypassCsp: true, site: true });
-    await virtualAuthenticator(tab.page);
-    const [link] = await nextLinks(smtp, "ada@example.com", 0);
-    await acceptInvitation(tab.page, link, world.orgId);
-    await walk(tab, "owner");
+    await walk(await invited("ada@example.com"), "owner");
   });
 
   it("the same for a read-only member, signed in with her passkey session", async () => {
-    const tab = await harness.open("wide", { bypassCsp: true, site: true });
-    await virtualAuthenticator(tab.page);
-    const [link] = await nextLinks(smtp, "grace@example.com", 0);
-    await acceptInvitation(tab.page, link, world.orgId);
-    await walk(tab, "member");
+    await walk(await invited("grace@example.com"), "member");
   });
 });

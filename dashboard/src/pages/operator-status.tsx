@@ -163,13 +163,36 @@ function useFocusOnOpen(): Ref<HTMLInputElement> {
   return first;
 }
 
-/** An editor's panel: its own heading, the form, and the refusals of its save. */
-function EditPanel(props: { id: string; heading: string; children: ComponentChildren }) {
+/**
+ * An editor's panel: its own heading, the form of its fields with the save button and
+ * Close (not "Cancel": a window's row has a Cancel that cancels the window itself), and
+ * the outcome of its save.
+ */
+function EditPanel(props: {
+  id: string;
+  heading: string;
+  save: string;
+  onSave: (event: Event) => void;
+  onClose: () => void;
+  outcome: OutcomeState;
+  children: ComponentChildren;
+}) {
   const headingId = `${props.id}-heading`;
   return (
     <section class="edit-panel" id={props.id} aria-labelledby={headingId}>
       <h4 id={headingId}>{props.heading}</h4>
-      {props.children}
+      <form class="grid-form" onSubmit={props.onSave}>
+        {props.children}
+        <div class="form-actions">
+          <button type="submit" class="primary">
+            {props.save}
+          </button>
+          <button type="button" onClick={props.onClose}>
+            Close
+          </button>
+        </div>
+      </form>
+      <Outcome outcome={props.outcome} />
     </section>
   );
 }
@@ -241,19 +264,15 @@ function IncidentEditor(props: { incident: Incident; id: string; onDone: (saved:
     if (answer.ok) props.onDone(`Saved (${said(body)}): the status page shows it.`);
   };
   return (
-    <EditPanel id={props.id} heading={`Edit incident #${incident.id}`}>
-      <form class="grid-form" onSubmit={(e) => void save(e)}>
-        <IncidentFields draft={draft} onChange={setDraft} titleRef={first} />
-        <div class="form-actions">
-          <button type="submit" class="primary">
-            Save the incident
-          </button>
-          <button type="button" onClick={() => props.onDone(null)}>
-            Close
-          </button>
-        </div>
-      </form>
-      <Outcome outcome={outcome} />
+    <EditPanel
+      id={props.id}
+      heading={`Edit incident #${incident.id}`}
+      save="Save the incident"
+      onSave={(e) => void save(e)}
+      onClose={() => props.onDone(null)}
+      outcome={outcome}
+    >
+      <IncidentFields draft={draft} onChange={setDraft} titleRef={first} />
     </EditPanel>
   );
 }
@@ -535,20 +554,15 @@ function MaintenanceEditor(props: { window: Maintenance; id: string; onDone: (sa
     else if (answer.reason === "bad_ends_at") setEndsError("Must be after the start.");
   };
   return (
-    <EditPanel id={props.id} heading="Edit the window">
-      <form class="grid-form" onSubmit={(e) => void save(e)}>
-        <WindowFields draft={draft} onChange={setDraft} titleRef={first} endsError={endsError} />
-        <div class="form-actions">
-          <button type="submit" class="primary">
-            Save the window
-          </button>
-          {/* Not "Cancel": that button of the row cancels the window itself. */}
-          <button type="button" onClick={() => props.onDone(null)}>
-            Close
-          </button>
-        </div>
-      </form>
-      <Outcome outcome={outcome} />
+    <EditPanel
+      id={props.id}
+      heading="Edit the window"
+      save="Save the window"
+      onSave={(e) => void save(e)}
+      onClose={() => props.onDone(null)}
+      outcome={outcome}
+    >
+      <WindowFields draft={draft} onChange={setDraft} titleRef={first} endsError={endsError} />
     </EditPanel>
   );
 }
