@@ -99,6 +99,27 @@ describe("verify answers", () => {
     expect(signatureValid(k.key, noNonce.body, undefined, (await clock()) + 121)).toBe(false);
   });
 
+  it("echoes a nonce of any characters byte for byte: multi-byte UTF-8, quotes, backslashes and control characters", async () => {
+    const k = await clientSetup(gw);
+    const clock = async () => (await gw.admin("GET", "/clock")).body.now as number;
+    const nonce = 'ñ✓😀 "q" \\ \u0001 é';
+    // Twice on one connection: a wrong Content-Length would cut the first answer or run into the second.
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${gw.url}/api/v1/verify.php`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ key: k.key, domain: "example.com", nonce }),
+      });
+      const raw = Buffer.from(await res.arrayBuffer());
+      expect(res.status).toBe(200);
+      expect(Number(res.headers.get("content-length"))).toBe(raw.length);
+      const body = JSON.parse(raw.toString("utf8")) as Record<string, unknown>;
+      expect(body.nonce).toBe(nonce);
+      expect(body.authorized).toBe(true);
+      expect(signatureValid(k.key, body, nonce, await clock())).toBe(true);
+    }
+  });
+
   it("issues entitlement and lifeline that verify offline with only keys.json", async () => {
     const k = await clientSetup(gw);
     const published = await gw.call("/api/v1/keys.json");
