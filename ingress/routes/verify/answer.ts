@@ -55,29 +55,14 @@ interface AnswerMemo {
   head: string | null;
   headKey: CachedKey | null;
   tokens: SignedTokens | null;
-  /** `head` as bytes, and `,<tokens><kind fields>}` as bytes: the answer is these around what each call writes. */
-  headBytes: Buffer;
-  tailBytes: Buffer;
 }
 
 const memos = new WeakMap<Prepared, AnswerMemo>();
-const EMPTY = Buffer.alloc(0);
 
 function memoOf(prepared: Prepared): AnswerMemo {
   let memo = memos.get(prepared);
   if (memo === undefined) {
-    memo = {
-      key: null,
-      browserGuard: null,
-      kindFields: null,
-      domain: "",
-      install: undefined,
-      head: null,
-      headKey: null,
-      tokens: null,
-      headBytes: EMPTY,
-      tailBytes: EMPTY,
-    };
+    memo = { key: null, browserGuard: null, kindFields: null, domain: "", install: undefined, head: null, headKey: null, tokens: null };
     memos.set(prepared, memo);
   }
   return memo;
@@ -191,24 +176,12 @@ export function successReply(s: Success, sign: () => SignedTokens): HttpReply {
     memo.install = s.install;
     memo.headKey = key;
     memo.tokens = tokens;
-    memo.headBytes = Buffer.from(memo.head);
-    memo.tailBytes = Buffer.from(`,${tokens.json}${kindFields(s.prepared, memo)}}`);
   }
-  let middle = `${s.ts},"expires_in":${EXPIRES_IN_S},"signature":"${s.signature}"`;
-  if (s.nonce !== undefined) middle += `,"nonce":${JSON.stringify(s.nonce)}`;
-  middle += `,"latency_ms":${s.latencyMs}`;
-  if (s.notice !== undefined) {
-    const body = `${memo.head}${middle},${tokens.json}${kindFields(s.prepared, memo)},"notice":${JSON.stringify(s.notice)}}`;
-    return { status: 200, headers: SUCCESS_HEADERS as Record<string, string>, body };
-  }
-  // Bytes, not a string: the HTTP layer hands a Buffer to the socket as it is, where a ~1.7 KB
-  // string would be flattened, measured and encoded on every answer (docs/verify.md).
-  const { headBytes, tailBytes } = memo;
-  const body = Buffer.allocUnsafe(headBytes.length + Buffer.byteLength(middle) + tailBytes.length);
-  headBytes.copy(body, 0);
-  const at = headBytes.length + body.write(middle, headBytes.length);
-  tailBytes.copy(body, at);
-  return { status: 200, headers: SUCCESS_HEADERS as Record<string, string>, body };
+  let body = `${memo.head}${s.ts},"expires_in":${EXPIRES_IN_S},"signature":"${s.signature}"`;
+  if (s.nonce !== undefined) body += `,"nonce":${JSON.stringify(s.nonce)}`;
+  body += `,"latency_ms":${s.latencyMs},${tokens.json}${kindFields(s.prepared, memo)}`;
+  if (s.notice !== undefined) body += `,"notice":${JSON.stringify(s.notice)}`;
+  return { status: 200, headers: SUCCESS_HEADERS as Record<string, string>, body: `${body}}` };
 }
 
 export function refusal(reason: Reason, key?: PublicKey): HttpReply {
