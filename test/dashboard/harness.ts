@@ -18,7 +18,8 @@ declare const document: any, window: any, performance: any, location: any;
 
 export const WIDTHS = { narrow: 390, wide: 1280 } as const;
 export type Width = keyof typeof WIDTHS;
-export const WAIT = { timeout: 20_000 };
+/** `polling`: waitForFunction's default is requestAnimationFrame, which Chromium does not run in a page that is not the front tab; an interval runs in every page. */
+export const WAIT = { timeout: 20_000, polling: 50 };
 
 const AXE = readFileSync(sourcePath("node_modules", "axe-core", "axe.min.js"), "utf8");
 

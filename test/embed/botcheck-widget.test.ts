@@ -36,7 +36,8 @@ const METADATA = {
   model: "",
   mobile: false,
 };
-const WAIT = { timeout: 20_000 };
+/** `polling`: waitForFunction's default is requestAnimationFrame, which Chromium does not run in a page that is not the front tab; an interval runs in every page. */
+const WAIT = { timeout: 20_000, polling: 50 };
 const SHOTS = sourcePath("dist", "screenshots");
 
 let gw: TestGateway;
@@ -251,7 +252,10 @@ describe("botcheck.js in chromium", () => {
     await page.keyboard.press("Tab");
     await page.keyboard.press("Tab");
     await page.keyboard.down("Space");
-    await page.waitForFunction(() => document.getElementById("widget")?.getAttribute("data-state") === "passed", { timeout: 120_000 });
+    await page.waitForFunction(() => document.getElementById("widget")?.getAttribute("data-state") === "passed", {
+      timeout: 120_000,
+      polling: 50,
+    });
     await page.keyboard.up("Space");
     const seen = await page.evaluate(() => {
       const ready = Number(document.getElementById("widget")!.getAttribute("data-ready"));

@@ -37,7 +37,8 @@ import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
 // Functions passed to page.evaluate run in the browser; these names are theirs (see botcheck-widget.test.ts).
 declare const document: any, window: any;
 
-const WAIT = { timeout: 20_000 };
+/** `polling`: waitForFunction's default is requestAnimationFrame, which Chromium does not run in a page that is not the front tab; an interval runs in every page. */
+const WAIT = { timeout: 20_000, polling: 50 };
 const OWNER = { name: "Olga Owner", email: "olga@example.com" };
 
 let gw: TestGateway;

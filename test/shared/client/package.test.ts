@@ -137,7 +137,7 @@ globalThis.verifyInBrowser = async ({ base, key, forge }) => {
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(String(error)));
     await page.goto(`${origin}/`);
-    await page.waitForFunction(() => typeof (globalThis as { verifyInBrowser?: unknown }).verifyInBrowser === "function");
+    await page.waitForFunction(() => typeof (globalThis as { verifyInBrowser?: unknown }).verifyInBrowser === "function", { polling: 50 });
     const base = `${gw.url}/api/v1`;
     const run = (key: string, forge?: { field: string; value?: unknown }) =>
       page.evaluate(
