@@ -5,6 +5,7 @@ import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { sourcePath } from "../../shared/platform/paths.js";
 import { ADMIN_TOKEN, type TestGateway } from "../helpers/gateway.js";
 import { LOCALHOST_RESOLVER, siteOf } from "../helpers/passkey-browser.js";
+import { WAIT } from "../helpers/browser-wait.js";
 
 /**
  * The dashboard in a real browser (Debian's chromium, headless, puppeteer-core) against a
@@ -18,8 +19,7 @@ declare const document: any, window: any, performance: any, location: any;
 
 export const WIDTHS = { narrow: 390, wide: 1280 } as const;
 export type Width = keyof typeof WIDTHS;
-/** `polling`: waitForFunction's default is requestAnimationFrame, which Chromium does not run in a page that is not the front tab; an interval runs in every page. */
-export const WAIT = { timeout: 20_000, polling: 50 };
+export { WAIT };
 
 const AXE = readFileSync(sourcePath("node_modules", "axe-core", "axe.min.js"), "utf8");
 

@@ -8,6 +8,7 @@ import { type Interaction, judgeInteraction } from "../../shared/botcheck/intera
 import { DEFAULT_DIFFICULTY, NO_EVIDENCE_EXTRA_BITS, proofBits } from "../../shared/botcheck/proof.js";
 import { EMBED_DIR, type EmbedManifest } from "../../shared/embed/asset.js";
 import { sourcePath } from "../../shared/platform/paths.js";
+import { WAIT } from "../helpers/browser-wait.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { makeKey, makeOrg, verifyDomain, type MadeKey } from "../ingress/routes/verify-fixtures.js";
 import { startPageServer, type PageServer } from "./page-server.js";
@@ -36,8 +37,6 @@ const METADATA = {
   model: "",
   mobile: false,
 };
-/** `polling`: waitForFunction's default is requestAnimationFrame, which Chromium does not run in a page that is not the front tab; an interval runs in every page. */
-const WAIT = { timeout: 20_000, polling: 50 };
 const SHOTS = sourcePath("dist", "screenshots");
 
 let gw: TestGateway;
@@ -253,8 +252,8 @@ describe("botcheck.js in chromium", () => {
     await page.keyboard.press("Tab");
     await page.keyboard.down("Space");
     await page.waitForFunction(() => document.getElementById("widget")?.getAttribute("data-state") === "passed", {
+      ...WAIT,
       timeout: 120_000,
-      polling: 50,
     });
     await page.keyboard.up("Space");
     const seen = await page.evaluate(() => {

@@ -10,6 +10,7 @@ import { buildDashboard } from "../../ops/embed/dashboard-build.js";
 import { EMBED_DIR } from "../../shared/embed/asset.js";
 import { DASHBOARD_DIR } from "../../shared/embed/dashboard-asset.js";
 import { REASONS } from "../../shared/platform/reasons.js";
+import { WAIT } from "../helpers/browser-wait.js";
 import { startTestGateway, waitFor, type TestGateway } from "../helpers/gateway.js";
 import { nextLinks } from "../helpers/mail-links.js";
 import { answerChecker } from "../helpers/openapi.js";
@@ -37,8 +38,6 @@ import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
 // Functions passed to page.evaluate run in the browser; these names are theirs (see botcheck-widget.test.ts).
 declare const document: any, window: any;
 
-/** `polling`: waitForFunction's default is requestAnimationFrame, which Chromium does not run in a page that is not the front tab; an interval runs in every page. */
-const WAIT = { timeout: 20_000, polling: 50 };
 const OWNER = { name: "Olga Owner", email: "olga@example.com" };
 
 let gw: TestGateway;

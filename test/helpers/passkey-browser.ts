@@ -1,4 +1,5 @@
 import type { CDPSession, Page } from "puppeteer-core";
+import { WAIT } from "./browser-wait.js";
 import type { TestGateway } from "./gateway.js";
 
 /**
@@ -11,9 +12,6 @@ import type { TestGateway } from "./gateway.js";
 
 // Functions passed to page.evaluate run in the browser; these names are theirs.
 declare const document: any, location: { pathname: string };
-
-/** `polling`: waitForFunction's default is requestAnimationFrame, which Chromium does not run in a page that is not the front tab; an interval runs in every page. */
-const WAIT = { timeout: 20_000, polling: 50 };
 
 /** Chromium's arguments sending localhost (and *.localhost) to the gateway's IPv4 listener (it would also try ::1). */
 export const LOCALHOST_RESOLVER = "--host-resolver-rules=MAP localhost 127.0.0.1, MAP *.localhost 127.0.0.1";

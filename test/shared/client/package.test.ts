@@ -11,6 +11,7 @@ import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { clientSetup, type MadeKey, makeKey } from "../../ingress/routes/verify-fixtures.js";
+import { WAIT } from "../../helpers/browser-wait.js";
 
 /**
  * The verify client as a package of its own (shared/client/package.json): nothing outside
@@ -137,7 +138,7 @@ globalThis.verifyInBrowser = async ({ base, key, forge }) => {
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(String(error)));
     await page.goto(`${origin}/`);
-    await page.waitForFunction(() => typeof (globalThis as { verifyInBrowser?: unknown }).verifyInBrowser === "function", { polling: 50 });
+    await page.waitForFunction(() => typeof (globalThis as { verifyInBrowser?: unknown }).verifyInBrowser === "function", WAIT);
     const base = `${gw.url}/api/v1`;
     const run = (key: string, forge?: { field: string; value?: unknown }) =>
       page.evaluate(
