@@ -9,8 +9,6 @@ import {
   type Prepared,
   type Resolved,
 } from "../../shared/verify/index.js";
-
-const NO_OPTIONS: EnforceOptions = Object.freeze({});
 import { isStorableText } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { fault } from "../reply.js";
@@ -21,6 +19,8 @@ import type { HttpReply, HttpRequest } from "../types.js";
 import { publicKey, refusal, successReply, verifySignature } from "./verify/answer.js";
 import { clientNotice } from "./verify/notice.js";
 import { verifyParams } from "./schemas.js";
+
+const NO_OPTIONS: EnforceOptions = Object.freeze({});
 
 /**
  * verify.php (interface.md 4.1): may this key, from this place, do this thing, now.
