@@ -118,13 +118,21 @@ export interface ActorDefinition<T, Db = undefined> extends Partial<ActorOptions
   /**
    * For an actor that must not read past entries its stream's cap (MAXLEN) trimmed before its
    * group read them. With it, every read checks and reads in one script
-   * (`read-unless-trimmed-1.lua`, trimmed-read.ts), so no trim comes between the check and
+   * (`read-unless-trimmed-n.lua`, trimmed-read.ts), so no trim comes between the check and
    * the read; on such a hole nothing is read, that stream is read no more, and this is called
    * once with its key: whoever runs the actor fills the hole and runs it anew (the SIEM
    * pusher replays from PostgreSQL). An idle stream is waited on with a blocking XREAD, which
-   * consumes nothing, before the script reads.
+   * consumes nothing, before the script reads. Entries pending in the group that the trim
+   * took, found by the claimer (XAUTOCLAIM names them), count as such a hole too.
    */
   onTrimmed?: (stream: string) => void;
+  /**
+   * With `onTrimmed`: keys the read script keeps beside each stream (its KEYS[2] and KEYS[3]):
+   * a hash recording every entry read (entry id → event id) until the handler removes it, and
+   * a sorted set it prunes below the newest entry read. The SIEM pusher's `inhand` and `late`
+   * (actors/siem/replay.ts), from which a replay finds what a trim took.
+   */
+  readTracking?: (stream: string) => readonly [inHand: string, late: string];
 }
 
 export interface CompiledSchema<T> {
@@ -149,6 +157,7 @@ export interface Actor<T, Db> extends ActorOptions {
   readonly handler: Handler<T, Db>;
   readonly fairness?: Fairness<T>;
   readonly onTrimmed?: (stream: string) => void;
+  readonly readTracking?: (stream: string) => readonly [inHand: string, late: string];
 }
 
 export interface BaseDeps {

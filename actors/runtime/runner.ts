@@ -251,7 +251,7 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
     for (const stream of open) {
       let read: Awaited<ReturnType<typeof readUnlessTrimmed>>;
       try {
-        read = await readUnlessTrimmed(redis, stream, group, consumer, free);
+        read = await readUnlessTrimmed(redis, stream, group, consumer, free, actor.readTracking?.(stream));
       } catch (error) {
         if (stopAbort.signal.aborted) return brought;
         if (!isNoGroupError(error)) throw error;
@@ -321,8 +321,18 @@ export async function runActor<T, Db>(actor: Actor<T, Db>, deps: RunDeps<Db>): P
         "COUNT",
         free,
       );
-      const { cursor, entries } = parseAutoClaim(reply);
+      const { cursor, entries, deleted } = parseAutoClaim(reply);
       cursors.set(stream, cursor);
+      // Pending entries the cap trimmed (XAUTOCLAIM drops them from the group): a hole like
+      // one found by the read, for whoever runs an `onTrimmed` actor to fill.
+      if (deleted.length > 0 && actor.onTrimmed !== undefined && !trimmed.has(stream)) {
+        trimmed.add(stream);
+        logger.warn(
+          { stream, deleted: deleted.length },
+          "pending entries were trimmed before they were handled: no longer reading the stream",
+        );
+        actor.onTrimmed(stream);
+      }
       // Our own entries come back only if a heartbeat was late; they are in hand already.
       const fresh = entries.filter((entry) => !active.has(entryKey(stream, entry.id)));
       if (fresh.length === 0) continue;

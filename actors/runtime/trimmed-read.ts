@@ -5,9 +5,9 @@ import { parseEntries, type StreamEntry, text } from "../../shared/platform/stre
 /**
  * The read of an actor that must not read past entries trimmed before its group read them
  * (`onTrimmed` in define.ts): the check and the XREADGROUP in one script
- * (`read-unless-trimmed-1.lua`, which states the rule). Nothing is read when there is a hole.
+ * (`read-unless-trimmed-n.lua`, which states the rule). Nothing is read when there is a hole.
  */
-const READ_UNLESS_TRIMMED = loadScript("read-unless-trimmed-1.lua");
+const READ_UNLESS_TRIMMED = loadScript("read-unless-trimmed-n.lua");
 
 export type TrimmedRead = { trimmed: true } | { trimmed: false; cursor: string; entries: StreamEntry[] };
 
@@ -17,8 +17,10 @@ export async function readUnlessTrimmed(
   group: string,
   consumer: string,
   count: number,
+  /** The script's KEYS[2] and KEYS[3] (define.ts `readTracking`), if any. */
+  tracking: readonly string[] = [],
 ): Promise<TrimmedRead> {
-  const reply = await runScript(redis, READ_UNLESS_TRIMMED, [stream], [group, consumer, count]);
+  const reply = await runScript(redis, READ_UNLESS_TRIMMED, [stream, ...tracking], [group, consumer, count]);
   if (!Array.isArray(reply) || reply.length === 0) throw new Error(`unexpected read-unless-trimmed reply: ${JSON.stringify(reply)}`);
   if (Number(reply[0]) === 0) return { trimmed: true };
   return { trimmed: false, cursor: text(reply[1]), entries: parseEntries(reply[2] ?? []) };

@@ -4,7 +4,7 @@ import type { Logger } from "../../shared/platform/log.js";
 import type { Keys } from "../../shared/platform/redis/keys.js";
 import type { ActorHandle } from "../runtime/index.js";
 import { announceMember, claimLease, type LeaseDeps, leaveMembers, liveMembers, ownerOf, releaseLease, renewLease } from "./leases.js";
-import { hasGap, type ReplayDeps, replayGap, streamPosition } from "./replay.js";
+import { hasGap, recoverInHand, type ReplayDeps, replayGap, streamPosition } from "./replay.js";
 import type { LoadedDestination } from "./messages.js";
 
 /**
@@ -93,7 +93,14 @@ export function createAssignment(deps: AssignmentDeps): Assignment {
       try {
         const destination = deps.load(row);
         const stream = deps.keys.stream(destinationStreamName(id));
-        const replayed = await replayGap(destination, stream, SIEM_GROUP, { ...deps.replay, stillHeld: () => held(id) });
+        const replayDeps = { ...deps.replay, stillHeld: () => held(id) };
+        const recovered = await recoverInHand(destination, stream, SIEM_GROUP, replayDeps);
+        if (recovered > 0)
+          logger.info(
+            { destination: id, recovered },
+            "SIEM destination: entries read but not delivered, then trimmed, sent from the events table",
+          );
+        const replayed = await replayGap(destination, stream, SIEM_GROUP, replayDeps);
         if (replayed > 0) logger.info({ destination: id, replayed }, "SIEM destination replayed from the events table");
         let handle: ActorHandle | null = null;
         let trimmedEarly = false;

@@ -8,11 +8,9 @@ import {
   type DestinationMessage,
   type SiemTestReply,
   type SiemTestRequest,
-  destinationStreamName,
+  appendToDestinations,
 } from "../../shared/events/index.js";
 import type { Pool } from "../../shared/platform/db/pool.js";
-import type { Keys } from "../../shared/platform/redis/keys.js";
-import { loadScript, runScript } from "../../shared/platform/redis/scripts.js";
 import { describeError, type Handler, RetryableError } from "../runtime/index.js";
 import { createBatcher } from "./batcher.js";
 import type { LoadedDestination } from "./messages.js";
@@ -35,6 +33,16 @@ export interface DeliveryDeps {
 interface Item {
   event: SyslogEvent;
   attempt: number;
+  /** The stream entry, and where its read was recorded (the stream's `inhand` hash: replay.ts). */
+  messageId: string;
+  inHand: string;
+  redis: Redis;
+}
+
+/** The entries leave the `inhand` hash: delivered, or dead-lettered by the runtime (which keeps their data). */
+async function handedOver(items: readonly Item[]): Promise<void> {
+  if (items.length === 0) return;
+  await items[0].redis.hdel(items[0].inHand, ...items.map((i) => i.messageId));
 }
 
 /**
@@ -59,15 +67,26 @@ export function deliveryHandler(destination: LoadedDestination, deps: DeliveryDe
         await send(destination, events, deps.network);
       } catch (error) {
         const attempt = Math.max(...items.map((i) => i.attempt));
-        const exhausted = new Set(items.filter((i) => i.attempt >= deps.retry.maxAttempts).map((i) => i.event.id)).size;
+        const last = items.filter((i) => i.attempt >= deps.retry.maxAttempts);
+        const exhausted = new Set(last.map((i) => i.event.id)).size;
         const description = describeError(error);
         await recordFailure(deps.db, destination.id, description, exhausted, deps.clock.now()).catch(() => {});
+        await handedOver(last).catch(() => {});
         throw new RetryableError(description, jitteredBackoff(deps.retry, attempt, deps.random));
       }
       await recordDelivered(deps.db, destination.id, events.length, events[events.length - 1].id, deps.clock.now());
+      // Left in the hash if this fails: a later start finds the entry acked or still on the stream.
+      await handedOver(items).catch(() => {});
     },
   });
-  return (message, helpers) => batcher.submit({ event: message.event, attempt: helpers.attempt });
+  return (message, helpers) =>
+    batcher.submit({
+      event: message.event,
+      attempt: helpers.attempt,
+      messageId: helpers.messageId,
+      inHand: helpers.keys.streamSide(helpers.stream, "inhand"),
+      redis: helpers.redis,
+    });
 }
 
 /** The destinations of each organization, as the fan-out sees them. */
@@ -87,31 +106,6 @@ export function fanoutHandler(targets: FanoutTargets, maxLen: number): Handler<D
     if (ids.length === 0) return;
     await appendToDestinations(redis, keys, ids, message.event.id, JSON.stringify(message), maxLen);
   };
-}
-
-const appendScript = loadScript("siem-append-1.lua");
-
-/**
- * One entry per destination, each with the highest event id its stream was ever given
- * (`hi`, siem-append-1.lua): what a replay after a trim needs to know (replay.ts).
- */
-export async function appendToDestinations(
-  redis: Redis,
-  keys: Keys,
-  ids: readonly number[],
-  eventId: number,
-  data: string,
-  maxLen: number,
-): Promise<void> {
-  // Commands side by side rather than one pipeline: on a Redis Cluster the destinations'
-  // streams and the registry sit on different nodes. Still one round trip.
-  await Promise.all(
-    ids.flatMap((id) => {
-      const stream = keys.stream(destinationStreamName(id));
-      // Publishers register the streams they make (shared/platform/streams/registry.ts).
-      return [runScript(redis, appendScript, [stream], [maxLen, data, eventId]), redis.sadd(keys.streamRegistry(), stream)];
-    }),
-  );
 }
 
 /** The synthetic event "send test event" delivers: id 0, a type of its own, never stored. */

@@ -185,6 +185,8 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
       deadLetterMaxLen: options.destinationMaxLen,
       // Never reads past entries trimmed unread: the assignment replays them first (replay.ts).
       onTrimmed,
+      // What the read took in hand, and the fan-out's late ids it passed: replay.ts.
+      readTracking: (stream) => [ctx.keys.streamSide(stream, "inhand"), ctx.keys.streamSide(stream, "late")],
       handler: deliveryHandler(destination, {
         db: ctx.db,
         clock: ctx.clock,
@@ -199,7 +201,12 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
 
   const removeStreams = async (id: number) => {
     const stream = ctx.keys.stream(destinationStreamName(id));
-    await deleteKeys(redis, [stream, ctx.keys.deadLetters(stream)]);
+    await deleteKeys(redis, [
+      stream,
+      ctx.keys.deadLetters(stream),
+      ctx.keys.streamSide(stream, "inhand"),
+      ctx.keys.streamSide(stream, "late"),
+    ]);
   };
   const assignment = createAssignment({
     lease: { redis, keys: ctx.keys, owner: consumerName, ttlMs: leaseTtlMs },
@@ -244,7 +251,9 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
     if (candidates.size === 0) return;
     const existing = await existingDestinationIds(ctx.db, [...candidates.keys()]);
     for (const [id, names] of candidates) {
-      if (!existing.has(id) && !assignment.running().includes(id)) await deleteKeys(redis, names);
+      if (existing.has(id) || assignment.running().includes(id)) continue;
+      const stream = ctx.keys.stream(destinationStreamName(id));
+      await deleteKeys(redis, [...names, ctx.keys.streamSide(stream, "inhand"), ctx.keys.streamSide(stream, "late")]);
     }
   };
   const reloadNow = async () => {

@@ -1,7 +1,9 @@
 import type { Clock } from "../../shared/platform/clock.js";
+import type { EventRow } from "../../shared/events/db/events.js";
 import { eventView, destinationById, eventsByIds, eventsToReplay, recordDelivered, recordFailure } from "../../shared/events/index.js";
 import type { Pool } from "../../shared/platform/db/pool.js";
 import type { Redis } from "../../shared/platform/redis/client.js";
+import { streamSide } from "../../shared/platform/redis/keys.js";
 import { isNoGroupError } from "../../shared/platform/streams/redis-replies.js";
 import { describeError } from "../runtime/index.js";
 import type { LoadedDestination } from "./messages.js";
@@ -20,7 +22,7 @@ import { sendBatch } from "./transport/index.js";
  * The missing events are the organization's events after the destination's `last_event_id`
  * (the highest id it acknowledged; from its creation time when it never delivered one) up to
  * the highest event id appended up to the oldest entry left (its `hi` field, written by the
- * fan-out's siem-append-1.lua), or among the first `window` entries left on the stream (the
+ * fan-out's siem-append-2.lua), or among the first `window` entries left on the stream (the
  * head) if higher, but for the ids the head holds (the loop reads those from the stream).
  * Not just those below the oldest entry's event: the fan-out does not append in id order. It runs up to
  * FANOUT_CONCURRENCY messages at once per pusher process (retries wait out their backoff in
@@ -32,8 +34,9 @@ import { sendBatch } from "./transport/index.js";
  * below the head's highest id. Entries appended later than that (a claimer's, taken from a
  * dead pusher a minute on; a relay's republished after a crash) are covered by `hi`; ids
  * between the head's and `hi` that the stream still holds past the head are sent twice (at
- * least once). Not covered: entries left unread below an id the loop already delivered
- * (below `last_event_id`): docs/events.md.
+ * least once). Below `last_event_id`: the fan-out's late ids (its `late` set) after the
+ * group's cursor, sent first; and entries a loop read and never handed over (its `inhand`
+ * hash), sent by recoverInHand before the loop starts: docs/events.md.
  *
  * Sent from PostgreSQL in id order, one batch at a time, each recorded as delivered before
  * the next, so a crash resumes after the last batch acknowledged: recorded no higher than
@@ -154,7 +157,7 @@ export async function streamPosition(redis: Redis, stream: string, group: string
  * stands in (its estimate for a group made at `0` that has not read yet); without either
  * (an XDEL) a cursor below the oldest entry is taken for a gap: the replay then finds
  * nothing missing, or sends again what was in hand (at least once). The delivery loop's own
- * reads apply the same rule (shared/platform/redis/lua/read-unless-trimmed-1.lua), so a loop
+ * reads apply the same rule (shared/platform/redis/lua/read-unless-trimmed-n.lua), so a loop
  * that stops for a gap always finds it here.
  */
 export function hasGap(position: StreamPosition): boolean {
@@ -175,7 +178,7 @@ export function previousEntryId(id: string): string {
 export interface StreamHead {
   /** Event ids of the first entries (entries that cannot be read are left out). */
   ids: number[];
-  /** The oldest entry's `hi` (siem-append-1.lua): no trimmed entry had a higher id; null when it has none. */
+  /** The oldest entry's `hi` (siem-append-2.lua): no trimmed entry had a higher id; null when it has none. */
   hi: number | null;
 }
 
@@ -187,24 +190,32 @@ export async function streamHead(redis: Redis, stream: string, count: number): P
   return { ids: entries.map(eventIdOf).filter((id): id is number => id !== null), hi: Number.isSafeInteger(hi) ? hi : null };
 }
 
+/**
+ * One page of events from the table to the collector, recorded as delivered (`last_event_id`
+ * no higher than `recordUpTo`) before the next; a failure is recorded and thrown. Returns the
+ * number sent.
+ */
+async function sendPage(destination: LoadedDestination, rows: readonly EventRow[], recordUpTo: number, deps: ReplayDeps): Promise<number> {
+  if (!deps.stillHeld()) throw new Error(`destination ${destination.id}: lease lost during the replay`);
+  const events = rows.map(eventView);
+  try {
+    await (deps.send ?? sendBatch)(destination, events, deps.network);
+  } catch (error) {
+    await recordFailure(deps.db, destination.id, describeError(error), 0, deps.clock.now()).catch(() => {});
+    throw error;
+  }
+  await recordDelivered(deps.db, destination.id, events.length, Math.min(events[events.length - 1].id, recordUpTo), deps.clock.now());
+  return events.length;
+}
+
 /** Replays what the destination missed, until no gap is left; returns the number of events sent. */
 export async function replayGap(destination: LoadedDestination, stream: string, group: string, deps: ReplayDeps): Promise<number> {
-  const send = deps.send ?? sendBatch;
   let replayed = 0;
   /** The highest id this replay sent, and the ids its previous pass left to the stream. */
   let sent = 0;
   let skipped: readonly number[] = [];
-  const deliver = async (rows: Awaited<ReturnType<typeof eventsToReplay>>, recordUpTo: number) => {
-    if (!deps.stillHeld()) throw new Error(`destination ${destination.id}: lease lost during the replay`);
-    const events = rows.map(eventView);
-    try {
-      await send(destination, events, deps.network);
-    } catch (error) {
-      await recordFailure(deps.db, destination.id, describeError(error), 0, deps.clock.now()).catch(() => {});
-      throw error;
-    }
-    await recordDelivered(deps.db, destination.id, events.length, Math.min(events[events.length - 1].id, recordUpTo), deps.clock.now());
-    replayed += events.length;
+  const deliver = async (rows: EventRow[], recordUpTo: number) => {
+    replayed += await sendPage(destination, rows, recordUpTo, deps);
   };
   for (;;) {
     const position = await streamPosition(deps.redis, stream, group);
@@ -216,8 +227,11 @@ export async function replayGap(destination: LoadedDestination, stream: string, 
     const onStream = new Set(head);
     let after = Math.max(row.last_event_id, sent);
     const sinceMs = after === 0 ? row.created_at.getTime() : null;
-    // Left to the stream by the previous pass, then trimmed before the loop read them.
-    const taken = skipped.filter((id) => id <= after && !onStream.has(id));
+    // Left to the stream by the previous pass, then trimmed before the loop read them; and
+    // events appended late (below an id already on the stream) after the group's cursor,
+    // trimmed unread: at or below `after`, where the range does not look.
+    const late = await lateAfter(deps.redis, stream, position.lastDeliveredId);
+    const taken = [...new Set([...skipped, ...late])].filter((id) => id <= after && !onStream.has(id)).sort((x, y) => x - y);
     for (let i = 0; i < taken.length; i += deps.batchSize) {
       const rows = await eventsByIds(deps.db, destination.orgId, taken.slice(i, i + deps.batchSize));
       if (rows.length > 0) await deliver(rows, 0);
@@ -246,5 +260,73 @@ export async function replayGap(destination: LoadedDestination, stream: string, 
     // Everything below the oldest entry left is delivered: the loop reads on from there.
     const cursor = position.firstEntryId === null ? position.lastGeneratedId : previousEntryId(position.firstEntryId);
     await deps.redis.call("XGROUP", "SETID", stream, group, cursor, "ENTRIESREAD", position.entriesAdded - position.length);
+    // The late ids below the oldest entry left are sent (or were delivered): the loop's reads prune the rest.
+    if (position.firstEntryId !== null)
+      await deps.redis.zremrangebyscore(streamSide(stream, "late"), "-inf", `(${entryMs(position.firstEntryId)}`);
   }
+}
+
+function entryMs(entryId: string): string {
+  return entryId.split("-")[0];
+}
+
+/**
+ * The event ids the fan-out appended late (below an id already on the stream: siem-append-2.lua)
+ * from the millisecond of the group's cursor on: entries the loop had not read when they
+ * were trimmed, or had read (the cursor's own millisecond; sent again, at least once).
+ */
+async function lateAfter(redis: Redis, stream: string, cursor: string): Promise<number[]> {
+  const members = await redis.zrangebyscore(streamSide(stream, "late"), entryMs(cursor), "+inf");
+  return members.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0);
+}
+
+/**
+ * Entries a previous run of the loop read and did not hand over (deliver, or leave to the
+ * dead letters), which the cap trimmed since: their ids are in the stream's `inhand` hash
+ * (written by the loop's read script), their events in the table. A loop stopped while a
+ * batch waited out its backoff, a process killed mid-batch, or a pending entry XAUTOCLAIM
+ * found trimmed: once a later batch is delivered, `last_event_id` is above them and the gap
+ * replay does not look there. Run before the loop starts (it must not be running: every
+ * entry in the hash is then a leftover). Sent in id order; an entry still on the stream and
+ * pending is left to the claimer, one on the stream and no longer pending was acked. Returns
+ * the number of events sent.
+ */
+export async function recoverInHand(destination: LoadedDestination, stream: string, group: string, deps: ReplayDeps): Promise<number> {
+  const inHand = streamSide(stream, "inhand");
+  const recorded = await deps.redis.hgetall(inHand);
+  const entryIds = Object.keys(recorded);
+  if (entryIds.length === 0) return 0;
+  const checks = deps.redis.pipeline();
+  for (const entryId of entryIds) {
+    checks.xrange(stream, entryId, entryId);
+    checks.xpending(stream, group, entryId, entryId, 1);
+  }
+  const replies = (await checks.exec()) ?? [];
+  const done: string[] = [];
+  const gone: string[] = [];
+  entryIds.forEach((entryId, i) => {
+    const [rangeError, range] = replies[2 * i] ?? [null, null];
+    const [pendingError, pending] = replies[2 * i + 1] ?? [null, null];
+    if (rangeError !== null && rangeError !== undefined) throw rangeError;
+    const onStream = Array.isArray(range) && range.length > 0;
+    // No group (deleted with the stream): nothing is pending.
+    const isPending = (pendingError === null || pendingError === undefined) && Array.isArray(pending) && pending.length > 0;
+    if (!onStream) gone.push(entryId);
+    else if (!isPending) done.push(entryId);
+  });
+  const eventIds = [...new Set(gone.map((entryId) => Number(recorded[entryId])).filter((id) => Number.isSafeInteger(id) && id > 0))].sort(
+    (a, b) => a - b,
+  );
+  let sent = 0;
+  for (let i = 0; i < eventIds.length; i += deps.batchSize) {
+    const rows = await eventsByIds(deps.db, destination.orgId, eventIds.slice(i, i + deps.batchSize));
+    if (rows.length > 0) sent += await sendPage(destination, rows, Number.MAX_SAFE_INTEGER, deps);
+  }
+  const handled = [...done, ...gone];
+  if (handled.length > 0) {
+    // Gone entries may still be named in the group's pending list: acked, so no claim finds them.
+    if (gone.length > 0) await deps.redis.xack(stream, group, ...gone).catch(() => 0);
+    await deps.redis.hdel(inHand, ...handled);
+  }
+  return sent;
 }

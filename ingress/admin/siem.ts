@@ -12,6 +12,7 @@ import {
   type SiemKind,
   tokenAad,
   parseTarget,
+  siemPutBack,
 } from "../../shared/events/index.js";
 import { literalRefusal, outboundPolicyOf } from "../../shared/platform/net/address-policy.js";
 import { listDeadLetters, retryAllDeadLetters, retryDeadLetters } from "../../shared/platform/streams/dead-letters.js";
@@ -204,9 +205,11 @@ export const retryDestinationDeadLetters: AdminHandler = async (_request, deps, 
   if ("reply" in input) return input.reply;
   const stream = streamOf(deps, row.id);
   const ids = input.value.ids;
+  // Back through the fan-out's script: a replay finds the letter if the cap trims it unread.
+  const options = { putBack: siemPutBack(deps.redis, deps.keys) };
   const retried =
     ids === undefined
-      ? await retryAllDeadLetters(deps.redis, deps.keys, stream)
-      : await retryDeadLetters(deps.redis, deps.keys, stream, ids);
+      ? await retryAllDeadLetters(deps.redis, deps.keys, stream, options)
+      : await retryDeadLetters(deps.redis, deps.keys, stream, ids, options);
   return ok({ retried: retried.length, not_found: (ids ?? []).filter((id) => !retried.some((r) => r.deadId === id)) });
 };

@@ -4,6 +4,7 @@ import type { Keys } from "../../shared/platform/redis/keys.js";
 import { table, text } from "./format.js";
 import { type CliIo, CliFailure, EXIT, print, printJson, UsageError } from "./io.js";
 import { isDeadLetterStream, resolveStream, knownStreams, shortName, sourceOf } from "./redis-scan.js";
+import { destinationOfStream, siemPutBack } from "../../shared/events/index.js";
 
 /**
  * `gateway dead-letters list [stream]` and `retry <stream> <dead-id>...|--all`. A dead
@@ -80,7 +81,11 @@ export async function retryCommand(options: Options & { stream: string | undefin
   if (options.all === options.ids.length > 0) throw new UsageError("name the dead letter ids to retry, or pass --all (not both)");
   for (const id of options.ids) if (!/^\d+-\d+$/.test(id)) throw new UsageError(`not a stream entry id: ${JSON.stringify(id)}`);
   const stream = await resolveStream(redis, keys, options.stream);
-  const retried = options.all ? await retryAllDeadLetters(redis, keys, stream) : await retryDeadLetters(redis, keys, stream, options.ids);
+  // A SIEM destination's letters go back through the fan-out's script (as the admin API does).
+  const putBack = destinationOfStream(keys, stream) === null ? {} : { putBack: siemPutBack(redis, keys) };
+  const retried = options.all
+    ? await retryAllDeadLetters(redis, keys, stream, putBack)
+    : await retryDeadLetters(redis, keys, stream, options.ids, putBack);
   const done = new Set(retried.map((r) => r.deadId));
   const missing = options.ids.filter((id) => !done.has(id));
   if (json) {

@@ -48,8 +48,10 @@ export {
   webhookSecretAad,
 } from "./db/webhooks.js";
 export {
+  appendToDestinations,
   type DestinationMessage,
   destinationMessageSchema,
+  destinationOfStream,
   destinationStreamName,
   SIEM_GROUP,
   SIEM_TEST_STREAM,
@@ -57,6 +59,7 @@ export {
   type SiemTestReply,
   siemTestReplySchema,
   type SiemTestRequest,
+  siemPutBack,
   siemTestSchema,
 } from "./siem-stream.js";
 export {

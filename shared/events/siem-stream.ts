@@ -1,5 +1,9 @@
+import type { Redis } from "../platform/redis/client.js";
+import type { Keys } from "../platform/redis/keys.js";
+import { loadScript, runScript } from "../platform/redis/scripts.js";
 import type { FromSchema } from "../platform/schema-type.js";
-import { eventMessageSchema, type EventMessage } from "./stream.js";
+import type { DeadLetter } from "../platform/streams/dead-letters.js";
+import { EVENTS_STREAM_MAX_LEN, eventMessageSchema, type EventMessage } from "./stream.js";
 
 /**
  * The SIEM pusher's streams. The fan-out reads `events` in group `siem` and copies each event
@@ -11,6 +15,64 @@ export const SIEM_GROUP = "siem";
 
 export function destinationStreamName(destinationId: number): string {
   return `events:siem:${destinationId}`;
+}
+
+const appendScript = loadScript("siem-append-2.lua");
+
+/**
+ * One entry per destination, each with the highest event id its stream was ever given
+ * (`hi`, siem-append-2.lua), and a late event's id kept aside: what a replay after a trim
+ * needs to know (actors/siem/replay.ts).
+ */
+export async function appendToDestinations(
+  redis: Redis,
+  keys: Keys,
+  ids: readonly number[],
+  eventId: number,
+  data: string,
+  maxLen: number,
+): Promise<void> {
+  // Commands side by side rather than one pipeline: on a Redis Cluster the destinations'
+  // streams and the registry sit on different nodes. Still one round trip.
+  await Promise.all(
+    ids.flatMap((id) => {
+      const stream = keys.stream(destinationStreamName(id));
+      // Publishers register the streams they make (shared/platform/streams/registry.ts).
+      return [
+        runScript(redis, appendScript, [stream, keys.streamSide(stream, "late")], [maxLen, data, eventId]),
+        redis.sadd(keys.streamRegistry(), stream),
+      ];
+    }),
+  );
+}
+
+/** The destination id of a destination's stream key, or null for any other stream. */
+export function destinationOfStream(keys: Keys, stream: string): number | null {
+  const prefix = keys.stream(destinationStreamName(0)).slice(0, -1);
+  if (!stream.startsWith(prefix)) return null;
+  const id = Number(stream.slice(prefix.length));
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
+
+/**
+ * A SIEM dead letter retried (admin API, CLI): appended with the fan-out's own script, so it
+ * carries `hi` and `eid` and, being below the ids already on the stream, lands in the `late`
+ * set: trimmed before its loop reads it, a replay still finds it (actors/siem/replay.ts).
+ * The cap is the default stream cap. A letter whose event id cannot be read goes back as
+ * it is (`undefined`: the caller's plain XADD).
+ */
+export function siemPutBack(redis: Redis, keys: Keys): (letter: DeadLetter) => Promise<string | undefined> {
+  return async (letter) => {
+    let eventId: unknown;
+    try {
+      eventId = (JSON.parse(letter.data) as { event?: { id?: unknown } }).event?.id;
+    } catch {
+      return undefined;
+    }
+    if (typeof eventId !== "number" || !Number.isSafeInteger(eventId) || eventId < 1) return undefined;
+    const late = keys.streamSide(letter.stream, "late");
+    return String(await runScript(redis, appendScript, [letter.stream, late], [EVENTS_STREAM_MAX_LEN, letter.data, eventId]));
+  };
 }
 
 export const destinationMessageSchema = eventMessageSchema;

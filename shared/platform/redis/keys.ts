@@ -19,6 +19,18 @@
 
 export const SHARDS = 64;
 
+/**
+ * A key kept beside a stream, in the stream's own cluster slot (a script touches both): the
+ * stream's whole name as the hash tag. Stream names and REDIS_PREFIX hold no braces.
+ * `inhand`: hash entry id → event id of a SIEM destination's entries read and not yet
+ * delivered; `late`: event ids its fan-out appended below an id already on the stream
+ * (actors/siem/replay.ts).
+ */
+export function streamSide(stream: string, part: "inhand" | "late"): string {
+  if (/[{}]/.test(stream)) throw new Error(`stream name with a brace: ${stream}`);
+  return `{${stream}}:${part}`;
+}
+
 /** Hash tag contents of the shards, found by search so that SHARD_TAGS[i] lies in slot rev(i) × 256 + 128 (test/shared/platform/keys.test.ts). */
 export const SHARD_TAGS: readonly string[] = [
   "s0.2zv",
@@ -145,6 +157,8 @@ export function createKeys(prefix: string) {
     /** Any other stream by name (scan jobs, events, notifications, ...). */
     stream: (name: string) => `${prefix}stream:${name}`,
     deadLetters: (stream: string) => `${stream}:dead`,
+    /** A key beside a stream, in its slot (streamSide above). */
+    streamSide,
     /** Set of every stream's name, added where a stream is made (group creation, publishers): /metrics and the CLI read it instead of scanning. */
     streamRegistry: () => `${prefix}streams`,
     /** Idempotency marker of one handled message (actor runtime). */

@@ -13,7 +13,7 @@
  */
 import type { Redis } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
-import { DEFAULT_MAX_LEN, encodeFields, fieldMap } from "./envelope.js";
+import { encodeFields, fieldMap } from "./envelope.js";
 import { parseEntries } from "./redis-replies.js";
 
 export type DeadReason = "undecodable" | "invalid" | "permanent" | "exhausted";
@@ -95,6 +95,13 @@ export async function listDeadLetters(
   return parseEntries(reply).map((entry) => toDeadLetter(entry.id, entry.fields ?? [], stream));
 }
 
+export interface RetryOptions {
+  /** Trim the stream to about this many entries as each letter goes back (default: no trim). */
+  maxLen?: number;
+  /** Puts one letter back instead of the plain XADD (the new entry's id); undefined: the plain XADD. */
+  putBack?: (letter: DeadLetter) => Promise<string | undefined>;
+}
+
 /**
  * Re-publish dead letters to their original stream, addressed to their group, and
  * delete them. Unknown ids are skipped. Returns the new entry id of each retried letter.
@@ -104,7 +111,7 @@ export async function retryDeadLetters(
   keys: Keys,
   stream: string,
   deadIds: readonly string[],
-  options: { maxLen?: number } = {},
+  options: RetryOptions = {},
 ): Promise<{ deadId: string; newId: string }[]> {
   const dead = keys.deadLetters(stream);
   const retried: { deadId: string; newId: string }[] = [];
@@ -112,14 +119,14 @@ export async function retryDeadLetters(
     const [entry] = parseEntries(await redis.xrange(dead, deadId, deadId));
     if (entry === undefined || entry.fields === null) continue;
     const letter = toDeadLetter(entry.id, entry.fields, stream);
-    const newId = await redis.xadd(
-      letter.stream,
-      "MAXLEN",
-      "~",
-      options.maxLen ?? DEFAULT_MAX_LEN,
-      "*",
-      ...encodeFields(letter.data, { group: letter.group || null }),
-    );
+    const fields = encodeFields(letter.data, { group: letter.group || null });
+    // Not trimmed unless asked: the stream's producers trim it to its own cap, which a
+    // default here could cut far below (a SIEM destination's stream keeps ~1,000,000).
+    const newId =
+      (await options.putBack?.(letter)) ??
+      (options.maxLen === undefined
+        ? await redis.xadd(letter.stream, "*", ...fields)
+        : await redis.xadd(letter.stream, "MAXLEN", "~", options.maxLen, "*", ...fields));
     if (newId === null) throw new Error(`XADD to ${letter.stream} returned no id`);
     await redis.xdel(dead, deadId);
     retried.push({ deadId, newId });
@@ -132,7 +139,7 @@ export async function retryAllDeadLetters(
   redis: Redis,
   keys: Keys,
   stream: string,
-  options: { maxLen?: number } = {},
+  options: RetryOptions = {},
 ): Promise<{ deadId: string; newId: string }[]> {
   const all: { deadId: string; newId: string }[] = [];
   for (;;) {

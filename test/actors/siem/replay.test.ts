@@ -3,12 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOutboxRelay } from "../../../actors/outbox/index.js";
 import type { RunningActor } from "../../../actors/index.js";
 import { loadDestination, startSiemPusher, type SiemPusher, type PusherOptions } from "../../../actors/siem/index.js";
-import { appendToDestinations } from "../../../actors/siem/handler.js";
 import { hasGap, replayGap, replayWindow, type StreamPosition, streamPosition } from "../../../actors/siem/replay.js";
+import { readUnlessTrimmed } from "../../../actors/runtime/trimmed-read.js";
+import { moveToDeadLetters, retryDeadLetters, listDeadLetters } from "../../../shared/platform/streams/dead-letters.js";
+import { appendToDestinations, siemPutBack } from "../../../shared/events/siem-stream.js";
 import { pushNetwork } from "../../../actors/siem/transport/guard.js";
 import { sendBatch } from "../../../actors/siem/transport/index.js";
 import { outboundPolicy } from "../../../shared/platform/net/address-policy.js";
-import { destinationById } from "../../../shared/events/db/siem.js";
+import { destinationById, recordDelivered } from "../../../shared/events/db/siem.js";
 import { SIEM_GROUP } from "../../../shared/events/siem-stream.js";
 import { type CountingHttp, startCountingHttp } from "../../fixtures/siem/collectors.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
@@ -286,7 +288,7 @@ describe("SIEM replay from the events table", () => {
   it("an event appended more than a window ahead of lower ids, then trimmed, is replayed", async () => {
     const { id, orgId, ids, stream, redis } = await emptyStream("/late");
     const [a, b, c, d, e, f] = ids;
-    // The fan-out's own append (siem-append-1.lua).
+    // The fan-out's own append (siem-append-2.lua).
     for (const eventId of [a, f, b, c, d, e])
       await appendToDestinations(redis, gw.ctx.keys, [id], eventId, JSON.stringify({ org_id: orgId, event: { id: eventId } }), 1000);
     await redis.xtrim(stream, "MAXLEN", 4);
@@ -302,6 +304,140 @@ describe("SIEM replay from the events table", () => {
     expect(fromReplay).toEqual([a, d, e, f]);
     expect(fromStream).toEqual([b, c, d, e]);
   }, 60_000);
+
+  /**
+   * The fan-out put a lower id (a) after a higher one (b) the loop then read and delivered:
+   * `last_event_id` is b, above a. a is trimmed before the loop reads it; the fan-out's
+   * `late` set names it, so the replay sends it although it lies below what was delivered.
+   */
+  it("an event appended below an id already delivered, then trimmed unread, is replayed", async () => {
+    const { id, orgId, stream, redis } = await emptyStream("/below");
+    const ids = [...(await writeEvents(gw, orgId, 2)), ...(await writeEvents(gw, orgId, 6))];
+    const [a, b, c, d, e, f, g, h] = ids.slice(-8);
+    const append = (eventId: number) =>
+      appendToDestinations(redis, gw.ctx.keys, [id], eventId, JSON.stringify({ org_id: orgId, event: { id: eventId } }), 1000);
+    await append(b);
+    await append(a);
+    // The loop reads b alone (its read records it in hand and prunes what it passed), delivers it.
+    const tracking = [gw.ctx.keys.streamSide(stream, "inhand"), gw.ctx.keys.streamSide(stream, "late")];
+    const read = await readUnlessTrimmed(redis, stream, SIEM_GROUP, "test-loop", 1, tracking);
+    if (read.trimmed) throw new Error("no hole expected yet");
+    expect(read.entries.map((entry) => entry.id)).toHaveLength(1);
+    await redis.xack(stream, SIEM_GROUP, read.entries[0].id);
+    await redis.hdel(tracking[0], read.entries[0].id);
+    await recordDelivered(gw.ctx.db, id, 1, b, gw.ctx.clock.now());
+    for (const eventId of [c, d, e, f, g, h]) await append(eventId);
+    await redis.xtrim(stream, "MAXLEN", 3);
+    const row = await destinationById(gw.ctx.db, id);
+    if (row === null) throw new Error("destination not found");
+    const deps = { db: gw.ctx.db, redis, clock: gw.ctx.clock, network, batchSize: 2, stillHeld: () => true, window: async () => 2 };
+    await replayGap(loadDestination(gw.ctx, row), stream, SIEM_GROUP, deps);
+    const fromReplay = collector.order.get("/below") ?? [];
+    const fromStream = await readStream(stream);
+    expect(fromReplay, `then the stream ${fromStream.join(",")}`).toEqual([a, c, d, e]);
+    expect(fromStream).toEqual([f, g, h]);
+    // Sent: gone from the set.
+    expect(await redis.zcard(tracking[1])).toBe(0);
+  }, 60_000);
+
+  /**
+   * A dead letter an operator retries goes back behind ids already delivered. Put back with
+   * the fan-out's script (as the admin API and the CLI do), it is in the `late` set: trimmed
+   * before the loop reads it, the replay still sends it. Retrying does not trim the stream.
+   */
+  it("a dead letter retried below an id already delivered, then trimmed unread, is replayed", async () => {
+    const { id, orgId, stream, redis } = await emptyStream("/retried");
+    const [a, b, c, d, e, f] = await writeEvents(gw, orgId, 6);
+    const data = (eventId: number) => JSON.stringify({ org_id: orgId, event: { id: eventId } });
+    await moveToDeadLetters(
+      redis,
+      gw.ctx.keys,
+      { stream, id: "1-1", group: SIEM_GROUP, consumer: "gone", reason: "exhausted", error: "503", attempts: 15, data: data(a), at: 0 },
+      1000,
+    );
+    await appendToDestinations(redis, gw.ctx.keys, [id], b, data(b), 1000);
+    const read = await readStream(stream);
+    expect(read).toEqual([b]);
+    await recordDelivered(gw.ctx.db, id, 1, b, gw.ctx.clock.now());
+    const [letter] = await listDeadLetters(redis, gw.ctx.keys, stream);
+    const [retried] = await retryDeadLetters(redis, gw.ctx.keys, stream, [letter.deadId], { putBack: siemPutBack(redis, gw.ctx.keys) });
+    const [[, fields]] = (await redis.xrange(stream, retried.newId, retried.newId)) as [string, string[]][];
+    expect(fields).toEqual(["data", data(a), "hi", String(b), "eid", String(a)]);
+    expect(await redis.zrange(gw.ctx.keys.streamSide(stream, "late"), "0", "-1")).toEqual([String(a)]);
+    for (const eventId of [c, d, e, f]) await appendToDestinations(redis, gw.ctx.keys, [id], eventId, data(eventId), 1000);
+    expect(await redis.xlen(stream)).toBe(6);
+    await redis.xtrim(stream, "MAXLEN", 2);
+    const row = await destinationById(gw.ctx.db, id);
+    if (row === null) throw new Error("destination not found");
+    const deps = { db: gw.ctx.db, redis, clock: gw.ctx.clock, network, batchSize: 10, stillHeld: () => true, window: async () => 2 };
+    await replayGap(loadDestination(gw.ctx, row), stream, SIEM_GROUP, deps);
+    expect(collector.order.get("/retried")).toEqual([a, c, d]);
+    expect(await readStream(stream)).toEqual([e, f]);
+  }, 60_000);
+
+  /**
+   * A loop delivers a later batch while an earlier one waits out its backoff, then its process
+   * dies and the cap trims the earlier batch's entries: `last_event_id` is above them and the
+   * group's pending list no longer has them. The stream's `inhand` hash, written by the read,
+   * still names them: the next start sends them from the events table. Trimmed after the next
+   * start instead, they are still pending then (left to the claimer); the claimer finds them
+   * trimmed and the loop restarts, which sends them.
+   */
+  it.each([
+    ["before the next start", false],
+    ["after the next start, before its claimer takes them", true],
+  ])(
+    "a batch read, left in backoff by a killed process and trimmed %s, is sent from the events table",
+    async (_when, afterStart) => {
+      const created = await gw.admin("POST", "/orgs", { name: `Replay in hand ${afterStart}`, plan: "enterprise" });
+      const orgId = created.body.org.id as number;
+      const path = `/inhand-${afterStart}`;
+      const id = await addDestination(gw, orgId, { kind: "http", url: `${collector.url}${path}` });
+      const stream = gw.ctx.keys.stream(`events:siem:${id}`);
+      const arrived = () => collector.order.get(path) ?? [];
+      let held: Set<number> = new Set();
+      const { pusher } = await onlyPusher(id, {
+        owner: `replay-e-${afterStart}`,
+        retry: { maxAttempts: 100, backoffBaseMs: 600_000, backoffMaxMs: 600_000 },
+        // Batches holding one of the first 20 events fail: they wait out a ten-minute backoff.
+        send: async (destination, events, net) => {
+          if (events.some((event) => held.has(event.id))) throw new Error("collector refused this batch");
+          await sendBatch(destination, events, net);
+        },
+      });
+      const first = await writeEvents(gw, orgId, 20);
+      held = new Set(first);
+      const second = await writeEvents(gw, orgId, 20);
+      await waitFor(() => second.every((e) => arrived().includes(e)), 20_000);
+      await waitFor(async () => (await destinationById(gw.ctx.db, id))?.last_event_id === second[second.length - 1]);
+      expect(arrived().some((e) => held.has(e))).toBe(false);
+
+      // Killed with its first batch in backoff; the cap takes every entry.
+      pushers.splice(pushers.indexOf(pusher), 1);
+      await pusher.halt();
+      if (!afterStart) await gw.ctx.redis.xtrim(stream, "MAXLEN", 0);
+      await gw.ctx.redis.del(gw.ctx.keys.siemLease(id));
+      held = new Set();
+      // Its claimer takes entries idle for 12 s: the killed process's batch stays pending past the lease's move.
+      const next = await startSiemPusher(gw.ctx, { ...OPTIONS, claimIdleMs: 12_000, batchSize: 20, owner: `replay-f-${afterStart}` });
+      pushers.push(next);
+      if (afterStart) {
+        await waitFor(() => next.running().includes(id), 20_000);
+        const pending = (await gw.ctx.redis.xpending(stream, SIEM_GROUP)) as [number, ...unknown[]];
+        expect(pending[0]).toBe(first.length);
+        await gw.ctx.redis.xtrim(stream, "MAXLEN", 0);
+      }
+      await waitFor(() => first.every((e) => arrived().includes(e)), 30_000).catch((error: unknown) => {
+        throw new Error(`${String(error)}: ${first.filter((e) => !arrived().includes(e)).length} of ${first.length} missing`);
+      });
+      await waitFor(() => next.running().includes(id), 20_000);
+      expect(await gw.ctx.redis.hlen(gw.ctx.keys.streamSide(stream, "inhand"))).toBe(0);
+      // And the loop goes on from the stream afterwards.
+      const more = await writeEvents(gw, orgId, 5);
+      await waitFor(() => more.every((e) => arrived().includes(e)), 20_000);
+    },
+    120_000,
+  );
 
   it("ids left to the stream and trimmed during the replay are sent by its next pass", async () => {
     const { ids, stream, append, destination } = await outOfOrderStream("/reordered-twice");

@@ -1,11 +1,15 @@
 --[[
-read-unless-trimmed-1.lua: XREADGROUP of a group's new entries (`>`), unless entries after the
+read-unless-trimmed-n.lua: XREADGROUP of a group's new entries (`>`), unless entries after the
 group's cursor were trimmed (MAXLEN) before the group read them: then nothing is read and the
 cursor stays below the hole, for whoever fills it (the SIEM pusher replays from PostgreSQL).
 The check and the read are one atomic step, so no trim comes between them; a plain
 XREADGROUP would read on from the oldest entry left and the hole would go unnoticed.
 
 KEYS[1]  the stream
+KEYS[2]  optional: a hash where each entry read is recorded, entry id → its `eid` field (the
+         event id; read from `data` for an entry without one), until its consumer removes it
+KEYS[3]  optional, with KEYS[2]: a sorted set of ids scored by entry millisecond, pruned
+         below the newest entry read (the SIEM fan-out's `late` set: actors/siem/replay.ts)
 ARGV[1]  group
 ARGV[2]  consumer
 ARGV[3]  COUNT
@@ -65,4 +69,37 @@ end
 local reply = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', ARGV[3], 'STREAMS', KEYS[1], '>')
 local entries = {}
 if reply then entries = reply[1][2] end
+if KEYS[2] and #entries > 0 then
+  local function eventIdOf(fields)
+    local data = nil
+    for i = 1, #fields, 2 do
+      if fields[i] == 'eid' then return fields[i + 1] end
+      if fields[i] == 'data' then data = fields[i + 1] end
+    end
+    if data == nil then return nil end
+    local ok, decoded = pcall(cjson.decode, data)
+    if ok and type(decoded) == 'table' and type(decoded['event']) == 'table' and type(decoded['event']['id']) == 'number' then
+      return string.format('%d', decoded['event']['id'])
+    end
+    return nil
+  end
+  -- In chunks: a Lua call takes a bounded number of arguments.
+  local pairs_ = {}
+  for _, entry in ipairs(entries) do
+    local eid = eventIdOf(entry[2])
+    if eid ~= nil then
+      pairs_[#pairs_ + 1] = entry[1]
+      pairs_[#pairs_ + 1] = eid
+      if #pairs_ >= 1000 then
+        redis.call('HSET', KEYS[2], unpack(pairs_))
+        pairs_ = {}
+      end
+    end
+  end
+  if #pairs_ > 0 then redis.call('HSET', KEYS[2], unpack(pairs_)) end
+  if KEYS[3] then
+    local newest = string.match(entries[#entries][1], '^(%d+)-')
+    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. newest)
+  end
+end
 return {1, cursor, entries}
