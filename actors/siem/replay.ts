@@ -1,6 +1,13 @@
 import type { Clock } from "../../shared/platform/clock.js";
-import type { EventRow } from "../../shared/events/db/events.js";
-import { eventView, destinationById, eventsByIds, eventsToReplay, recordDelivered, recordFailure } from "../../shared/events/index.js";
+import {
+  eventView,
+  destinationById,
+  eventsByIds,
+  eventsToReplay,
+  type EventRow,
+  recordDelivered,
+  recordFailure,
+} from "../../shared/events/index.js";
 import type { Pool } from "../../shared/platform/db/pool.js";
 import type { Redis } from "../../shared/platform/redis/client.js";
 import { streamSide } from "../../shared/platform/redis/keys.js";

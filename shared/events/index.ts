@@ -9,6 +9,7 @@ export {
   claimOutbox,
   deleteEventsBefore,
   deleteOutbox,
+  type EventRow,
   type EventType,
   eventView,
   feedPage,

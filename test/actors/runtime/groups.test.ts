@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { type ActorHandle, defineActor, PermanentError, runActor } from "../../../actors/runtime/index.js";
-import { listDeadLetters, retryDeadLetters } from "../../../shared/platform/streams/dead-letters.js";
+import { listDeadLetters, moveToDeadLetters, retryDeadLetters } from "../../../shared/platform/streams/dead-letters.js";
 import { publish } from "../../../shared/platform/streams/envelope.js";
 import { gate, type Job, jobSchema, pendingCount, testRedis, waitFor } from "./support.js";
 
@@ -107,5 +107,25 @@ describe("groups and consumers", () => {
     expect(ledger).toEqual([42]);
     expect(await listDeadLetters(t.redis, t.keys, stream)).toEqual([]);
     expect(await retryDeadLetters(t.redis, t.keys, stream, [letter.deadId])).toEqual([]);
+  });
+
+  it("a retried dead letter does not trim a stream longer than the default cap (100,000)", async () => {
+    // The usage streams keep 200,000 entries, the events streams 1,000,000: a retry must not cut them down.
+    const stream = t.keys.stream("long");
+    for (let i = 0; i < 150_000; i += 10_000) {
+      const pipeline = t.redis.pipeline();
+      for (let j = 0; j < 10_000; j++) pipeline.xadd(stream, "*", "data", "{}");
+      await pipeline.exec();
+    }
+    await moveToDeadLetters(
+      t.redis,
+      t.keys,
+      { stream, id: "1-1", group: "g", consumer: "c", reason: "exhausted", error: "down", attempts: 3, data: "{}", at: 0 },
+      1000,
+    );
+    const [letter] = await listDeadLetters(t.redis, t.keys, stream);
+    expect(await retryDeadLetters(t.redis, t.keys, stream, [letter.deadId])).toHaveLength(1);
+    expect(await t.redis.xlen(stream)).toBe(150_001);
+    await t.redis.del(stream);
   });
 });

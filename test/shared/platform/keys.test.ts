@@ -56,6 +56,20 @@ describe("shard tags", () => {
     expect(slotOf(keys.keyIndex(hash))).toBe(slotOf(keys.snapshotSentinel(indexShardOf(hash))));
   });
 
+  it("keep a stream's side keys (the SIEM loop's `inhand` and `late`) in the stream's own slot", () => {
+    for (const prefix of ["gw:", "tenant-7:gw:"]) {
+      const keys = createKeys(prefix);
+      for (const id of [1, 42, 999_999]) {
+        const stream = keys.stream(`events:siem:${id}`);
+        expect([slotOf(keys.streamSide(stream, "inhand")), slotOf(keys.streamSide(stream, "late"))]).toEqual([
+          slotOf(stream),
+          slotOf(stream),
+        ]);
+      }
+    }
+    expect(() => createKeys("gw:").streamSide("{odd}", "late")).toThrow(/brace/);
+  });
+
   it("spread consecutive organizations over the masters of any cluster whose masters own equal slot ranges", () => {
     for (const masters of [1, 2, 3, 6, 8, 16, 64]) {
       const perMaster = new Array<number>(masters).fill(0);
