@@ -20,6 +20,8 @@ import { SHARD_TAGS, SHARDS, createKeys, shardOf } from "../../shared/platform/r
 import { startDnsServer, type FixtureDns } from "../fixtures/scanner/dns-server.js";
 import { startWebServers, type FixtureWeb } from "../fixtures/scanner/web-servers.js";
 import { waitFor } from "../helpers/gateway.js";
+import { startCountingHttp } from "../fixtures/siem/collectors.js";
+import { insertEvent } from "../../shared/events/index.js";
 import { seedClientKey, startFaultGateway, type FaultGateway } from "./gateway.js";
 import { privatePostgres, privateRedisCluster, type PrivatePostgres, type PrivateRedisCluster } from "./services.js";
 
@@ -77,6 +79,8 @@ beforeAll(async () => {
     // The scanner's private reach is for tests only (not with GATEWAY_ENV=production).
     GATEWAY_ENV: "test",
     SCAN_ALLOW_PRIVATE: "1",
+    // The SIEM collector of the last test listens on loopback.
+    OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8",
     DNS_RESOLVER: `${dns.host}:${dns.port}`,
     SCAN_HTTP_PORT: String(web.httpPort),
     SCAN_HTTPS_PORT: String(web.httpsPort),
@@ -312,6 +316,39 @@ describe("the runtime on a Redis Cluster, in process", () => {
     await deleteMatching(redis, `${prefix}*`);
     for await (const batch of scanKeys(redis, `${prefix}*`)) expect(batch).toEqual([]);
   }, 60_000);
+
+  it("delivers SIEM events: the fan-out's append and the loop's read run with their side keys in the stream's slot", async () => {
+    const collector = await startCountingHttp();
+    onTeardown.push(() => void collector.close());
+    await gw.start("outbox");
+    await gw.start("siem");
+    const orgId = seeded[1].orgId;
+    const created = await gw.admin("POST", `/orgs/${orgId}/siem`, { kind: "http", url: `${collector.url}/cluster` });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const stream = keys.stream(`events:siem:${created.body.destination.id as number}`);
+    const ids: number[] = [];
+    const client = await db.connect();
+    try {
+      for (let batch = 0; batch < 6; batch++) {
+        await client.query("BEGIN");
+        for (let i = 0; i < 50; i++) {
+          const payload = { kind: "web", grade: "B", score: 80, fail_count: 1 } as const;
+          ids.push(await insertEvent(client, { orgId, type: "scan.completed", timeMs: Date.now(), domain: "org2.example", payload }));
+        }
+        await client.query("COMMIT");
+      }
+    } finally {
+      client.release();
+    }
+    const arrived = () => new Set(collector.order.get("/cluster") ?? []);
+    await waitFor(() => ids.every((id) => arrived().has(id)), 60_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}: ${ids.filter((id) => !arrived().has(id)).length} of ${ids.length} missing`);
+    });
+    // Every entry carries its event id; each read was recorded in hand and removed once delivered.
+    const [[, fields]] = (await redis.xrange(stream, "-", "+", "COUNT", 1)) as [string, string[]][];
+    expect(fields).toContain("eid");
+    await waitFor(async () => (await redis.hlen(keys.streamSide(stream, "inhand"))) === 0, 10_000);
+  }, 90_000);
 
   it("moves the shared test clock for every process through the cluster's pub/sub", async () => {
     const a = await sharedTestClock(redis, rtKeys);

@@ -107,7 +107,7 @@ describe("npm start (supervisor)", () => {
     expect(await runCli(["admin-token"], { ...demoEnv(fresh), ADMIN_TOKEN: "set-by-the-operator" }, io)).toBe(1);
 
     // A supervisor killed outright leaves no child behind: each stops when its IPC channel closes.
-    await waitFor(() => output.split("listening on").length - 1 === 2, 15_000);
+    await waitFor(() => output.split("listening on").length - 1 === 2, 45_000);
     const childPids = [...output.matchAll(/"role":"[^"]+","pid":(\d+)/g)].map((m) => Number(m[1]));
     expect(childPids.length).toBeGreaterThanOrEqual(3);
     const alive = (pid: number) => {
