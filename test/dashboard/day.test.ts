@@ -150,6 +150,21 @@ async function waitText(page: Page, wanted: string): Promise<void> {
   }
 }
 
+/**
+ * Follows "Open the key's page" under a key just created. The list reloads with the new key's
+ * row, which moves the panel below it: a click aimed before that lands where the link was. So
+ * it is clicked once the row is in and nothing is loading.
+ */
+async function openNewKey(page: Page, name: string): Promise<void> {
+  await page.waitForFunction(
+    (n: string) => [...document.querySelectorAll("main table a")].some((a: any) => a.textContent === n),
+    WAIT,
+    name,
+  );
+  await settled(page);
+  await page.locator('a::-p-text("Open the key\'s page")').click();
+}
+
 function verify(key: string, extra: Record<string, string> = {}) {
   return gw.call("/api/v1/verify.php", { method: "POST", body: { key, domain: world.domain, ...extra } });
 }
@@ -211,7 +226,7 @@ describe("an account owner's day in the dashboard", () => {
     expect((await verify(key)).body.authorized).toBe(true);
     const pending = await verify(key, { install: "site-2" });
     expect(pending.body.reason).toBe("installation_pending");
-    await page.locator('a::-p-text("Open the key\'s page")').click();
+    await openNewKey(page, "Checkout");
     await settled(page);
     await page.locator("a::-p-text(Installations)").click();
     await waitText(page, "site-2");
@@ -248,7 +263,7 @@ describe("an account owner's day in the dashboard", () => {
     await waitText(page, "Copy it now: it is shown this once");
     const spare = await page.$eval(".shown-once input", (e: any) => e.value);
     expect(spare).toMatch(/^sk_live_/);
-    await page.locator('a::-p-text("Open the key\'s page")').click();
+    await openNewKey(page, "Spare");
     await settled(page);
     await button(page, "Suspend");
     await page.waitForSelector("dialog[open]", WAIT);
@@ -265,6 +280,8 @@ describe("an account owner's day in the dashboard", () => {
     const fresh = await page.$eval(".shown-once input", (e: any) => e.value);
     expect(fresh).toMatch(/^sk_live_/);
     expect((await verify(fresh)).body.authorized).toBe(true);
+    // The page reloads the key after the rotation: clicked once nothing is loading.
+    await settled(page);
     await page.locator('a::-p-text("Open the new key\'s page")').click();
     await settled(page);
     await button(page, "Revoke");
