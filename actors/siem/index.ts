@@ -164,6 +164,9 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
     return (await loadingView.promise).get(orgId) ?? [];
   };
 
+  /** The keys kept beside a destination's stream (replay.ts): what its loop read, and its late ids. */
+  const sideKeys = (stream: string) => [ctx.keys.streamSide(stream, "inhand"), ctx.keys.streamSide(stream, "late")] as const;
+
   // Compiled once for every destination's loop (a compile per loop is most of its start's CPU).
   const compiledDelivery = compileSchema<DestinationMessage>(destinationMessageSchema);
   const deliveryActor = (destination: LoadedDestination, onTrimmed: () => void) =>
@@ -186,7 +189,7 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
       // Never reads past entries trimmed unread: the assignment replays them first (replay.ts).
       onTrimmed,
       // What the read took in hand, and the fan-out's late ids it passed: replay.ts.
-      readTracking: (stream) => [ctx.keys.streamSide(stream, "inhand"), ctx.keys.streamSide(stream, "late")],
+      readTracking: sideKeys,
       handler: deliveryHandler(destination, {
         db: ctx.db,
         clock: ctx.clock,
@@ -201,12 +204,7 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
 
   const removeStreams = async (id: number) => {
     const stream = ctx.keys.stream(destinationStreamName(id));
-    await deleteKeys(redis, [
-      stream,
-      ctx.keys.deadLetters(stream),
-      ctx.keys.streamSide(stream, "inhand"),
-      ctx.keys.streamSide(stream, "late"),
-    ]);
+    await deleteKeys(redis, [stream, ctx.keys.deadLetters(stream), ...sideKeys(stream)]);
   };
   const assignment = createAssignment({
     lease: { redis, keys: ctx.keys, owner: consumerName, ttlMs: leaseTtlMs },
@@ -252,8 +250,7 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
     const existing = await existingDestinationIds(ctx.db, [...candidates.keys()]);
     for (const [id, names] of candidates) {
       if (existing.has(id) || assignment.running().includes(id)) continue;
-      const stream = ctx.keys.stream(destinationStreamName(id));
-      await deleteKeys(redis, [...names, ctx.keys.streamSide(stream, "inhand"), ctx.keys.streamSide(stream, "late")]);
+      await deleteKeys(redis, [...names, ...sideKeys(ctx.keys.stream(destinationStreamName(id)))]);
     }
   };
   const reloadNow = async () => {
