@@ -143,6 +143,10 @@ export const patchOrg: AdminHandler = async (_request, deps, params, body, calle
   if ("reply" in input) return input.reply;
   const now = deps.clock.now();
   const v = input.value;
+  // The plan and the subscription are billing, set by whoever bills (the operator): an owner
+  // or a token that set them would give its organization an unlimited allowance, or keep a
+  // lapsed subscription's keys alive, for nothing (docs/accounts.md).
+  if ((v.plan !== undefined || v.subscription !== undefined) && caller.principal.kind !== "operator") return refuse("forbidden");
   let defaultOwner: MemberRow | null | undefined;
   if (v.default_owner !== undefined) {
     if (!(await findOrg(deps.db, id))) return refuse("not_found");

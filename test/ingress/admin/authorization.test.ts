@@ -298,6 +298,34 @@ describe("the admin route table", () => {
     expect(crossed.body).toEqual({ ok: false, reason: "not_found", message: expect.any(String) });
   });
 
+  it("leaves the plan and the subscription to the operator: an owner or a write token changes the rest of the settings", async () => {
+    const org = async () => (await operator("GET", `/orgs/${orgA}`)).org;
+    const before = await org();
+    const patch = (headers: Record<string, string>, body: unknown) =>
+      gw.call(`/admin/v1/orgs/${orgA}`, { method: "PATCH", headers, body });
+    for (const headers of [memberHeaders(members.owner), { authorization: `Bearer ${tokens.aWrite}` }]) {
+      for (const body of [{ plan: "enterprise" }, { subscription: "active" }, { name: "Org A", plan: "free" }]) {
+        const activity = await activityCount();
+        const res = await patch(headers, body);
+        expect(res.status, JSON.stringify(body)).toBe(403);
+        expect(res.body).toEqual({ ok: false, reason: "forbidden", message: expect.any(String) });
+        expect(await activityCount()).toBe(activity);
+      }
+    }
+    // A lapsed organization's owner cannot bring its keys back by marking itself active.
+    await operator("PATCH", `/orgs/${orgA}`, { subscription: "lapsed" });
+    expect((await patch(memberHeaders(members.owner), { subscription: "active" })).status).toBe(403);
+    expect((await org()).subscription).toBe("lapsed");
+    await operator("PATCH", `/orgs/${orgA}`, { subscription: before.subscription });
+    // The rest of the settings are the owner's and the write token's.
+    const renamed = await patch(memberHeaders(members.owner), { name: "Org A renamed", fix_target_days: 14 });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(renamed.body.org).toMatchObject({ name: "Org A renamed", fix_target_days: 14, plan: before.plan });
+    expect((await patch({ authorization: `Bearer ${tokens.aWrite}` }, { name: "Org A" })).status).toBe(200);
+    await operator("PATCH", `/orgs/${orgA}`, { fix_target_days: before.fix_target_days });
+    expect(await org()).toMatchObject({ name: "Org A", plan: before.plan, subscription: before.subscription });
+  });
+
   it("names the principal in the activity record: the token's name, the member's name and e-mail, never an address", async () => {
     const content = async (headers: Record<string, string>, key: string) => {
       const res = await gw.call(`/admin/v1/orgs/${orgA}/content/${key}`, { method: "PUT", headers, body: { type: "text", value: "v" } });
