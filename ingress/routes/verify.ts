@@ -1,7 +1,7 @@
 import {
   UNNAMED_INSTALL,
   checkKeySent,
-  hostOf,
+  requestHost,
   scopesText,
   type Ask,
   type Enforced,
@@ -72,12 +72,15 @@ function success(request: HttpRequest, deps: IngressDeps, prepared: Prepared, sn
   const ts = Math.floor(now / 1000);
   const { key } = prepared;
   const domain = p.ask.domain ?? "";
+  // Keyed by the host the entitlement names, not the raw `domain`: a path or query after the
+  // host would make every call its own entry (and its own two signatures).
+  const host = requestHost(prepared, p.ask.domain);
   const sign = () =>
-    deps.enforcer.entitlement(`${snapshot.key.v}|${snapshot.org.v}|${p.install ?? ""}|${domain}`, ts, () => ({
+    deps.enforcer.entitlement(`${snapshot.key.v}|${snapshot.org.v}|${p.install ?? ""}|${host}`, ts, () => ({
       iss: deps.baseUrl(),
       keyId: key.id,
       orgId: key.org_id,
-      domain: p.ask.domain === undefined ? "" : (hostOf(p.ask.domain) ?? ""),
+      domain: host,
       scopes: scopesText(key.scopes),
       environment: key.environment,
       trial: key.is_trial,

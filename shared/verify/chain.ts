@@ -1,6 +1,6 @@
 import type { Reason } from "../platform/reasons.js";
 import { checkCountries } from "./country.js";
-import { checkDomainLock, checkDomainVerified } from "./domain.js";
+import { checkDomainLock, checkDomainVerified, hostOf } from "./domain.js";
 import { checkExpiry } from "./expiry.js";
 import { callerAddress, checkIpAllow, checkIpDeny, checkIpParam, type Address } from "./ip.js";
 import type { Prepared } from "./prepared.js";
@@ -20,14 +20,26 @@ export interface RuleInput {
   countryOf: CountryOf;
 }
 
-/** checkDomainLock, remembering the last domain seen for this snapshot version. */
+/** The domain's verdict against the lock, remembered with its host for the last domain seen of this snapshot version. */
 function domainLock(prepared: Prepared, domain: string | undefined): Verdict {
   const memo = prepared.lockMemo;
   if (memo.verdict !== null && memo.input === domain) return memo.verdict;
-  const verdict = checkDomainLock(prepared.lock, domain);
+  const host = domain === undefined ? null : hostOf(domain);
+  const verdict = checkDomainLock(prepared.lock, domain, host);
   memo.input = domain;
+  memo.host = host ?? "";
   memo.verdict = verdict;
   return verdict;
+}
+
+/**
+ * The host of the call's `domain` ("" for none), as the domain lock judged it: what a signed
+ * entitlement names, and so what its cache is keyed by (any path or query after the host
+ * would make every call a new entry).
+ */
+export function requestHost(prepared: Prepared, domain: string | undefined): string {
+  domainLock(prepared, domain);
+  return prepared.lockMemo.host;
 }
 
 export interface Rule {

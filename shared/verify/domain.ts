@@ -33,10 +33,10 @@ export function hostMatchesLock(host: string, lock: string): boolean {
 }
 
 /** `lock` is the key's lock already passed through hostOf (prepared.ts), or null. */
-export function checkDomainLock(lock: string | null, requested: string | undefined): Verdict {
+/** `host`: hostOf(requested), when the caller has it already. */
+export function checkDomainLock(lock: string | null, requested: string | undefined, host = requested === undefined ? null : hostOf(requested)): Verdict {
   if (lock === null) return PASS;
   if (requested === undefined) return refuse("domain_mismatch");
-  const host = hostOf(requested);
   return host !== null && hostMatchesLock(host, lock) ? PASS : refuse("domain_mismatch");
 }
 

@@ -11,7 +11,7 @@ export interface SignedTokens extends Issued {
   json: string;
 }
 
-/** Signed tokens per (versions, install, domain), reused for ENTITLEMENT_REUSE_S. */
+/** Signed tokens per (versions, install, host of the domain), reused for ENTITLEMENT_REUSE_S. */
 export type EntitlementCache = (cacheKey: string, nowS: number, input: () => IssueInput) => SignedTokens;
 
 export function createEntitlementCache(signingKey: SigningKey): EntitlementCache {

@@ -6,7 +6,7 @@
  * The room's public surface: routes, actors, ops/ and other rooms import this file only
  * (ops/lint.mjs, docs/architecture.md); files inside the room import each other by path.
  */
-export { evaluate, RULES, type Rule, type RuleInput } from "./chain.js";
+export { evaluate, requestHost, RULES, type Rule, type RuleInput } from "./chain.js";
 export { COUNTED_RULES, counts, scriptOutcome, type ScriptOutcome } from "./counting.js";
 export { checkKeyKnown, checkKeySent } from "./existence.js";
 export { allowanceCycle, effectiveEnd } from "./expiry.js";

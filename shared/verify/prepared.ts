@@ -18,8 +18,11 @@ export interface Prepared {
   readonly lockVerified: boolean;
   /** Whether any rule looks at the caller's address (parsing it is skipped otherwise). */
   readonly needsAddress: boolean;
-  /** The last `domain` judged against the lock and its verdict: most keys are called from one domain. */
-  readonly lockMemo: { input: string | undefined; verdict: Verdict | null };
+  /**
+   * The last `domain` judged, its host (hostOf, "" for none) and its verdict against the lock:
+   * most keys are called from one domain, so the host is parsed once per snapshot version.
+   */
+  readonly lockMemo: { input: string | undefined; host: string; verdict: Verdict | null };
 }
 
 export function prepare(key: KeySnapshot, org: OrgSnapshot): Prepared {
@@ -34,7 +37,7 @@ export function prepare(key: KeySnapshot, org: OrgSnapshot): Prepared {
     lock,
     lockVerified: isLockVerified(lock, org.verified_domains),
     needsAddress: allow.size + deny.size + key.countries_allow.length + key.countries_block.length > 0,
-    lockMemo: { input: undefined, verdict: null },
+    lockMemo: { input: undefined, host: "", verdict: null },
   };
 }
 

@@ -154,6 +154,21 @@ describe("verify answers", () => {
     expect(later.body.entitlement_expires).toBeGreaterThan(first.body.entitlement_expires);
   });
 
+  it("keys the reused entitlement by the host it names: a path or query after the host is the same entry", async () => {
+    const k = await clientSetup(gw);
+    const first = await verify(gw, { key: k.key, domain: "https://www.example.com/a?x=1", install: "h" });
+    expect(first.body.authorized).toBe(true);
+    for (const domain of ["https://www.example.com/b?y=2", "WWW.EXAMPLE.COM.", "www.example.com:8443"]) {
+      // Seconds later: a token signed afresh would carry another time.
+      await advance(gw, 5);
+      const again = await verify(gw, { key: k.key, domain, install: "h" });
+      expect(again.body.entitlement, domain).toBe(first.body.entitlement);
+    }
+    // Another host is another token (it names another host).
+    const other = await verify(gw, { key: k.key, domain: "shop.example.com", install: "h" });
+    expect(other.body.entitlement).not.toBe(first.body.entitlement);
+  });
+
   it("sends browser_guard to client keys only and firewall to server keys only", async () => {
     const orgId = await makeOrg(gw);
     const server = await makeKey(gw, orgId, { kind: "server", domain: null, firewall: { block_paths: ["/wp-admin"] } });
