@@ -12,7 +12,8 @@ import { compileList, listHas, parseAddress, type AddressList } from "../shared/
  * the client itself and prove nothing. When every hop is a trusted proxy the leftmost is
  * the client; a hop that is no address (`unknown`, `_hidden`, garbage) ends the walk and
  * the last trusted address reached stands: nothing further can be vouched for. A
- * `Forwarded` header that breaks RFC 7239's grammar names no one (parseForwarded).
+ * `Forwarded` header that breaks RFC 7239's grammar is read element by element, and an
+ * element that breaks it names no one (forwardedHops).
  */
 
 export type ClientAddressResolver = (connecting: string, headers: Readonly<Record<string, string>>) => string;
@@ -24,13 +25,12 @@ export function createClientAddressResolver(options: {
   const trusted: AddressList = compileList(options.trustedProxies);
   const isTrusted = (address: string) => listHas(trusted, parseAddress(address));
   if (trusted.size === 0) return (connecting) => connecting;
-  const hopsOf = options.header === "forwarded" ? parseForwarded : forwardedForHops;
+  const hopsOf = options.header === "forwarded" ? forwardedHops : forwardedForHops;
   return (connecting, headers) => {
     if (!isTrusted(connecting)) return connecting;
     const raw = headers[options.header];
     if (raw === undefined) return connecting;
     const hops = hopsOf(raw);
-    if (hops === null) return connecting;
     let client = connecting;
     for (let i = hops.length - 1; i >= 0; i--) {
       const address = parseAddress(hops[i]);
@@ -40,6 +40,27 @@ export function createClientAddressResolver(options: {
     }
     return client;
   };
+}
+
+/**
+ * The hops of a `Forwarded` header: by RFC 7239's grammar (parseForwarded) when the header
+ * keeps it; otherwise element by element, each piece between commas read alone and one that
+ * breaks the grammar naming no one (""). A proxy appends its element after a comma and writes
+ * none inside it, so the pieces right of the client's own text are exactly the proxies'
+ * elements: an unbalanced quote in the client's part can neither swallow them nor, by making
+ * the whole header malformed, turn the caller into the trusted proxy (whose address no deny
+ * list or country rule names).
+ */
+function forwardedHops(raw: string): string[] {
+  const whole = parseForwarded(raw);
+  if (whole !== null) return whole;
+  const hops: string[] = [];
+  for (const piece of raw.split(",")) {
+    const element = parseForwarded(piece);
+    if (element === null) hops.push("");
+    else hops.push(...element);
+  }
+  return hops;
 }
 
 /** `X-Forwarded-For: client, proxy1, proxy2` (several headers arrive joined by ", "). */
@@ -82,10 +103,10 @@ function isQuotedPairChar(c: number): boolean {
  *
  * null for a header that breaks the grammar (an unterminated or stray quote, a pair without
  * `=`, a parameter twice in one element, a character outside a token or quoted-string...).
- * The proxy appended its element last, so any reading of a malformed header other than
- * "none" lets the client's own text decide where that element starts: an unbalanced quote
- * in the client's element once swallowed the proxy's. A malformed header therefore names no
- * one, and the trusted proxy that sent it is the caller.
+ * The proxy appended its element last, so no reading of a malformed header as a whole may
+ * stand: the client's own text would decide where that element starts (an unbalanced quote
+ * in the client's element once swallowed the proxy's). forwardedHops reads such a header
+ * element by element instead.
  */
 export function parseForwarded(raw: string): string[] | null {
   const hops: string[] = [];

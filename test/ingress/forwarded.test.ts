@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClientAddressResolver, parseForwarded } from "../../ingress/client-address.js";
+import { parseAddress } from "../../shared/verify/index.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { postFrom } from "../helpers/from-address.js";
 import { putSecret } from "./routes/content-fixtures.js";
@@ -7,21 +8,26 @@ import { makeKey, makeOrg } from "./routes/verify-fixtures.js";
 
 /**
  * `Forwarded` (RFC 7239) behind a trusted proxy (docs/security.md, "Input handling"): the
- * header is read by its grammar, and a header that breaks it names no one, so the trusted
- * proxy that sent it is the caller. The proxy appends its element last; nothing a client
- * writes in its own element may move where that element starts.
+ * header is read by its grammar; one that breaks it is read element by element, and an
+ * element that breaks it names no one. The proxy appends its element last; nothing a client
+ * writes in its own element may move where that element starts, or make the trusted proxy
+ * the caller.
  */
 
 const PROXY = "127.0.0.2";
 const CLAIMED = "10.1.2.3";
 
+const DENIED = "198.51.100.66";
+
 let gw: TestGateway;
 let secretKey: string;
+let denyingKey: string;
 beforeAll(async () => {
   gw = await startTestGateway("forwarded", { TRUSTED_PROXIES: PROXY, TRUSTED_PROXY_HEADER: "forwarded" });
   const orgId = await makeOrg(gw, { plan: "enterprise" });
   await putSecret(gw, orgId, "db_password", "hunter2");
   secretKey = (await makeKey(gw, orgId, { kind: "server", domain: undefined, name: "Backend", ip_allow: [CLAIMED] })).key;
+  denyingKey = (await makeKey(gw, orgId, { kind: "server", domain: undefined, name: "Denying", ip_deny: [DENIED] })).key;
 });
 afterAll(async () => {
   await gw?.stop();
@@ -42,6 +48,21 @@ describe("secret.php behind a proxy writing Forwarded", () => {
       const answer = await ask(forwarded);
       expect([forwarded, answer.status, answer.body.reason, answer.body.value]).toEqual([forwarded, 403, "ip_not_allowed", undefined]);
     }
+  });
+
+  it("still finds a denied caller who breaks the grammar in his own element: the proxy's element names him", async () => {
+    const verifyFrom = (forwarded: string) => postFrom(gw.url, PROXY, "/api/v1/verify.php", { key: denyingKey }, { forwarded });
+    expect((await verifyFrom(`for=${DENIED}`)).body.reason).toBe("ip_blocked");
+    // What a proxy that appends sends when the denied caller opened a quote, or wrote a stray
+    // one, before it: read as a whole the header is malformed, and the proxy (denied by no
+    // list) would be the caller.
+    for (const own of [`for="x`, `for=1.2.3.4;x="`, `"`, `for=1.2.3.4:80`, `for="\\`]) {
+      const forwarded = `${own}, for=${DENIED}`;
+      const answer = await verifyFrom(forwarded);
+      expect([forwarded, answer.status, answer.body.reason]).toEqual([forwarded, 403, "ip_blocked"]);
+    }
+    // A caller the list does not name passes, whatever he wrote before the proxy's element.
+    expect((await verifyFrom(`for="x, for=198.51.100.67`)).body.reason).toBe("ok");
   });
 });
 
@@ -217,19 +238,25 @@ describe("fuzzing the Forwarded parser", () => {
     expect(malformed).toBeLessThan(35_000);
   });
 
-  it("never lets the client's part decide the address: the proxy's element or, malformed, the proxy itself", () => {
+  it("never lets the client's part decide the address: the proxy's element names the caller, well formed or not", () => {
     const wrong: { header: string; got: string; want: string }[] = [];
+    let malformed = 0;
     for (let i = 0; i < 40_000; i++) {
       const client = i % 4 === 0 ? structured() : mutate(structured());
       // What a proxy that appends writes: the client's header, then its own element.
       const header = `${client}, for=${APPENDED}`;
-      const want = oracle(header) === null ? CONNECTING : APPENDED;
+      if (oracle(header) === null) malformed++;
       const got = resolve(CONNECTING, { forwarded: header });
-      if (got !== want) wrong.push({ header, got, want });
-      // The client's text alone, from the trusted proxy: an address only when well formed.
-      if (oracle(client) === null && resolve(CONNECTING, { forwarded: client }) !== CONNECTING)
-        wrong.push({ header: client, got: "an address", want: CONNECTING });
+      if (got !== APPENDED) wrong.push({ header, got, want: APPENDED });
+      // The client's text alone, from the trusted proxy: the proxy itself or an address the
+      // text names (its quoted-pairs unescaped).
+      const alone = resolve(CONNECTING, { forwarded: client });
+      const named = [...client.replaceAll("\\", "").matchAll(/for="?[\s[]*([0-9a-f:.]+)/gi)].map((m) =>
+        parseAddress(m[1].replace(/^([\d.]+):\d+$/, "$1"))?.toString(),
+      );
+      if (alone !== CONNECTING && !named.includes(alone)) wrong.push({ header: client, got: alone, want: "the proxy or a named address" });
     }
     expect(wrong.slice(0, 10)).toEqual([]);
+    expect(malformed).toBeGreaterThan(10_000);
   });
 });
