@@ -279,8 +279,8 @@ function entryMs(entryId: string): string {
 
 /**
  * The event ids the fan-out appended late (below an id already on the stream: siem-append-2.lua)
- * from the millisecond of the group's cursor on: entries the loop had not read when they
- * were trimmed, or had read (the cursor's own millisecond; sent again, at least once).
+ * from the millisecond of the group's cursor on: entries the loop had not read when they were
+ * trimmed (its reads remove what they read: read-unless-trimmed-n.lua).
  */
 async function lateAfter(redis: Redis, stream: string, cursor: string): Promise<number[]> {
   const members = await redis.zrangebyscore(streamSide(stream, "late"), entryMs(cursor), "+inf");

@@ -32,9 +32,15 @@ export function hostMatchesLock(host: string, lock: string): boolean {
   return host === lock || (host.length > lock.length && host.endsWith(lock) && host[host.length - lock.length - 1] === ".");
 }
 
-/** `lock` is the key's lock already passed through hostOf (prepared.ts), or null. */
-/** `host`: hostOf(requested), when the caller has it already. */
-export function checkDomainLock(lock: string | null, requested: string | undefined, host = requested === undefined ? null : hostOf(requested)): Verdict {
+/**
+ * `lock` is the key's lock already passed through hostOf (prepared.ts), or null; `host` is
+ * hostOf(requested), passed when the caller has it already.
+ */
+export function checkDomainLock(
+  lock: string | null,
+  requested: string | undefined,
+  host = requested === undefined ? null : hostOf(requested),
+): Verdict {
   if (lock === null) return PASS;
   if (requested === undefined) return refuse("domain_mismatch");
   return host !== null && hostMatchesLock(host, lock) ? PASS : refuse("domain_mismatch");

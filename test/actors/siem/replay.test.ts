@@ -340,6 +340,33 @@ describe("SIEM replay from the events table", () => {
     expect(await redis.zcard(tracking[1])).toBe(0);
   }, 60_000);
 
+  it("a late id the loop read and delivered is not sent again by a replay, even in the millisecond of its newest entry", async () => {
+    const { id, orgId, stream, redis } = await emptyStream("/read-late");
+    const [a, b, c, d, e, f, g, h] = await writeEvents(gw, orgId, 8);
+    const append = (eventId: number) =>
+      appendToDestinations(redis, gw.ctx.keys, [id], eventId, JSON.stringify({ org_id: orgId, event: { id: eventId } }), 1000);
+    await append(b);
+    await append(a);
+    const tracking = [gw.ctx.keys.streamSide(stream, "inhand"), gw.ctx.keys.streamSide(stream, "late")];
+    expect(await redis.zrange(tracking[1], 0, -1)).toEqual([String(a)]);
+    // One read takes both: a, the late one, is its newest entry, so its millisecond is the newest read.
+    const read = await readUnlessTrimmed(redis, stream, SIEM_GROUP, "test-loop", 10, tracking);
+    if (read.trimmed) throw new Error("no hole expected yet");
+    expect(read.entries).toHaveLength(2);
+    expect(await redis.zcard(tracking[1])).toBe(0);
+    await redis.xack(stream, SIEM_GROUP, ...read.entries.map((entry) => entry.id));
+    await redis.hdel(tracking[0], ...read.entries.map((entry) => entry.id));
+    await recordDelivered(gw.ctx.db, id, 2, b, gw.ctx.clock.now());
+    for (const eventId of [c, d, e, f, g, h]) await append(eventId);
+    await redis.xtrim(stream, "MAXLEN", 3);
+    const row = await destinationById(gw.ctx.db, id);
+    if (row === null) throw new Error("destination not found");
+    const deps = { db: gw.ctx.db, redis, clock: gw.ctx.clock, network, batchSize: 2, stillHeld: () => true, window: async () => 2 };
+    await replayGap(loadDestination(gw.ctx, row), stream, SIEM_GROUP, deps);
+    expect(collector.order.get("/read-late") ?? []).toEqual([c, d, e]);
+    expect(await readStream(stream)).toEqual([f, g, h]);
+  }, 60_000);
+
   /**
    * A dead letter an operator retries goes back behind ids already delivered. Put back with
    * the fan-out's script (as the admin API and the CLI do), it is in the `late` set: trimmed

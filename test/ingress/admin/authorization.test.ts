@@ -301,8 +301,7 @@ describe("the admin route table", () => {
   it("leaves the plan and the subscription to the operator: an owner or a write token changes the rest of the settings", async () => {
     const org = async () => (await operator("GET", `/orgs/${orgA}`)).org;
     const before = await org();
-    const patch = (headers: Record<string, string>, body: unknown) =>
-      gw.call(`/admin/v1/orgs/${orgA}`, { method: "PATCH", headers, body });
+    const patch = (headers: Record<string, string>, body: unknown) => gw.call(`/admin/v1/orgs/${orgA}`, { method: "PATCH", headers, body });
     for (const headers of [memberHeaders(members.owner), { authorization: `Bearer ${tokens.aWrite}` }]) {
       for (const body of [{ plan: "enterprise" }, { subscription: "active" }, { name: "Org A", plan: "free" }]) {
         const activity = await activityCount();

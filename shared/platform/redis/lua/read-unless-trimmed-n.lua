@@ -9,7 +9,8 @@ KEYS[1]  the stream
 KEYS[2]  optional: a hash where each entry read is recorded, entry id → its `eid` field (the
          event id; read from `data` for an entry without one), until its consumer removes it
 KEYS[3]  optional, with KEYS[2]: a sorted set of ids scored by entry millisecond, pruned
-         below the newest entry read (the SIEM fan-out's `late` set: actors/siem/replay.ts)
+         below the newest entry read and of the ids read in its millisecond (the SIEM
+         fan-out's `late` set: actors/siem/replay.ts)
 ARGV[1]  group
 ARGV[2]  consumer
 ARGV[3]  COUNT
@@ -98,8 +99,22 @@ if KEYS[2] and #entries > 0 then
   end
   if #pairs_ > 0 then redis.call('HSET', KEYS[2], unpack(pairs_)) end
   if KEYS[3] then
+    -- Below the newest entry's millisecond by score; in that millisecond by member, the event
+    -- ids just read (a late id read here is delivered or in `inhand`: never replayed as late).
     local newest = string.match(entries[#entries][1], '^(%d+)-')
     redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. newest)
+    local read = {}
+    for _, entry in ipairs(entries) do
+      if string.match(entry[1], '^(%d+)-') == newest then
+        local eid = eventIdOf(entry[2])
+        if eid ~= nil then read[#read + 1] = eid end
+        if #read >= 1000 then
+          redis.call('ZREM', KEYS[3], unpack(read))
+          read = {}
+        end
+      end
+    end
+    if #read > 0 then redis.call('ZREM', KEYS[3], unpack(read)) end
   end
 end
 return {1, cursor, entries}
