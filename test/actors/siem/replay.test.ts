@@ -348,7 +348,7 @@ describe("SIEM replay from the events table", () => {
     await append(b);
     await append(a);
     const tracking = [gw.ctx.keys.streamSide(stream, "inhand"), gw.ctx.keys.streamSide(stream, "late")];
-    expect(await redis.zrange(tracking[1], 0, -1)).toEqual([String(a)]);
+    expect(await redis.zrange(tracking[1], "0", "-1")).toEqual([String(a)]);
     // One read takes both: a, the late one, is its newest entry, so its millisecond is the newest read.
     const read = await readUnlessTrimmed(redis, stream, SIEM_GROUP, "test-loop", 10, tracking);
     if (read.trimmed) throw new Error("no hole expected yet");
