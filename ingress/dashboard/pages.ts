@@ -64,7 +64,15 @@ ${page.main}
 `;
 }
 
-const SIGNIN = `<div id="signed-out" hidden>
+const SIGNIN = `<div id="link-account" hidden>
+<section aria-labelledby="link-account-title">
+<h2 id="link-account-title" class="break" tabindex="-1">Sign in with this link?</h2>
+<p id="link-account-text" class="break"></p>
+<p class="hint">Only if this is your account: a link someone else sent you signs you in to theirs.</p>
+<p class="actions"><button type="button" id="link-signin" class="primary">Sign in</button> <button type="button" id="link-not-mine">Not my account</button></p>
+</section>
+</div>
+<div id="signed-out" hidden>
 <section aria-labelledby="with-passkey">
 <h2 id="with-passkey">With a passkey</h2>
 <p><button type="button" id="passkey-signin" class="primary">Sign in with a passkey</button></p>

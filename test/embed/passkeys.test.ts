@@ -98,6 +98,14 @@ async function checkPageAnswer(response: HTTPResponse): Promise<void> {
   if (mismatch !== null) answers.mismatches.push(mismatch);
 }
 
+/** A sign-in link's token for Olga, asked for as a member would (peeking does not spend it). */
+async function liveLinkToken(): Promise<string> {
+  const before = smtp.mails.length;
+  expect((await gw.call("/admin/v1/auth/signin/link", { method: "POST", body: { email: OWNER.email } })).status).toBe(200);
+  const [link] = await nextLinks(smtp, OWNER.email, before);
+  return new URLSearchParams(new URL(link).hash.slice(1)).get("link") ?? "";
+}
+
 /** A fresh browser profile with its own virtual authenticator, recording CSP violations of every page it opens. */
 async function device(): Promise<Device> {
   const context = await browser.createBrowserContext();
@@ -218,6 +226,10 @@ describe("passkeys in chromium", () => {
     expect(link).toMatch(new RegExp(`^${site}/dashboard/signin#link=`));
 
     await laptop.page.goto(link, { waitUntil: "load" });
+    // The page names the link's account and spends it only when asked.
+    await pageState(laptop.page, "link");
+    expect(await text(laptop.page, "link-account-text")).toBe(`${OWNER.name} (${OWNER.email}), owner of Passkey Org`);
+    await laptop.page.click("#link-signin");
     // Spent, the token left the address bar: the member is on the dashboard.
     await dashboardAt(laptop.page, overview());
     expect(laptop.page.url()).toBe(`${site}${overview()}`);
@@ -359,6 +371,46 @@ describe("passkeys in chromium", () => {
     await member.page.browserContext().close();
   });
 
+  it("a sign-in link another page sends its visitor to signs in to nobody until the visitor, shown whose it is, asks", async () => {
+    // Milo (the member above) asks for a link to his own account, and sends it to Olga's
+    // browser (signed in as Olga): a login CSRF, were the link spent on opening.
+    const before = smtp.mails.length;
+    const asked = await gw.call("/admin/v1/auth/signin/link", { method: "POST", body: { email: "milo@example.com" } });
+    expect(asked.status).toBe(200);
+    const [link] = await nextLinks(smtp, "milo@example.com", before);
+    const spent = async () =>
+      (await gw.ctx.db.query("SELECT count(*)::int AS n FROM member_links WHERE purpose = 'signin' AND used_at IS NOT NULL")).rows[0].n;
+    const spentBefore = await spent();
+    const sessionOf = (page: Page) =>
+      page.evaluate(
+        async () => (await (await window.fetch("/admin/v1/auth/session", { credentials: "same-origin" })).json()).member?.email,
+      );
+    await owner.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
+    await pageState(owner.page, "signed-in");
+    await owner.page.goto(link, { waitUntil: "load" });
+    await pageState(owner.page, "link");
+    expect(await text(owner.page, "link-account-text")).toBe("Milo Member (milo@example.com), member of Passkey Org");
+    expect(await sessionOf(owner.page)).toBe(OWNER.email);
+    // Not hers: the page goes back to her own session, the link unspent and gone from the address bar.
+    await owner.page.click("#link-not-mine");
+    await pageState(owner.page, "signed-in");
+    expect(await text(owner.page, "who")).toContain(OWNER.email);
+    expect(new URL(owner.page.url()).hash).toBe("");
+    expect(await sessionOf(owner.page)).toBe(OWNER.email);
+    expect(await spent()).toBe(spentBefore);
+    // The link still works for the one it was made for, once he asks.
+    const milo = await device();
+    await milo.page.goto(link, { waitUntil: "load" });
+    await pageState(milo.page, "link");
+    expect(await spent()).toBe(spentBefore);
+    await milo.page.click("#link-signin");
+    await dashboardAt(milo.page, overview());
+    expect(await sessionOf(milo.page)).toBe("milo@example.com");
+    expect(await spent()).toBe(spentBefore + 1);
+    expect(await milo.violations()).toEqual([]);
+    await milo.page.browserContext().close();
+  });
+
   it("the pages, signed out and signed in, at 1280 and 390 px: no accessibility violation axe-core can find, nothing wider than the window", async () => {
     const require = createRequire(import.meta.url);
     const axePath = require.resolve("axe-core/axe.min.js");
@@ -374,11 +426,14 @@ describe("passkeys in chromium", () => {
         state: "invalid",
       },
       { name: "signin-in", page: owner.page, path: "/dashboard/signin", state: "signed-in" },
+      { name: "signin-link", page: await signedOut.newPage(), path: `/dashboard/signin#link=${await liveLinkToken()}`, state: "link" },
     ];
     // axe-core is added as an inline script, which the pages' policy refuses: bypassed for this check only.
     for (const { page } of pages) await page.setBypassCSP(true);
     for (const width of [1280, 390]) {
       for (const { name, page, path, state } of pages) {
+        // The tab in front: a tab behind another of its profile gets its timers throttled (axe waits on them).
+        await page.bringToFront();
         await page.setViewport({ width, height: 900 });
         await page.goto(`${site}${path}`, { waitUntil: "load" });
         await pageState(page, state);

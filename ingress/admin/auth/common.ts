@@ -241,6 +241,13 @@ export const webauthnOptionsSchema = {
   description: "PublicKeyCredential options (JSON), as @simplewebauthn/server makes them.",
 };
 
+/** Whose a sign-in link is (link.ts peekSigninLink). */
+export const linkAccountSchema = answerSchema({
+  member: object({ name: str, email: str, role: { enum: ["owner", "admin", "member"] } }),
+  org: object({ id: int, name: str }),
+  expires_at: time,
+});
+
 export const invitationOptionsSchema = answerSchema({
   options: webauthnOptionsSchema,
   member: object({ name: str, email: str, role: { enum: ["owner", "admin", "member"] } }),

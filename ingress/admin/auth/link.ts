@@ -7,13 +7,14 @@ import {
   tokenHash,
   insertLink,
   membershipsOf,
+  findUsableLink,
   spendLink,
   countPasskeys,
 } from "../../../shared/accounts/index.js";
 import { transaction } from "../../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../../deps.js";
 import { ok, refuse } from "../../reply.js";
-import { check, validator } from "../common.js";
+import { check, iso, validator } from "../common.js";
 import { ceremony, openSession, signedIn, tokenSchema } from "./common.js";
 import { siteOf } from "./cookie.js";
 import { emailSubject, spend } from "./limits.js";
@@ -72,6 +73,25 @@ export const requestSigninLink = ceremony(async (_request, deps, _params, body) 
   sendSigninLinks(deps, email).catch((error: unknown) => deps.logger.error({ err: error }, "sign-in link not sent"));
   return ok({});
 }, BUDGETS.linkPerSource);
+
+/**
+ * Whose the link is, without spending it: the sign-in page shows the account and signs in
+ * only when asked to. A page elsewhere can send its visitor to a sign-in link of its own
+ * (a login CSRF): opened without a click, that link would sign the visitor in to the
+ * other page's account, where what they then enter is read by its owner. Holding the token
+ * is all it takes to spend it, so naming its account tells its holder nothing more.
+ */
+export const peekSigninLink = ceremony(async (_request, deps, _params, body) => {
+  const input = check(consumeBody, body);
+  if ("reply" in input) return input.reply;
+  const found = await findUsableLink(deps.db, tokenHash(input.value.token), "signin", deps.clock.now());
+  if (!found) return refuse("invalid_link");
+  return ok({
+    member: { name: found.member.name, email: found.member.email, role: found.member.role },
+    org: { id: found.member.org_id, name: found.orgName },
+    expires_at: iso(found.link.expires_at),
+  });
+});
 
 export const consumeSigninLink = ceremony(async (request, deps, _params, body) => {
   const input = check(consumeBody, body);

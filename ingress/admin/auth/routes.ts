@@ -5,6 +5,7 @@ import type { Handler } from "../../router.js";
 import {
   answerSchema,
   invitationOptionsSchema,
+  linkAccountSchema,
   passkeyViewSchema,
   sessionViewSchema,
   signedInSchema,
@@ -105,6 +106,16 @@ export const AUTH_ROUTES: readonly AuthRoute[] = [
     body: link.requestBody.schema,
     answer: { status: 200, schema: answerSchema({}) },
     refusals: [],
+  },
+  {
+    method: "POST",
+    path: "/admin/v1/auth/signin/link/peek",
+    handler: link.peekSigninLink,
+    summary: "Whose an e-mailed sign-in link is (member and organization), without spending it: the sign-in page asks before it signs in.",
+    credential: "signin_link",
+    body: link.consumeBody.schema,
+    answer: { status: 200, schema: linkAccountSchema },
+    refusals: ["invalid_link"],
   },
   {
     method: "POST",

@@ -7,7 +7,7 @@ import { localTime, utcTime } from "../../../dashboard/src/time.js";
  * HTML in the dashboard's markup and style sheet; this fills it in). Plain DOM, textContent
  * only, no inline script or style: the pages run under `script-src 'self'; style-src 'self'`,
  * so every look is a class of dashboard/src/style.css. `body[data-state]` says where the page
- * is (loading, signed-out, signed-in, invited, invalid), for the browser tests.
+ * is (loading, link, signed-out, signed-in, invited, invalid), for the browser tests.
  */
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -196,19 +196,54 @@ async function requestLink(event: Event): Promise<void> {
   );
 }
 
-/** Signs in with the link in the fragment, if any; false when there is none. */
-async function consumeLink(): Promise<boolean> {
+/**
+ * A link in the fragment: shows whose account it signs in to, and spends it only when the
+ * member presses "Sign in" (a page elsewhere may send its visitor to a link of its own
+ * account: docs/accounts-members.md). False when there is no link.
+ */
+async function offerLink(): Promise<boolean> {
   const link = fragmentToken("link");
   if (!link) return false;
   setState("loading");
+  $("link-account").hidden = true;
+  say("Reading your sign-in link…", "loading");
+  const account = await call("POST", "/signin/link/peek", { token: link });
+  if (!account.ok) {
+    forgetFragment();
+    await showSession(messageOf(account), "refusal");
+    return true;
+  }
+  const who = account as unknown as Who;
+  $("signed-out").hidden = true;
+  $("signed-in").hidden = true;
+  $("link-account-text").textContent = `${who.member.name} (${who.member.email}), ${who.member.role} of ${who.org.name}`;
+  $("link-account").hidden = false;
+  say("", "done");
+  setState("link");
+  $("link-account-title").focus();
+  return true;
+}
+
+async function consumeLink(): Promise<void> {
+  const link = fragmentToken("link");
+  if (!link) return;
   say("Signing in with your link…", "loading");
   const answer = await call("POST", "/signin/link/consume", { token: link });
   forgetFragment();
+  $("link-account").hidden = true;
   if (answer.ok) {
     say("Signed in with your link.", "done");
     toDashboard();
   } else signedOut(messageOf(answer), "refusal");
-  return true;
+}
+
+/** The page as the session stands: the member's lists, or the ways to sign in. */
+async function showSession(message: string, tone: Tone): Promise<void> {
+  $("link-account").hidden = true;
+  if (message === "") say("Checking your sign-in…", "loading");
+  const current = await call("GET", "/session");
+  if (current.ok) return signedIn(current as unknown as Who, message);
+  signedOut(message !== "" ? message : current.status === 401 && current.reason !== "session_expired" ? "" : messageOf(current), tone);
 }
 
 async function signinPage(): Promise<void> {
@@ -220,14 +255,16 @@ async function signinPage(): Promise<void> {
     if (answer.ok) signedOut("Signed out.", "done");
     else say(messageOf(answer), "refusal");
   });
+  $("link-signin").addEventListener("click", () => void consumeLink());
+  $("link-not-mine").addEventListener("click", () => {
+    forgetFragment();
+    void showSession("", "refusal");
+  });
   $("passkey-signin").hidden = !browserSupportsWebAuthn();
   // A link opened in a tab already on this page changes only the fragment: no new load.
-  window.addEventListener("hashchange", () => void consumeLink());
-  if (await consumeLink()) return;
-  say("Checking your sign-in…", "loading");
-  const current = await call("GET", "/session");
-  if (current.ok) return signedIn(current as unknown as Who, "");
-  signedOut(current.status === 401 && current.reason !== "session_expired" ? "" : messageOf(current), "refusal");
+  window.addEventListener("hashchange", () => void offerLink());
+  if (await offerLink()) return;
+  await showSession("", "refusal");
 }
 
 async function invitationPage(): Promise<void> {

@@ -128,6 +128,30 @@ describe("sign-in links", () => {
     const [link] = await nextLinks(smtp, member.email, before);
     expect(link).toMatch(new RegExp(`^${site}/dashboard/signin#link=[A-Za-z0-9_-]{43}$`));
 
+    // Whose it is, without spending it (the sign-in page asks before it signs in), as often as asked.
+    for (let i = 0; i < 2; i++) {
+      const peeked = await memberClient(gw, site).call("POST", "/signin/link/peek", { token: tokenOf(link) });
+      expect(peeked.status).toBe(200);
+      expect(peeked.body).toEqual({
+        ok: true,
+        member: { name: member.name, email: member.email, role: "admin" },
+        org: { id: orgId, name: "Sessions Org" },
+        expires_at: expect.any(String),
+      });
+      expect(peeked.headers.get("cache-control")).toBe("no-store");
+      expect(peeked.headers.get("set-cookie")).toBeNull();
+    }
+    // From a page of another origin: refused, like every step taken without a session.
+    const foreign = await gw.call("/admin/v1/auth/signin/link/peek", {
+      method: "POST",
+      headers: { origin: "https://evil.example" },
+      body: { token: tokenOf(link) },
+    });
+    expect(foreign.body.reason).toBe("csrf_rejected");
+    // An invitation is not a sign-in link.
+    const invited = await invite(gw, smtp, orgId);
+    expect((await client.call("POST", "/signin/link/peek", { token: invited.token })).body.reason).toBe("invalid_link");
+
     const first = await client.call("POST", "/signin/link/consume", { token: tokenOf(link) });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({
@@ -141,6 +165,8 @@ describe("sign-in links", () => {
     const replay = await memberClient(gw, site).call("POST", "/signin/link/consume", { token: tokenOf(link) });
     expect(replay.status).toBe(400);
     expect(replay.body).toEqual({ ok: false, reason: "invalid_link", message: expect.any(String) });
+    // Spent: nobody is named any more.
+    expect((await memberClient(gw, site).call("POST", "/signin/link/peek", { token: tokenOf(link) })).body.reason).toBe("invalid_link");
 
     const current = await client.call("GET", "/session");
     expect(current.status).toBe(200);
@@ -157,6 +183,7 @@ describe("sign-in links", () => {
     await memberClient(gw, site).call("POST", "/signin/link", { email: member.email });
     const [link] = await nextLinks(smtp, member.email, before);
     await advance(gw, LIFETIMES.signinLinkMs / 1000 + 1);
+    expect((await memberClient(gw, site).call("POST", "/signin/link/peek", { token: tokenOf(link) })).body.reason).toBe("invalid_link");
     expect((await memberClient(gw, site).call("POST", "/signin/link/consume", { token: tokenOf(link) })).body.reason).toBe("invalid_link");
   });
 
@@ -471,6 +498,7 @@ describe("garbage", () => {
       "/signin/options",
       "/signin/verify",
       "/signin/link",
+      "/signin/link/peek",
       "/signin/link/consume",
     ];
     for (const path of paths) {
