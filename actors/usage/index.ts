@@ -3,7 +3,7 @@ import type { Pool } from "../../shared/platform/db/pool.js";
 import { SHARDS } from "../../shared/platform/redis/keys.js";
 import { defineActor, every } from "../runtime/index.js";
 import { pruneApplied } from "./handler.js";
-import { usageBatchSchema, type UsageBatch } from "../../shared/verify/index.js";
+import { forgetStalePendingInstallations, usageBatchSchema, type UsageBatch } from "../../shared/verify/index.js";
 import { createUsageWriter } from "./writer.js";
 
 /**
@@ -43,17 +43,24 @@ export const usageActor = defineActor<UsageBatch, Pool>({
   },
 });
 
-/** The accountant, plus a timer on the shared clock that prunes old "applied" markers. */
+/**
+ * The accountant, plus a timer on the shared clock that prunes old "applied" markers and
+ * forgets pending installations nobody decided on or called with for 30 days
+ * (shared/verify/stale-installations.ts). Any number of copies may prune at once.
+ */
 export const startUsage: ActorStarter = async (ctx) => {
   const running = await startActor(ctx, usageActor);
   const pruning = every(
     ctx.clock,
     10 * 60_000,
     async () => {
-      const removed = await pruneApplied(ctx.db, ctx.clock.now());
+      const now = ctx.clock.now();
+      const removed = await pruneApplied(ctx.db, now);
       if (removed > 0) ctx.logger.info({ removed }, "pruned usage markers");
+      const forgotten = await forgetStalePendingInstallations(ctx.db, ctx.redis, ctx.keys, now);
+      if (forgotten > 0) ctx.logger.info({ forgotten }, "forgot stale pending installations");
     },
-    { onError: (error) => ctx.logger.error({ err: error }, "pruning usage markers failed") },
+    { onError: (error) => ctx.logger.error({ err: error }, "pruning usage markers or stale installations failed") },
   );
   return {
     async stop() {

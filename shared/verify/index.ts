@@ -64,6 +64,7 @@ export {
   writeLastUsed,
 } from "./db/usage.js";
 export { type RouteLabel, UNNAMED_INSTALL } from "./installations.js";
+export { forgetStalePendingInstallations, PENDING_INSTALL_RETENTION_MS } from "./stale-installations.js";
 export { type AddressList, compileList, listHas, parseAddress } from "./ip.js";
 export { createSnapshotCache, type Resolved, type SnapshotCache } from "./snapshots/cache.js";
 export { createProjector, type Projector, watchSnapshots } from "./snapshots/projector.js";
