@@ -48,19 +48,42 @@ export async function postGuarded(
     options.servername = net.isIP(target.host) ? undefined : target.host;
     if (network.caPem) options.ca = [...tls.rootCertificates, network.caPem];
   }
+  // `timeout` above ends a silent socket; this ends the whole exchange, however the collector
+  // paces its bytes (one every few seconds, or an answer without end, would hold the push,
+  // and the loop or the shared test worker waiting on it, for good).
+  const deadlineMs = network.timeoutMs * 2;
   return new Promise<PostAnswer>((resolve, reject) => {
+    let settled = false;
+    const settle = (outcome: { answer: PostAnswer } | { error: DeliveryError }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      if ("answer" in outcome) resolve(outcome.answer);
+      else reject(outcome.error);
+    };
     const request = (secure ? https : http).request(options, (response) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      const answer = () => ({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") });
       response.on("data", (chunk: Buffer) => {
         size += chunk.length;
-        if (size <= ANSWER_LIMIT) chunks.push(chunk);
+        if (size <= ANSWER_LIMIT) {
+          chunks.push(chunk);
+          return;
+        }
+        // Past the limit nothing more is kept: the answer so far stands, and the rest is not read.
+        settle({ answer: answer() });
+        request.destroy();
       });
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-      response.on("error", (error) => reject(new DeliveryError(`reading the answer failed: ${error.message}`)));
+      response.on("end", () => settle({ answer: answer() }));
+      response.on("error", (error) => settle({ error: new DeliveryError(`reading the answer failed: ${error.message}`) }));
     });
+    const deadline = setTimeout(() => {
+      settle({ error: new DeliveryError(`no complete answer within ${deadlineMs} ms`) });
+      request.destroy();
+    }, deadlineMs);
     request.on("timeout", () => request.destroy(new DeliveryError(`no answer within ${network.timeoutMs} ms`)));
-    request.on("error", (error) => reject(error instanceof DeliveryError ? error : new DeliveryError(error.message)));
+    request.on("error", (error) => settle({ error: error instanceof DeliveryError ? error : new DeliveryError(error.message) }));
     request.end(body);
   });
 }
