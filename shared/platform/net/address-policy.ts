@@ -65,12 +65,24 @@ export function outboundPolicyOf(purpose: OutboundPurpose, config: OutboundConfi
 }
 
 /**
- * Cloud metadata and host services: AWS/GCP/Azure/OpenStack (169.254.169.254), AWS over
- * IPv6 (fd00:ec2::254), Azure's wireserver (168.63.129.16, a public address). Refused
- * always, whatever the policy (a listed block that contains one included): a test setup
- * never needs them, and they hand out credentials (docs/security.md, item 8).
+ * Cloud metadata and host services: AWS/GCP/Azure/OpenStack/DigitalOcean (169.254.169.254),
+ * AWS over IPv6 (fd00:ec2::254), AWS ECS task credentials (169.254.170.2), EKS pod identity
+ * (169.254.170.23, fd00:ec2::23), Azure's wireserver (168.63.129.16, a public address),
+ * Alibaba Cloud (100.100.100.200, in the carrier-grade NAT block an operator may open for a
+ * mesh network), Oracle Cloud (192.0.0.192). Refused always, whatever the policy (a listed
+ * block that contains one included): a test setup never needs them, and they hand out
+ * credentials (docs/security.md, item 8).
  */
-const METADATA_ADDRESSES = new Set(["169.254.169.254", "fd00:ec2::254", "168.63.129.16"]);
+const METADATA_ADDRESSES = new Set([
+  "169.254.169.254",
+  "fd00:ec2::254",
+  "169.254.170.2",
+  "169.254.170.23",
+  "fd00:ec2::23",
+  "168.63.129.16",
+  "100.100.100.200",
+  "192.0.0.192",
+]);
 
 /**
  * ::/96 (deprecated IPv4-compatible IPv6) other than :: and ::1: some stacks route them to

@@ -47,9 +47,27 @@ export function normalizeName(name: string): string {
   return name.trim().toLowerCase().replace(/\.$/, "");
 }
 
+/**
+ * Why `name` (normalized) cannot be asked, or null: RFC 1035 2.3.4 allows labels of 1 to 63
+ * octets and 255 octets on the wire (253 in text). A name from outside (an SPF `include:`, a
+ * long verified domain with a DKIM selector before it) may break either; asked anyway, the
+ * encoder throws.
+ */
+export function unaskableName(name: string): string | null {
+  if (name === "") return null;
+  if (Buffer.byteLength(name) > 253) return "longer than 253 octets";
+  for (const label of name.split(".")) {
+    if (label === "") return "an empty label";
+    if (Buffer.byteLength(label) > 63) return "a label longer than 63 octets";
+  }
+  return null;
+}
+
 export function createDnsClient(resolver: DnsServer | null, timeoutMs: number): DnsQuery {
   return async (rawName, type, flags = {}) => {
     const name = normalizeName(rawName);
+    const unaskable = unaskableName(name);
+    if (unaskable !== null) return failed(name, type, "error", `not a DNS name: ${unaskable}`);
     // Read per query, not at import: the system list can change and nothing runs at import time.
     const servers = resolver ? [resolver] : systemServers().slice(0, 2);
     let last: DnsAnswer = failed(name, type, "error", "no DNS server configured");
@@ -63,9 +81,10 @@ export function createDnsClient(resolver: DnsServer | null, timeoutMs: number): 
 
 async function queryServer(server: DnsServer, name: string, type: RecordType, flags: QueryFlags, timeoutMs: number): Promise<DnsAnswer> {
   const id = randomInt(0x10000);
-  const message = buildQuery(id, name, type, flags);
   const deadline = performance.now() + timeoutMs;
   try {
+    // Inside the try: whatever the encoder refuses is this query's error, never the caller's throw.
+    const message = buildQuery(id, name, type, flags);
     let reply = await sendUdp(server, message, id, timeoutMs);
     // RFC 1035 4.2.1: a truncated UDP reply is retried over TCP for the full answer.
     if (reply.header.tc) reply = await sendTcp(server, message, id, Math.max(1, deadline - performance.now()));

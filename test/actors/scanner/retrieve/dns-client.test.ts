@@ -29,6 +29,20 @@ describe("dns client against the fixture server", () => {
     expect(record?.type === "TXT" && record.strings.length).toBe(2);
   });
 
+  test("a name DNS cannot carry is this query's error, asked of no server, never a throw", async () => {
+    const before = dns.queries.length;
+    for (const [name, why] of [
+      [`${"a".repeat(64)}.good.test`, "a label longer than 63 octets"],
+      [`selector1._domainkey.${"abcdefghi.".repeat(24)}test`, "longer than 253 octets"],
+      ["a..good.test", "an empty label"],
+    ]) {
+      expect(await query()(name, "TXT")).toMatchObject({ status: "error", records: [], error: `not a DNS name: ${why}` });
+    }
+    expect(dns.queries.length).toBe(before);
+    // At the limits, still asked.
+    expect((await query()(`${"a".repeat(63)}.good.test`, "A")).status).toBe("nxdomain");
+  });
+
   test("NXDOMAIN and NODATA are answers", async () => {
     expect((await query()("nothing.test", "A")).status).toBe("nxdomain");
     expect(await query()("good.test", "AAAA")).toMatchObject({ status: "noerror", records: [] });

@@ -52,7 +52,20 @@ describe("checkAddress", () => {
     for (const ip of ["127.0.0.1", "10.0.0.1", "169.254.1.1", "::1"]) expect(checkAddress(ip, ALL)).toEqual({ ok: true });
     for (const policy of [ALL, EVERYTHING_LISTED]) expect(checkAddress("224.0.0.1", policy).ok).toBe(false);
     for (const policy of [NONE, ALL, EVERYTHING_LISTED]) {
-      for (const ip of ["169.254.169.254", "fd00:ec2::254", "168.63.129.16", "::ffff:a9fe:a9fe", "::ffff:168.63.129.16"]) {
+      for (const ip of [
+        "169.254.169.254",
+        "fd00:ec2::254",
+        "168.63.129.16",
+        "::ffff:a9fe:a9fe",
+        "::ffff:168.63.129.16",
+        // AWS ECS task credentials, EKS pod identity (v4 and v6), Alibaba Cloud, Oracle Cloud.
+        "169.254.170.2",
+        "169.254.170.23",
+        "fd00:ec2::23",
+        "100.100.100.200",
+        "::ffff:100.100.100.200",
+        "192.0.0.192",
+      ]) {
         expect([ip, policy.reach, checkAddress(ip, policy)]).toEqual([ip, policy.reach, { ok: false, reason: "metadata" }]);
       }
       for (const ip of ["::a9fe:a9fe", "::1.2.3.4", "::808:808", "::2"]) {
@@ -80,6 +93,10 @@ describe("checkAddress", () => {
     expect(checkAddress("169.254.1.1", linkLocal)).toEqual({ ok: true });
     expect(checkAddress("169.254.169.254", linkLocal)).toEqual({ ok: false, reason: "metadata" });
     expect(checkAddress("168.63.129.16", linkLocal)).toEqual({ ok: false, reason: "metadata" });
+    // An operator's mesh network in the carrier-grade NAT block does not open Alibaba's metadata service.
+    const mesh = outboundPolicy("siem", ["100.64.0.0/10"]);
+    expect(checkAddress("100.100.100.199", mesh)).toEqual({ ok: true });
+    expect(checkAddress("100.100.100.200", mesh)).toEqual({ ok: false, reason: "metadata" });
   });
 
   test("each purpose's reach comes from its own setting", () => {
