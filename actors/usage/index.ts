@@ -45,8 +45,8 @@ export const usageActor = defineActor<UsageBatch, Pool>({
 
 /**
  * The accountant, plus a timer on the shared clock that prunes old "applied" markers and
- * forgets pending installations nobody decided on or called with for 30 days
- * (shared/verify/stale-installations.ts). Any number of copies may prune at once.
+ * forgets pending installations the owner did not decide on within 30 days of their first
+ * call (shared/verify/stale-installations.ts). Any number of copies may prune at once.
  */
 export const startUsage: ActorStarter = async (ctx) => {
   const running = await startActor(ctx, usageActor);

@@ -32,6 +32,9 @@ export async function postGuarded(
   body: string,
   network: PushNetwork,
 ): Promise<PostAnswer> {
+  // The push's deadline covers the address lookup too (`timeout` below ends only a silent socket).
+  const deadlineMs = network.timeoutMs * 2;
+  const startedAt = performance.now();
   const { address, family } = await guardedAddress(target.host, network);
   const secure = target.protocol === "https";
   const options: https.RequestOptions = {
@@ -48,10 +51,11 @@ export async function postGuarded(
     options.servername = net.isIP(target.host) ? undefined : target.host;
     if (network.caPem) options.ca = [...tls.rootCertificates, network.caPem];
   }
-  // `timeout` above ends a silent socket; this ends the whole exchange, however the collector
-  // paces its bytes (one every few seconds, or an answer without end, would hold the push,
-  // and the loop or the shared test worker waiting on it, for good).
-  const deadlineMs = network.timeoutMs * 2;
+  // `timeout` above ends a silent socket; the deadline ends the whole push, however the
+  // collector paces its bytes (one every few seconds, or an answer without end, would hold the
+  // push, and the loop or the shared test worker waiting on it, for good).
+  const leftMs = deadlineMs - (performance.now() - startedAt);
+  if (leftMs <= 0) throw new DeliveryError(`no complete answer within ${deadlineMs} ms`);
   return new Promise<PostAnswer>((resolve, reject) => {
     let settled = false;
     const settle = (outcome: { answer: PostAnswer } | { error: DeliveryError }) => {
@@ -81,7 +85,7 @@ export async function postGuarded(
     const deadline = setTimeout(() => {
       settle({ error: new DeliveryError(`no complete answer within ${deadlineMs} ms`) });
       request.destroy();
-    }, deadlineMs);
+    }, leftMs);
     request.on("timeout", () => request.destroy(new DeliveryError(`no answer within ${network.timeoutMs} ms`)));
     request.on("error", (error) => settle({ error: error instanceof DeliveryError ? error : new DeliveryError(error.message) }));
     request.end(body);

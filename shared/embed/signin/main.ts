@@ -196,18 +196,27 @@ async function requestLink(event: Event): Promise<void> {
   );
 }
 
+/** The link whose account the page shows ("Sign in" spends this one), and which reading is the latest. */
+let shownLink: string | null = null;
+let linkReading = 0;
+
 /**
  * A link in the fragment: shows whose account it signs in to, and spends it only when the
  * member presses "Sign in" (a page elsewhere may send its visitor to a link of its own
- * account: docs/accounts-members.md). False when there is no link.
+ * account: docs/accounts-members.md). Only the latest reading is shown: two links opened in
+ * quick succession cannot leave one account on the page and the other's link to spend.
+ * False when there is no link.
  */
 async function offerLink(): Promise<boolean> {
   const link = fragmentToken("link");
   if (!link) return false;
+  const reading = ++linkReading;
+  shownLink = null;
   setState("loading");
   $("link-account").hidden = true;
   say("Reading your sign-in link…", "loading");
   const account = await call("POST", "/signin/link/peek", { token: link });
+  if (reading !== linkReading) return true;
   if (!account.ok) {
     forgetFragment();
     await showSession(messageOf(account), "refusal");
@@ -218,15 +227,20 @@ async function offerLink(): Promise<boolean> {
   $("signed-in").hidden = true;
   $("link-account-text").textContent = `${who.member.name} (${who.member.email}), ${who.member.role} of ${who.org.name}`;
   $("link-account").hidden = false;
+  $<HTMLButtonElement>("link-signin").disabled = false;
+  shownLink = link;
   say("", "done");
   setState("link");
   $("link-account-title").focus();
   return true;
 }
 
+/** Spends the link the page shows, once. */
 async function consumeLink(): Promise<void> {
-  const link = fragmentToken("link");
+  const link = shownLink;
   if (!link) return;
+  shownLink = null;
+  $<HTMLButtonElement>("link-signin").disabled = true;
   say("Signing in with your link…", "loading");
   const answer = await call("POST", "/signin/link/consume", { token: link });
   forgetFragment();
@@ -257,6 +271,8 @@ async function signinPage(): Promise<void> {
   });
   $("link-signin").addEventListener("click", () => void consumeLink());
   $("link-not-mine").addEventListener("click", () => {
+    shownLink = null;
+    linkReading++;
     forgetFragment();
     void showSession("", "refusal");
   });
