@@ -235,7 +235,19 @@ describe("SIEM replay from the events table", () => {
     const redis = gw.ctx.redis;
     await redis.del(stream);
     await redis.call("XGROUP", "CREATE", stream, SIEM_GROUP, "0", "MKSTREAM", "ENTRIESREAD", "0");
-    return { id, orgId, ids, stream, redis };
+    /** The fan-out's own append (siem-append-2.lua). */
+    const append = (eventId: number) =>
+      appendToDestinations(redis, gw.ctx.keys, [id], eventId, JSON.stringify({ org_id: orgId, event: { id: eventId } }), 1000);
+    /** The side keys the loop's read writes: `inhand`, then `late`. */
+    const tracking = [gw.ctx.keys.streamSide(stream, "inhand"), gw.ctx.keys.streamSide(stream, "late")];
+    /** One gap replay of the destination as the loop's start runs it (a window of 2). */
+    const replay = async (batchSize = 2) => {
+      const row = await destinationById(gw.ctx.db, id);
+      if (row === null) throw new Error("destination not found");
+      const deps = { db: gw.ctx.db, redis, clock: gw.ctx.clock, network, batchSize, stillHeld: () => true, window: async () => 2 };
+      await replayGap(loadDestination(gw.ctx, row), stream, SIEM_GROUP, deps);
+    };
+    return { id, orgId, ids, stream, redis, append, tracking, replay };
   };
   const outOfOrderStream = async (path: string) => {
     const { id, orgId, ids, stream, redis } = await emptyStream(path);
@@ -286,16 +298,11 @@ describe("SIEM replay from the events table", () => {
    * wrote on each entry does.
    */
   it("an event appended more than a window ahead of lower ids, then trimmed, is replayed", async () => {
-    const { id, orgId, ids, stream, redis } = await emptyStream("/late");
+    const { ids, stream, redis, append, replay } = await emptyStream("/late");
     const [a, b, c, d, e, f] = ids;
-    // The fan-out's own append (siem-append-2.lua).
-    for (const eventId of [a, f, b, c, d, e])
-      await appendToDestinations(redis, gw.ctx.keys, [id], eventId, JSON.stringify({ org_id: orgId, event: { id: eventId } }), 1000);
+    for (const eventId of [a, f, b, c, d, e]) await append(eventId);
     await redis.xtrim(stream, "MAXLEN", 4);
-    const row = await destinationById(gw.ctx.db, id);
-    if (row === null) throw new Error("destination not found");
-    const deps = { db: gw.ctx.db, redis, clock: gw.ctx.clock, network, batchSize: 2, stillHeld: () => true, window: async () => 2 };
-    await replayGap(loadDestination(gw.ctx, row), stream, SIEM_GROUP, deps);
+    await replay();
     const fromReplay = collector.order.get("/late") ?? [];
     const fromStream = await readStream(stream);
     const missing = ids.filter((x) => !fromReplay.includes(x) && !fromStream.includes(x));
@@ -311,15 +318,12 @@ describe("SIEM replay from the events table", () => {
    * `late` set names it, so the replay sends it although it lies below what was delivered.
    */
   it("an event appended below an id already delivered, then trimmed unread, is replayed", async () => {
-    const { id, orgId, stream, redis } = await emptyStream("/below");
+    const { id, orgId, stream, redis, append, tracking, replay } = await emptyStream("/below");
     const ids = [...(await writeEvents(gw, orgId, 2)), ...(await writeEvents(gw, orgId, 6))];
     const [a, b, c, d, e, f, g, h] = ids.slice(-8);
-    const append = (eventId: number) =>
-      appendToDestinations(redis, gw.ctx.keys, [id], eventId, JSON.stringify({ org_id: orgId, event: { id: eventId } }), 1000);
     await append(b);
     await append(a);
     // The loop reads b alone (its read records it in hand and prunes what it passed), delivers it.
-    const tracking = [gw.ctx.keys.streamSide(stream, "inhand"), gw.ctx.keys.streamSide(stream, "late")];
     const read = await readUnlessTrimmed(redis, stream, SIEM_GROUP, "test-loop", 1, tracking);
     if (read.trimmed) throw new Error("no hole expected yet");
     expect(read.entries.map((entry) => entry.id)).toHaveLength(1);
@@ -328,10 +332,7 @@ describe("SIEM replay from the events table", () => {
     await recordDelivered(gw.ctx.db, id, 1, b, gw.ctx.clock.now());
     for (const eventId of [c, d, e, f, g, h]) await append(eventId);
     await redis.xtrim(stream, "MAXLEN", 3);
-    const row = await destinationById(gw.ctx.db, id);
-    if (row === null) throw new Error("destination not found");
-    const deps = { db: gw.ctx.db, redis, clock: gw.ctx.clock, network, batchSize: 2, stillHeld: () => true, window: async () => 2 };
-    await replayGap(loadDestination(gw.ctx, row), stream, SIEM_GROUP, deps);
+    await replay();
     const fromReplay = collector.order.get("/below") ?? [];
     const fromStream = await readStream(stream);
     expect(fromReplay, `then the stream ${fromStream.join(",")}`).toEqual([a, c, d, e]);
@@ -341,13 +342,10 @@ describe("SIEM replay from the events table", () => {
   }, 60_000);
 
   it("a late id the loop read and delivered is not sent again by a replay, even in the millisecond of its newest entry", async () => {
-    const { id, orgId, stream, redis } = await emptyStream("/read-late");
+    const { id, orgId, stream, redis, append, tracking, replay } = await emptyStream("/read-late");
     const [a, b, c, d, e, f, g, h] = await writeEvents(gw, orgId, 8);
-    const append = (eventId: number) =>
-      appendToDestinations(redis, gw.ctx.keys, [id], eventId, JSON.stringify({ org_id: orgId, event: { id: eventId } }), 1000);
     await append(b);
     await append(a);
-    const tracking = [gw.ctx.keys.streamSide(stream, "inhand"), gw.ctx.keys.streamSide(stream, "late")];
     expect(await redis.zrange(tracking[1], "0", "-1")).toEqual([String(a)]);
     // One read takes both: a, the late one, is its newest entry, so its millisecond is the newest read.
     const read = await readUnlessTrimmed(redis, stream, SIEM_GROUP, "test-loop", 10, tracking);
@@ -359,10 +357,7 @@ describe("SIEM replay from the events table", () => {
     await recordDelivered(gw.ctx.db, id, 2, b, gw.ctx.clock.now());
     for (const eventId of [c, d, e, f, g, h]) await append(eventId);
     await redis.xtrim(stream, "MAXLEN", 3);
-    const row = await destinationById(gw.ctx.db, id);
-    if (row === null) throw new Error("destination not found");
-    const deps = { db: gw.ctx.db, redis, clock: gw.ctx.clock, network, batchSize: 2, stillHeld: () => true, window: async () => 2 };
-    await replayGap(loadDestination(gw.ctx, row), stream, SIEM_GROUP, deps);
+    await replay();
     expect(collector.order.get("/read-late") ?? []).toEqual([c, d, e]);
     expect(await readStream(stream)).toEqual([f, g, h]);
   }, 60_000);
@@ -373,7 +368,7 @@ describe("SIEM replay from the events table", () => {
    * before the loop reads it, the replay still sends it. Retrying does not trim the stream.
    */
   it("a dead letter retried below an id already delivered, then trimmed unread, is replayed", async () => {
-    const { id, orgId, stream, redis } = await emptyStream("/retried");
+    const { id, orgId, stream, redis, append, replay } = await emptyStream("/retried");
     const [a, b, c, d, e, f] = await writeEvents(gw, orgId, 6);
     const data = (eventId: number) => JSON.stringify({ org_id: orgId, event: { id: eventId } });
     await moveToDeadLetters(
@@ -382,7 +377,7 @@ describe("SIEM replay from the events table", () => {
       { stream, id: "1-1", group: SIEM_GROUP, consumer: "gone", reason: "exhausted", error: "503", attempts: 15, data: data(a), at: 0 },
       1000,
     );
-    await appendToDestinations(redis, gw.ctx.keys, [id], b, data(b), 1000);
+    await append(b);
     const read = await readStream(stream);
     expect(read).toEqual([b]);
     await recordDelivered(gw.ctx.db, id, 1, b, gw.ctx.clock.now());
@@ -391,13 +386,10 @@ describe("SIEM replay from the events table", () => {
     const [[, fields]] = (await redis.xrange(stream, retried.newId, retried.newId)) as [string, string[]][];
     expect(fields).toEqual(["data", data(a), "hi", String(b), "eid", String(a)]);
     expect(await redis.zrange(gw.ctx.keys.streamSide(stream, "late"), "0", "-1")).toEqual([String(a)]);
-    for (const eventId of [c, d, e, f]) await appendToDestinations(redis, gw.ctx.keys, [id], eventId, data(eventId), 1000);
+    for (const eventId of [c, d, e, f]) await append(eventId);
     expect(await redis.xlen(stream)).toBe(6);
     await redis.xtrim(stream, "MAXLEN", 2);
-    const row = await destinationById(gw.ctx.db, id);
-    if (row === null) throw new Error("destination not found");
-    const deps = { db: gw.ctx.db, redis, clock: gw.ctx.clock, network, batchSize: 10, stillHeld: () => true, window: async () => 2 };
-    await replayGap(loadDestination(gw.ctx, row), stream, SIEM_GROUP, deps);
+    await replay(10);
     expect(collector.order.get("/retried")).toEqual([a, c, d]);
     expect(await readStream(stream)).toEqual([e, f]);
   }, 60_000);
