@@ -41,6 +41,9 @@ export const addDomain: AdminHandler = async (_request, deps, params, body, call
   if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
   const input = check(domainBody, body);
   if ("reply" in input) return input.reply;
+  // A manual verification is the operator's (operator-api.md): anyone else proves ownership
+  // with the TXT record, or could claim any domain and scan it as their own.
+  if (input.value.verified === true && caller.principal.kind !== "operator") return refuse("forbidden");
   const name = normalizeDomain(input.value.domain);
   if (!name) return refuseField("bad_domain");
   const now = deps.clock.now();

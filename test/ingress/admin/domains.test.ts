@@ -65,6 +65,22 @@ describe("POST /orgs/:org/domains", () => {
     expect(await verifiedDomainsInSnapshot(orgId)).toContain("manual.example.com");
   });
 
+  it("leaves a manual verification to the operator: a write token refused forbidden, and nothing added", async () => {
+    const token = await gw.admin("POST", `/orgs/${orgId}/tokens`, { name: "domains-write", scopes: ["read", "write"] });
+    expect(token.status).toBe(201);
+    const asToken = (body: unknown) =>
+      gw.call(`/admin/v1/orgs/${orgId}/domains`, { method: "POST", headers: { authorization: `Bearer ${token.body.token}` }, body });
+    const claimed = await asToken({ domain: "bank.example.com", verified: true });
+    expect(claimed.status).toBe(403);
+    expect(claimed.body).toEqual({ ok: false, reason: "forbidden", message: expect.any(String) });
+    expect(await activity(orgId, "bank.example.com")).toEqual([]);
+    expect(await verifiedDomainsInSnapshot(orgId)).not.toContain("bank.example.com");
+    // Without the claim the token adds it, unverified: the TXT record proves it.
+    const added = await asToken({ domain: "bank.example.com", verified: false });
+    expect(added.status).toBe(201);
+    expect(added.body.domain).toMatchObject({ name: "bank.example.com", verified: false });
+  });
+
   it.each([
     [{ domain: "not a domain" }, "bad_domain"],
     [{ domain: "https://example.com/" }, "bad_domain"],
