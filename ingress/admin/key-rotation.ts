@@ -1,8 +1,10 @@
-import { recordActivity, findOrg } from "../../shared/accounts/index.js";
+import { recordActivity, findOrg, lockOrg } from "../../shared/accounts/index.js";
 import { sha256 } from "../../shared/platform/crypto/hash.js";
 import { issueKey } from "../../shared/platform/crypto/key-format.js";
 import {
   copyInstallations,
+  countKeysInGrace,
+  countLiveKeys,
   findKey,
   insertKey,
   scheduleRetirement,
@@ -63,6 +65,13 @@ export const rotateKey: AdminHandler = async (_request, deps, params, body, call
   const fresh = issueKey(current.kind, deps.config.environment === "production");
   const retiresAtMs = now + graceS * 1000;
   const row = await transaction(deps.db, async (tx) => {
+    if (graceS > 0) {
+      // At most one key in a grace per live key (under the organization's lock, as a new key's
+      // count is): rotating the successor again, and again, would keep a chain of old keys
+      // working past the plan's key count.
+      await lockOrg(tx, current.org_id);
+      if ((await countKeysInGrace(tx, current.org_id, now)) >= (await countLiveKeys(tx, current.org_id))) return "grace_taken" as const;
+    }
     // Either claim locks the old row: a concurrent rotation or revocation finds it taken.
     const old =
       graceS === 0 ? await setKeyStatus(tx, current.id, "revoked", now) : await scheduleRetirement(tx, current.id, retiresAtMs, now);
@@ -104,6 +113,11 @@ export const rotateKey: AdminHandler = async (_request, deps, params, body, call
     return created;
   });
   if (!row) return refuse("not_found");
+  if (row === "grace_taken") {
+    return refuse("conflict", {
+      detail: "as many keys are in a rotation's grace as are live: rotate without grace_s, or once a grace has ended",
+    });
+  }
   if (graceS === 0) {
     // The old key first: its revocation hands its Redis installations to the new key before the new key can be called.
     await deps.projector.keyChanged(current.id);

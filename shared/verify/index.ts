@@ -37,6 +37,7 @@ export {
 } from "./db/content.js";
 export {
   copyInstallations,
+  countKeysInGrace,
   countLiveKeys,
   findKey,
   insertKey,

@@ -90,6 +90,15 @@ export async function countLiveKeys(db: Queryable, orgId: number): Promise<numbe
   return rows[0].n;
 }
 
+/** Keys still working in a rotation's grace (replaced, their end ahead). */
+export async function countKeysInGrace(db: Queryable, orgId: number, nowMs: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND status <> 'revoked' AND retires_at > to_timestamp($2 / 1000.0)",
+    [orgId, nowMs],
+  );
+  return rows[0].n;
+}
+
 export async function insertKey(
   db: Queryable,
   key: {

@@ -142,6 +142,28 @@ describe("rotation with a grace period", () => {
       (await gw.admin("POST", `/orgs/${made.orgId}/keys`, { name: "Fourth", kind: "client", domain: "example.com" })).body.reason,
     ).toBe("key_limit_reached");
   });
+
+  it("keeps at most one key in a grace per live key: no chain of rotations keeps old keys working past the plan's count", async () => {
+    const made = await clientSetup(gw, {}, { plan: "free" });
+    const b = await rotate(made, { grace_s: 3600 });
+    // Rotating the successor with a grace again would leave made, b and c all working on a one-key plan.
+    const chained = await gw.admin("POST", `/keys/${b.id}/rotate`, { grace_s: 3600 });
+    expect(chained.status).toBe(409);
+    expect(chained.body).toMatchObject({ ok: false, reason: "conflict" });
+    expect(await reasonOf(b.key)).toBe("ok");
+    // Without a grace it may (b ends at once), but the next graceful one waits for made's grace to end.
+    const c = await rotate(b, {});
+    expect(await reasonOf(b.key)).toBe("invalid_key");
+    expect((await gw.admin("POST", `/keys/${c.id}/rotate`, { grace_s: 3600 })).status).toBe(409);
+    const working = async () => (await Promise.all([made, b, c].map(async (k) => (await reasonOf(k.key)) === "ok"))).filter(Boolean).length;
+    expect(await working()).toBe(2);
+    // Once made's grace has ended, c may be rotated with a grace.
+    await advance(gw, 3601);
+    const d = await rotate(c, { grace_s: 600 });
+    expect(await reasonOf(d.key)).toBe("ok");
+    expect(await reasonOf(c.key)).toBe("ok");
+    expect(await reasonOf(made.key)).toBe("invalid_key");
+  });
 });
 
 describe("installations through a rotation with grace", () => {
