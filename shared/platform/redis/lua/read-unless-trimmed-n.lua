@@ -84,37 +84,32 @@ if KEYS[2] and #entries > 0 then
     end
     return nil
   end
-  -- In chunks: a Lua call takes a bounded number of arguments.
-  local pairs_ = {}
-  for _, entry in ipairs(entries) do
-    local eid = eventIdOf(entry[2])
-    if eid ~= nil then
-      pairs_[#pairs_ + 1] = entry[1]
-      pairs_[#pairs_ + 1] = eid
-      if #pairs_ >= 1000 then
-        redis.call('HSET', KEYS[2], unpack(pairs_))
-        pairs_ = {}
-      end
+  -- A command over a list, in chunks: a Lua call takes a bounded number of arguments.
+  local function inChunks(command, key, list)
+    for i = 1, #list, 1000 do
+      redis.call(command, key, unpack(list, i, math.min(i + 999, #list)))
     end
   end
-  if #pairs_ > 0 then redis.call('HSET', KEYS[2], unpack(pairs_)) end
+  local eids = {}
+  local pairs_ = {}
+  for i, entry in ipairs(entries) do
+    eids[i] = eventIdOf(entry[2])
+    if eids[i] ~= nil then
+      pairs_[#pairs_ + 1] = entry[1]
+      pairs_[#pairs_ + 1] = eids[i]
+    end
+  end
+  inChunks('HSET', KEYS[2], pairs_)
   if KEYS[3] then
     -- Below the newest entry's millisecond by score; in that millisecond by member, the event
     -- ids just read (a late id read here is delivered or in `inhand`: never replayed as late).
     local newest = string.match(entries[#entries][1], '^(%d+)-')
     redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. newest)
     local read = {}
-    for _, entry in ipairs(entries) do
-      if string.match(entry[1], '^(%d+)-') == newest then
-        local eid = eventIdOf(entry[2])
-        if eid ~= nil then read[#read + 1] = eid end
-        if #read >= 1000 then
-          redis.call('ZREM', KEYS[3], unpack(read))
-          read = {}
-        end
-      end
+    for i, entry in ipairs(entries) do
+      if eids[i] ~= nil and string.match(entry[1], '^(%d+)-') == newest then read[#read + 1] = eids[i] end
     end
-    if #read > 0 then redis.call('ZREM', KEYS[3], unpack(read)) end
+    inChunks('ZREM', KEYS[3], read)
   end
 end
 return {1, cursor, entries}
