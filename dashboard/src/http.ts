@@ -35,6 +35,7 @@ const MESSAGES: Record<string, string> = {
   unknown_endpoint: "This server does not offer this yet.",
   method_not_allowed: "This server does not offer this yet.",
   key_limit_reached: "Your plan allows no more keys. Revoke one or change plan.",
+  limit_reached: "This is the most the organization may hold. Remove one first.",
   bad_json: "The request was malformed.",
   bad_domain: "That is not a domain name.",
   bad_cidr: "An address or CIDR block is malformed.",

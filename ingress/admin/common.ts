@@ -1,4 +1,5 @@
-import type { Principal } from "../../shared/accounts/index.js";
+import { lockOrgCount, ORG_LIMITS, type LimitedResource, type Principal } from "../../shared/accounts/index.js";
+import type { Queryable } from "../../shared/platform/db/pool.js";
 import { isStorableText, unstorableField, validator, type Validated } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
 import { readJson, type Params } from "../params.js";
@@ -64,6 +65,35 @@ export function guarded(route: AdminRoute) {
 }
 
 export { idParam } from "./reach.js";
+
+/**
+ * Whether the organization already holds its ORG_LIMITS of `resource`, counted under a lock
+ * on (organization, resource) taken here and held to the transaction's end: two creates at
+ * once queue, so they cannot both take the last place.
+ */
+export async function atOrgLimit(tx: Queryable, orgId: number, resource: LimitedResource, count: () => Promise<number>): Promise<boolean> {
+  await lockOrgCount(tx, orgId, resource);
+  return (await count()) >= ORG_LIMITS[resource];
+}
+
+const LIMIT_WORDS: Record<LimitedResource, string> = {
+  siem_destinations: "SIEM destinations per organization",
+  webhooks: "webhooks per organization",
+  tokens: "live tokens per organization",
+  members: "members per organization",
+  domains: "domains per organization",
+  content: "content items per organization",
+  secrets: "secrets per organization",
+  risks: "risk acceptances in force per organization",
+  notes: "notes per finding",
+  passkeys: "passkeys per member",
+};
+
+/** 409 `limit_reached`, naming what is full and its limit. */
+export function limitReached(resource: LimitedResource): HttpReply {
+  const limit = ORG_LIMITS[resource];
+  return refuse("limit_reached", { resource, limit, detail: `at most ${limit} ${LIMIT_WORDS[resource]}` });
+}
 
 export function check<T>(validate: (data: unknown) => Validated<T>, body: Params): { value: T } | { reply: HttpReply } {
   const result = validate(body);

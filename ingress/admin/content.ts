@@ -2,6 +2,8 @@ import { recordActivity, findOrg } from "../../shared/accounts/index.js";
 import { seal } from "../../shared/platform/crypto/seal.js";
 import {
   CONTENT_TYPES,
+  countContent,
+  countSecrets,
   deleteContent,
   deleteSecret,
   listContent,
@@ -14,7 +16,7 @@ import {
 import { transaction } from "../../shared/platform/db/pool.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
+import { atOrgLimit, check, idParam, iso, limitReached, validator, type AdminHandler } from "./common.js";
 
 const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 const MAX_VALUE_BYTES = 64 * 1024;
@@ -60,6 +62,12 @@ export const putContent: AdminHandler = async (_request, deps, params, body, cal
   if (Buffer.byteLength(JSON.stringify(typed.value)) > MAX_VALUE_BYTES) return refuseField("bad_value", "value exceeds 64 KiB");
   const now = deps.clock.now();
   const row = await transaction(deps.db, async (tx) => {
+    // A replaced item takes no new place.
+    const full = await atOrgLimit(tx, orgId, "content", async () => {
+      const held = await countContent(tx, orgId, contentKey);
+      return held.exists ? 0 : held.n;
+    });
+    if (full) return null;
     const saved = await upsertContent(tx, { orgId, contentKey, type: input.value.type, value: typed.value, nowMs: now });
     await recordActivity(tx, {
       orgId,
@@ -73,6 +81,7 @@ export const putContent: AdminHandler = async (_request, deps, params, body, cal
     });
     return saved;
   });
+  if (row === null) return limitReached("content");
   await deps.projector.contentChanged(orgId);
   return ok({ content: { [contentKey]: { type: row.type, value: row.value, updated_at: iso(row.updated_at) } } });
 };
@@ -113,6 +122,11 @@ export const putSecret: AdminHandler = async (_request, deps, params, body, call
   if ("reply" in input) return input.reply;
   const now = deps.clock.now();
   const row = await transaction(deps.db, async (tx) => {
+    const full = await atOrgLimit(tx, orgId, "secrets", async () => {
+      const held = await countSecrets(tx, orgId, name);
+      return held.exists ? 0 : held.n;
+    });
+    if (full) return null;
     const saved = await upsertSecret(tx, {
       orgId,
       name,
@@ -131,6 +145,7 @@ export const putSecret: AdminHandler = async (_request, deps, params, body, call
     });
     return saved;
   });
+  if (row === null) return limitReached("secrets");
   await deps.projector.contentChanged(orgId);
   return ok({ secret: { name: row.name, updated_at: iso(row.updated_at) } });
 };

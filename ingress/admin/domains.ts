@@ -1,11 +1,20 @@
 import { randomBytes } from "node:crypto";
 import { recordActivity, findOrg } from "../../shared/accounts/index.js";
-import { findDomain, insertDomain, listDomains, markVerified, txtRecord, type DomainRow, lookupTxt } from "../../shared/scans/index.js";
+import {
+  countDomains,
+  findDomain,
+  insertDomain,
+  listDomains,
+  markVerified,
+  txtRecord,
+  type DomainRow,
+  lookupTxt,
+} from "../../shared/scans/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
+import { atOrgLimit, check, idParam, iso, limitReached, validator, type AdminHandler } from "./common.js";
 
 export const domainBody = validator<{ domain: string; verified?: boolean }>({
   type: "object",
@@ -48,6 +57,8 @@ export const addDomain: AdminHandler = async (_request, deps, params, body, call
   if (!name) return refuseField("bad_domain");
   const now = deps.clock.now();
   const row = await transaction(deps.db, async (tx) => {
+    // A domain the organization has is a conflict, full or not.
+    if (await atOrgLimit(tx, orgId, "domains", () => countDomains(tx, orgId))) return (await findDomain(tx, orgId, name)) ? null : "limit";
     const inserted = await insertDomain(tx, {
       orgId,
       name,
@@ -70,6 +81,7 @@ export const addDomain: AdminHandler = async (_request, deps, params, body, call
     }
     return inserted;
   });
+  if (row === "limit") return limitReached("domains");
   if (!row) return refuse("conflict", { detail: "the organization already has this domain" });
   if (row.verified) await deps.projector.orgChanged(orgId);
   return ok({ domain: domainView(row) }, 201);

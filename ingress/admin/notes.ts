@@ -1,9 +1,9 @@
-import { recordActivity } from "../../shared/accounts/index.js";
-import { findAssignment, insertNote, notesOf } from "../../shared/findings/index.js";
+import { countNotes, findAssignment, insertNote, notesOf } from "../../shared/findings/index.js";
+import { ORG_LIMITS, recordActivity } from "../../shared/accounts/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
+import { check, idParam, iso, limitReached, validator, type AdminHandler } from "./common.js";
 import { FINDING_KEY } from "./risks.js";
 
 // `who` names the note's author; a signed-in member is its own author, so only the
@@ -56,6 +56,8 @@ export const addNote: AdminHandler = async (_request, deps, params, body, caller
   const note = await transaction(deps.db, async (tx) => {
     const row = await findAssignment(tx, orgId, domain, findingKey, true);
     if (!row) return null;
+    // Counted under the finding's row lock (findAssignment's FOR UPDATE).
+    if ((await countNotes(tx, row.id)) >= ORG_LIMITS.notes) return "limit";
     const created = await insertNote(tx, { assignmentId: row.id, atMs: now, who: author, body: input.value.body });
     await recordActivity(tx, {
       orgId,
@@ -70,6 +72,7 @@ export const addNote: AdminHandler = async (_request, deps, params, body, caller
     });
     return created;
   });
+  if (note === "limit") return limitReached("notes");
   if (!note) return refuse("not_found");
   return ok({ note: { id: note.id, domain, finding_key: findingKey, time: iso(note.at), who: note.who, body: note.body } }, 201);
 };

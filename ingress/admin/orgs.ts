@@ -6,6 +6,7 @@ import {
   updateOrg,
   findOrg,
   allowanceOf,
+  countMembers,
   cycleUsed,
   findMember,
   findMemberByEmail,
@@ -22,7 +23,7 @@ import { transaction } from "../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../deps.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
+import { atOrgLimit, check, idParam, iso, limitReached, validator, type AdminHandler } from "./common.js";
 import { createInvitation, mailInvitation } from "./auth/invitation.js";
 
 const orgFields = {
@@ -217,6 +218,10 @@ export const addMember: AdminHandler = async (_request, deps, params, body, call
   if ("reply" in input) return input.reply;
   const now = deps.clock.now();
   const added = await transaction(deps.db, async (tx) => {
+    // A member the organization has is a conflict, full or not.
+    if (await atOrgLimit(tx, id, "members", () => countMembers(tx, id))) {
+      return (await findMemberByEmail(tx, id, input.value.email)) ? null : "limit";
+    }
     const row = await insertMember(tx, { orgId: id, ...input.value, nowMs: now });
     if (!row) return null;
     const invitation = await createInvitation(tx, row, now);
@@ -232,6 +237,7 @@ export const addMember: AdminHandler = async (_request, deps, params, body, call
     });
     return { member: row, invitation };
   });
+  if (added === "limit") return limitReached("members");
   if (!added) return refuse("conflict", { detail: "a member with this email exists" });
   const sent = await mailInvitation(deps, added.member, org.name, added.invitation);
   return ok({ member: memberView(added.member), invitation: { expires_at: iso(new Date(added.invitation.expiresAtMs)), sent } }, 201);

@@ -1,12 +1,19 @@
 import { recordActivity, findOrg } from "../../shared/accounts/index.js";
-import { insertAcceptance, listAcceptances, lockDomainRow, releaseAcceptance, riskFindingFields } from "../../shared/findings/index.js";
+import {
+  countAcceptances,
+  insertAcceptance,
+  listAcceptances,
+  lockDomainRow,
+  releaseAcceptance,
+  riskFindingFields,
+} from "../../shared/findings/index.js";
 import { findDomain, type AckRow } from "../../shared/scans/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { insertEvent } from "../../shared/events/index.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { check, idParam, iso, parseTime, validator, type AdminHandler } from "./common.js";
+import { atOrgLimit, check, idParam, iso, limitReached, parseTime, validator, type AdminHandler } from "./common.js";
 
 export const FINDING_KEY = /^[a-z0-9_-]{1,32}:[a-z0-9_.-]{1,64}$/;
 
@@ -42,6 +49,8 @@ export const acceptRisk: AdminHandler = async (_request, deps, params, body, cal
   const row = await transaction(deps.db, async (tx) => {
     // Two acceptances of one finding at once would both find nothing to release and
     // collide on the one-current-acceptance index: the domain's row lock queues them.
+    const findingKey = input.value.finding_key;
+    if (await atOrgLimit(tx, orgId, "risks", () => countAcceptances(tx, orgId, domain, findingKey))) return null;
     await lockDomainRow(tx, owned.id);
     await releaseAcceptance(tx, orgId, domain, input.value.finding_key, now);
     const accepted = await insertAcceptance(tx, {
@@ -75,6 +84,7 @@ export const acceptRisk: AdminHandler = async (_request, deps, params, body, cal
     });
     return rows[0];
   });
+  if (row === null) return limitReached("risks");
   return ok({ acknowledgement: { domain, finding_key: row.finding_key, ...acknowledgementView(row, now) } }, 201);
 };
 

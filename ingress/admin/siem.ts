@@ -3,6 +3,7 @@ import {
   SIEM_TEST_STREAM,
   siemTestReplySchema,
   destinationStreamName,
+  countDestinations,
   deleteDestination,
   findDestination,
   insertDestination,
@@ -23,7 +24,7 @@ import { transaction } from "../../shared/platform/db/pool.js";
 import { ask } from "../ask.js";
 import type { IngressDeps } from "../deps.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
+import { atOrgLimit, check, idParam, iso, limitReached, validator, type AdminHandler } from "./common.js";
 
 /** How long "send test event" waits for a pusher to try the destination. */
 export const TEST_TIMEOUT_MS = 20_000;
@@ -103,6 +104,7 @@ export const createDestination: AdminHandler = async (_request, deps, params, bo
   if (refused !== null) return refuseField("bad_url", refused);
   const now = deps.clock.now();
   const row = await transaction(deps.db, async (tx) => {
+    if (await atOrgLimit(tx, orgId, "siem_destinations", () => countDestinations(tx, orgId))) return null;
     const saved = await insertDestination(tx, {
       orgId,
       kind,
@@ -123,6 +125,7 @@ export const createDestination: AdminHandler = async (_request, deps, params, bo
     });
     return saved;
   });
+  if (row === null) return limitReached("siem_destinations");
   await announce(deps);
   return ok({ destination: destinationView(row) }, 201);
 };

@@ -2,6 +2,7 @@ import {
   type Scope,
   newOrgToken,
   recordActivity,
+  countLiveTokens,
   findOrg,
   insertToken,
   liveTokens,
@@ -12,7 +13,7 @@ import { sha256 } from "../../shared/platform/crypto/hash.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { check, idParam, iso, parseTime, validator, type AdminHandler } from "./common.js";
+import { atOrgLimit, check, idParam, iso, limitReached, parseTime, validator, type AdminHandler } from "./common.js";
 
 /** Organization tokens (operator-api.md section 5, docs/accounts.md): shown once, SHA-256 at rest. */
 
@@ -53,6 +54,7 @@ export const createToken: AdminHandler = async (_request, deps, params, body, ca
   if (expiresMs !== null && expiresMs <= now) return refuseField("bad_expires_at", "expires_at must be in the future");
   const fresh = newOrgToken();
   const row = await transaction(deps.db, async (tx) => {
+    if (await atOrgLimit(tx, orgId, "tokens", () => countLiveTokens(tx, orgId, now))) return null;
     const created = await insertToken(tx, {
       orgId,
       name: input.value.name,
@@ -75,6 +77,7 @@ export const createToken: AdminHandler = async (_request, deps, params, body, ca
     });
     return created;
   });
+  if (row === null) return limitReached("tokens");
   return ok({ token: fresh.token, details: tokenDetails(row) }, 201);
 };
 

@@ -3,6 +3,7 @@ import { recordActivity, findOrg } from "../../shared/accounts/index.js";
 import { seal } from "../../shared/platform/crypto/seal.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import {
+  countWebhooks,
   deleteWebhook,
   deliveriesOf,
   findWebhook,
@@ -12,7 +13,7 @@ import {
   webhookSecretAad,
 } from "../../shared/events/index.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { check, idParam, iso, validator, type AdminHandler } from "./common.js";
+import { atOrgLimit, check, idParam, iso, limitReached, validator, type AdminHandler } from "./common.js";
 
 export const webhookBody = validator<{ url: string; secret: string }>({
   type: "object",
@@ -49,6 +50,7 @@ export const createWebhook: AdminHandler = async (_request, deps, params, body, 
   if (problem) return refuseField("bad_url", problem);
   const now = deps.clock.now();
   const row = await transaction(deps.db, async (tx) => {
+    if (await atOrgLimit(tx, orgId, "webhooks", () => countWebhooks(tx, orgId))) return null;
     const id = await nextWebhookId(tx);
     const sealed = seal(deps.masterSecret, input.value.secret, webhookSecretAad(orgId, id));
     const created = await insertWebhook(tx, { id, orgId, url: input.value.url, secretSealed: sealed, nowMs: now });
@@ -64,6 +66,7 @@ export const createWebhook: AdminHandler = async (_request, deps, params, body, 
     });
     return created;
   });
+  if (row === null) return limitReached("webhooks");
   return ok({ webhook: { id: row.id, url: row.url, created_at: iso(row.created_at) } }, 201);
 };
 

@@ -21,6 +21,7 @@ export {
 export {
   allOrgIds,
   allowanceOf,
+  countMembers,
   cycleUsed,
   defaultOwnerOf,
   findMember,
@@ -32,6 +33,7 @@ export {
   listOrgs,
   lockAndCountOrgs,
   lockOrg,
+  lockOrgCount,
   type MemberRow,
   membersByIds,
   orgCycle,
@@ -49,9 +51,10 @@ export {
   recordPasskeyUse,
   removePasskey,
 } from "./db/passkeys.js";
-export { insertToken, liveTokens, revokeToken, tokenByHash, type TokenRow, touchToken } from "./db/tokens.js";
+export { countLiveTokens, insertToken, liveTokens, revokeToken, tokenByHash, type TokenRow, touchToken } from "./db/tokens.js";
 export { invitationMail, invitationUrl, signinLinkMail, signinLinkUrl } from "./mails.js";
 export { CYCLE_MS, cycleStart, type Plan, PLAN_NAMES, PLANS, windowEnd } from "./plans.js";
+export { type LimitedResource, ORG_LIMITS } from "./limits.js";
 export { type Budget, BUDGETS, LIFETIMES } from "./policy.js";
 export { type Principal, type Role, roleAtLeast, type Scope } from "./principal.js";
 export { csrfTokenOf, isToken, newToken, TOKEN_PATTERN, tokenHash, userHandleOf } from "./secrets.js";

@@ -5,7 +5,7 @@
  * The room's public surface: routes, actors, ops/ and other rooms import this file only
  * (ops/lint.mjs, docs/architecture.md); files inside the room import each other by path.
  */
-export { insertAcceptance, listAcceptances, lockDomainRow, releaseAcceptance } from "./db/acknowledgements.js";
+export { countAcceptances, insertAcceptance, listAcceptances, lockDomainRow, releaseAcceptance } from "./db/acknowledgements.js";
 export {
   ASSIGNMENT_STATUSES,
   assignmentById,
@@ -17,6 +17,7 @@ export {
   historyOf,
   type HistoryRow,
   insertHistory,
+  countNotes,
   insertNote,
   isAssignmentStatus,
   latestFinding,

@@ -81,6 +81,8 @@ export const REASONS = {
   admin_disabled: { status: 503, counts: false, message: "ADMIN_TOKEN is not set." },
   conflict: { status: 409, counts: false, message: "Conflict." },
   key_limit_reached: { status: 409, counts: false, message: "The plan's number of keys is reached." },
+  // Addition (docs/decisions.md, "Limits"): the answer names `resource` and `limit`.
+  limit_reached: { status: 409, counts: false, message: "The organization holds as many of these as it may; remove one first." },
   // Accounts (operator-api.md section 5). A read-only token's write is `insufficient_scope` above.
   forbidden: {
     status: 403,

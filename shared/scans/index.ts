@@ -6,6 +6,7 @@
  * (ops/lint.mjs, docs/architecture.md); files inside the room import each other by path.
  */
 export {
+  countDomains,
   type DomainRow,
   findDomain,
   insertDomain,

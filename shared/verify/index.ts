@@ -27,6 +27,8 @@ export { ENTITLEMENT_REUSE_S, type SignedTokens } from "./entitlements.js";
 export {
   CONTENT_TYPES,
   type ContentType,
+  countContent,
+  countSecrets,
   deleteContent,
   deleteSecret,
   listContent,

@@ -13,12 +13,13 @@ import {
   insertPasskey,
   listPasskeys,
   removePasskey,
+  ORG_LIMITS,
 } from "../../../shared/accounts/index.js";
 import { transaction } from "../../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../../deps.js";
 import { ok, refuse } from "../../reply.js";
 import type { HttpReply } from "../../types.js";
-import { check, idParam, validator } from "../common.js";
+import { atOrgLimit, check, idParam, limitReached, validator } from "../common.js";
 import type { LiveSession } from "../session-principal.js";
 import { memberWho, passkeyNameSchema, passkeyView, registrationResponseSchema, withSession } from "./common.js";
 import { siteOf } from "./cookie.js";
@@ -54,6 +55,7 @@ export const addPasskeyOptions = withSession(async (_request, deps, _params, bod
   const stale = staleSignin(deps, live);
   if (stale) return stale;
   const existing = await listPasskeys(deps.db, live.member.id);
+  if (existing.length >= ORG_LIMITS.passkeys) return limitReached("passkeys");
   const options = await registrationOptions(
     relyingPartyOf(siteOf(deps)),
     { handle: userHandleOf(deps.masterSecret, live.member.id), email: live.member.email, name: live.member.name },
@@ -81,7 +83,13 @@ export const addPasskeyVerify = withSession(async (request, deps, _params, body,
   if (await findPasskeyByCredential(deps.db, verified.credential.credentialId))
     return refuse("conflict", { detail: "this passkey is registered already" });
   const passkey = await transaction(deps.db, async (tx) => {
-    const count = (await listPasskeys(tx, live.member.id)).length;
+    // Under a lock (atOrgLimit): two registrations at once cannot both take the last place.
+    let count = 0;
+    const full = await atOrgLimit(tx, live.member.org_id, "passkeys", async () => {
+      count = (await listPasskeys(tx, live.member.id)).length;
+      return count;
+    });
+    if (full) return null;
     const row = await insertPasskey(tx, {
       memberId: live.member.id,
       ...verified.credential,
@@ -101,6 +109,7 @@ export const addPasskeyVerify = withSession(async (request, deps, _params, body,
     });
     return row;
   });
+  if (passkey === null) return limitReached("passkeys");
   return ok({ passkey: passkeyView(passkey) }, 201);
 });
 

@@ -180,7 +180,7 @@ export const AUTH_ROUTES: readonly AuthRoute[] = [
     credential: "session",
     body: passkeys.optionsBody.schema,
     answer: { status: 200, schema: answerSchema({ options: webauthnOptionsSchema }) },
-    refusals: ["reauthentication_required"],
+    refusals: ["reauthentication_required", "limit_reached"],
   },
   {
     method: "POST",
@@ -190,7 +190,7 @@ export const AUTH_ROUTES: readonly AuthRoute[] = [
     credential: "session",
     body: passkeys.verifyBody.schema,
     answer: { status: 201, schema: answerSchema({ passkey: passkeyViewSchema }) },
-    refusals: ["reauthentication_required", "invalid_passkey", "conflict"],
+    refusals: ["reauthentication_required", "invalid_passkey", "conflict", "limit_reached"],
   },
   {
     method: "DELETE",

@@ -95,6 +95,12 @@ export function allowanceOf(plan: Plan): number | null {
   return PLANS[plan].calls;
 }
 
+/** How many members the organization has (ORG_LIMITS). */
+export async function countMembers(db: Queryable, orgId: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM members WHERE org_id = $1", [orgId]);
+  return rows[0].n;
+}
+
 export async function insertMember(
   db: Queryable,
   member: { orgId: number; name: string; email: string; role: MemberRow["role"]; nowMs: number },
@@ -149,6 +155,17 @@ export async function lockAndCountOrgs(tx: Queryable): Promise<number> {
 export async function allOrgIds(db: Queryable): Promise<number[]> {
   const { rows } = await db.query<{ id: number }>("SELECT id FROM orgs ORDER BY id");
   return rows.map((r) => r.id);
+}
+
+/**
+ * A lock on (organization, what is counted) for the rest of the transaction: creates of one
+ * kind in one organization queue behind it. An advisory lock, not the organization's row: a
+ * row lock (FOR UPDATE) would also hold up every insert that references the organization (its
+ * foreign key takes a share lock on the row), and deadlock with a transaction that took another
+ * row (a domain's) before such an insert.
+ */
+export async function lockOrgCount(db: Queryable, orgId: number, what: string): Promise<void> {
+  await db.query("SELECT pg_advisory_xact_lock(hashtextextended($1, $2))", [`limit:${what}`, orgId]);
 }
 
 /** An organization's row, locked for the rest of the transaction. */

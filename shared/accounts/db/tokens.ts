@@ -66,6 +66,15 @@ export async function touchToken(db: Queryable, id: number, nowMs: number): Prom
   );
 }
 
+/** How many tokens of the organization are live at `nowMs` (ORG_LIMITS). */
+export async function countLiveTokens(db: Queryable, orgId: number, nowMs: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM org_tokens WHERE org_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > to_timestamp($2 / 1000.0))",
+    [orgId, nowMs],
+  );
+  return rows[0].n;
+}
+
 /** Live tokens (neither revoked nor expired at `nowMs`), newest first, with their number. */
 export async function liveTokens(
   db: Queryable,

@@ -31,6 +31,12 @@ export function tokenAad(orgId: number, id: number): string {
  * Inserts a destination; the token is sealed by the caller with the row's id in the aad,
  * so the id is drawn first (nextval) and the row written once.
  */
+/** How many SIEM destinations the organization has (ORG_LIMITS). */
+export async function countDestinations(db: Queryable, orgId: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM siem_destinations WHERE org_id = $1", [orgId]);
+  return rows[0].n;
+}
+
 export async function insertDestination(
   db: Queryable,
   input: {

@@ -18,6 +18,12 @@ export async function nextWebhookId(db: Queryable): Promise<number> {
   return Number(rows[0].id);
 }
 
+/** How many webhooks the organization has (ORG_LIMITS). */
+export async function countWebhooks(db: Queryable, orgId: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM webhooks WHERE org_id = $1", [orgId]);
+  return rows[0].n;
+}
+
 export async function insertWebhook(
   db: Queryable,
   webhook: { id: number; orgId: number; url: string; secretSealed: Buffer; nowMs: number },

@@ -63,6 +63,15 @@ export async function acceptedFindings(db: Queryable, orgId: number, domain: str
   return new Set(rows.map((r) => r.finding_key));
 }
 
+/** How many acceptances of the organization are in force, not counting the one of (domain, findingKey) a new one replaces (ORG_LIMITS). */
+export async function countAcceptances(db: Queryable, orgId: number, domain: string, findingKey: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM acknowledgements WHERE org_id = $1 AND released_at IS NULL AND NOT (domain = $2 AND finding_key = $3)",
+    [orgId, domain, findingKey],
+  );
+  return rows[0].n;
+}
+
 /** The organization's current (unreleased) acceptances, expired ones included, newest first. */
 export async function listAcceptances(db: Queryable, orgId: number, page: PageRange): Promise<ListPage<AckRow>> {
   const [count, found] = await Promise.all([

@@ -164,6 +164,14 @@ export interface NoteRow {
   body: string;
 }
 
+/** How many notes an assigned finding has (ORG_LIMITS). */
+export async function countNotes(db: Queryable, assignmentId: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM assignment_notes WHERE assignment_id = $1", [
+    assignmentId,
+  ]);
+  return rows[0].n;
+}
+
 export async function insertNote(tx: Queryable, note: { assignmentId: number; atMs: number; who: string; body: string }): Promise<NoteRow> {
   const { rows } = await tx.query<NoteRow>(
     "INSERT INTO assignment_notes (assignment_id, at, who, body) VALUES ($1, to_timestamp($2 / 1000.0), $3, $4) RETURNING id, at, who, body",

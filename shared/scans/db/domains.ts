@@ -17,6 +17,12 @@ export function txtRecord(domain: DomainRow): { name: string; value: string } {
   return { name: `${TXT_LABEL}.${domain.name}`, value: `gateway-verification=${domain.verification_token}` };
 }
 
+/** How many domains the organization has, verified or not (ORG_LIMITS). */
+export async function countDomains(db: Queryable, orgId: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM domains WHERE org_id = $1", [orgId]);
+  return rows[0].n;
+}
+
 export async function insertDomain(
   db: Queryable,
   domain: { orgId: number; name: string; token: string; verified: boolean; nowMs: number },

@@ -11,6 +11,24 @@ export interface ContentRow {
   updated_at: Date;
 }
 
+/** How many content items the organization has, and whether `contentKey` is one of them (a replacement takes no new place). */
+export async function countContent(db: Queryable, orgId: number, contentKey: string): Promise<{ n: number; exists: boolean }> {
+  const { rows } = await db.query<{ n: number; exists: boolean }>(
+    "SELECT count(*)::int AS n, coalesce(bool_or(content_key = $2), false) AS exists FROM content WHERE org_id = $1",
+    [orgId, contentKey],
+  );
+  return rows[0];
+}
+
+/** How many secrets the organization has, and whether `name` is one of them. */
+export async function countSecrets(db: Queryable, orgId: number, name: string): Promise<{ n: number; exists: boolean }> {
+  const { rows } = await db.query<{ n: number; exists: boolean }>(
+    "SELECT count(*)::int AS n, coalesce(bool_or(name = $2), false) AS exists FROM secrets WHERE org_id = $1",
+    [orgId, name],
+  );
+  return rows[0];
+}
+
 export async function upsertContent(
   db: Queryable,
   row: { orgId: number; contentKey: string; type: ContentType; value: unknown; nowMs: number },

@@ -157,6 +157,9 @@ function expected(r: AdminRoute, p: Principal): Outcome {
  */
 async function fill(r: AdminRoute): Promise<string> {
   const n = ++serial;
+  // The destinations and webhooks made for earlier routes go: A stays under its limits (shared/accounts/limits.ts).
+  await gw.ctx.db.query("DELETE FROM siem_destinations WHERE org_id = $1 AND url LIKE 'https://siem%.a.example/ingest'", [orgA]);
+  await gw.ctx.db.query("DELETE FROM webhooks WHERE org_id = $1 AND url LIKE 'https://hooks.a.example/%'", [orgA]);
   const domain = `d${n}.a.example`;
   const values: Record<string, string> = { org: String(orgA), domain, finding_key: "email:spf", service: "website", install: `site-${n}` };
   if (r.path.includes(":domain")) await operator("POST", `/orgs/${orgA}/domains`, { domain, verified: true });

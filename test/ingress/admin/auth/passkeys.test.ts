@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ORG_LIMITS } from "../../../../shared/accounts/limits.js";
 import { BUDGETS, LIFETIMES } from "../../../../shared/accounts/policy.js";
 import { startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
 import { startSmtpSink, type SmtpSink } from "../../../helpers/smtp-sink.js";
@@ -202,6 +203,28 @@ describe("passkey sign-in", () => {
 });
 
 describe("the member's passkeys", () => {
+  it(`holds at most ${ORG_LIMITS.passkeys} passkeys per member: options and verify refuse 409 limit_reached past it`, async () => {
+    const { member, client } = await registered();
+    // The member's first passkey, and all but two more of the limit, written directly.
+    await gw.ctx.db.query(
+      `INSERT INTO member_passkeys (member_id, credential_id, public_key, counter, device_type, backed_up, name, created_at)
+       SELECT $1::bigint, 'seeded-' || $1::text || '-' || n, '\\x00', 0, 'singleDevice', false, 'Seeded ' || n, now() FROM generate_series(1, $2) AS n`,
+      [member.id, ORG_LIMITS.passkeys - 2],
+    );
+    const early = await client.call("POST", "/passkeys/options");
+    const late = await client.call("POST", "/passkeys/options");
+    expect([early.status, late.status]).toEqual([200, 200]);
+    const first = register(early.body.options, site);
+    expect((await client.call("POST", "/passkeys/verify", { response: first.response })).status).toBe(201);
+    // Full now: the options it was given before are refused at verify, and no new options.
+    const second = register(late.body.options, site);
+    const refused = await client.call("POST", "/passkeys/verify", { response: second.response });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ reason: "limit_reached", resource: "passkeys", limit: ORG_LIMITS.passkeys });
+    expect((await client.call("POST", "/passkeys/options")).body.reason).toBe("limit_reached");
+    expect((await client.call("GET", "/passkeys")).body.passkeys).toHaveLength(ORG_LIMITS.passkeys);
+  });
+
   it("a fresh session adds a passkey; an older one must sign in again; the last passkey stays", async () => {
     const { member, passkey, client } = await registered();
     const options = await client.call("POST", "/passkeys/options");
