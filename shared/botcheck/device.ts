@@ -26,6 +26,13 @@ export function effectiveDeviceClass(userAgent: string, signals: Signals | undef
   return fromUa;
 }
 
+/** Plain substring tests: no pattern here may backtrack on a long, hostile user agent. */
 function looksLikeMacSafari(userAgent: string): boolean {
-  return /Macintosh/.test(userAgent) && /Version\/[\d.]+.*Safari\//.test(userAgent) && !/Chrome\/|Firefox\//.test(userAgent);
+  return (
+    userAgent.includes("Macintosh") &&
+    /Version\/\d/.test(userAgent) &&
+    userAgent.includes("Safari/") &&
+    !userAgent.includes("Chrome/") &&
+    !userAgent.includes("Firefox/")
+  );
 }

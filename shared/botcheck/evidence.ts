@@ -64,8 +64,17 @@ const uaFacts = memoize((userAgent: string): UaFacts => {
   };
 });
 
+/**
+ * The longest user agent a browser is taken to send (real ones are under ~300 characters).
+ * A longer one is refused `bot_ua` (rules.ts, overlong_user_agent), and no rule or parser
+ * ever reads more than its first MAX_USER_AGENT + 1 characters: the header cap allows 32 KiB,
+ * and parsing that much on every call is CPU an attacker would choose.
+ */
+export const MAX_USER_AGENT = 512;
+
 export function gatherEvidence(input: AssessInput): Evidence {
-  const userAgent = input.headers["user-agent"] ?? "";
+  const sent = input.headers["user-agent"] ?? "";
+  const userAgent = sent.length > MAX_USER_AGENT ? sent.slice(0, MAX_USER_AGENT + 1) : sent;
   const facts = uaFacts(userAgent);
   const names = Object.keys(input.headers);
   return {

@@ -1,3 +1,4 @@
+import { MAX_USER_AGENT } from "./evidence.js";
 import { botMatch } from "./ua.js";
 import { clientHintPlatform, type Evidence, primaryLanguage } from "./evidence.js";
 import type { AssessReason } from "./reasons.js";
@@ -68,6 +69,13 @@ export const RULES: readonly Rule[] = [
     },
   },
   // bot_ua: says what it is
+  {
+    id: "overlong_user_agent",
+    reason: "bot_ua",
+    weight: DECISIVE,
+    description: `A user agent over ${MAX_USER_AGENT} characters: no browser sends one.`,
+    check: (e) => when(e.userAgent.length > MAX_USER_AGENT, "user-agent"),
+  },
   {
     id: "known_bot_ua",
     reason: "bot_ua",

@@ -182,3 +182,22 @@ describe("assess: scored clues", () => {
     expect(result.clues).toEqual([]);
   });
 });
+
+describe("assess: a hostile user agent", () => {
+  it("refuses a user agent over 512 characters bot_ua, and reads no more than 513 of a 30 KB one", async () => {
+    const { gatherEvidence } = await import("../../../shared/botcheck/evidence.js");
+    // A Mac Safari prefix with touch points takes the iPad check; the rest is what once made a pattern backtrack.
+    const hostile = `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) Version/${"1.".repeat(15_000)}`;
+    const input = request(safariHeaders(hostile), { signals: { ...safariSignals(), touch_points: 2 } });
+    expect(gatherEvidence(input).userAgent.length).toBe(513);
+    const result = assess(input);
+    expect(result.verdict).toBe("refuse");
+    expect(result.reason).toBe("bot_ua");
+    expect(result.clues.map((c) => c.id)).toContain("overlong_user_agent");
+    // 512 characters is still a user agent like any other.
+    const long = `${UA.safariMac} ${"x".repeat(512 - UA.safariMac.length - 1)}`;
+    expect(long).toHaveLength(512);
+    expect(gatherEvidence(request(safariHeaders(long))).userAgent).toBe(long);
+    expect(assess(request(safariHeaders(long), { signals: safariSignals() })).clues.map((c) => c.id)).not.toContain("overlong_user_agent");
+  });
+});

@@ -32,6 +32,7 @@ const FIRING: Record<string, AssessInput> = {
   automation_globals: chromeSignals({ automation_globals: ["callPhantom"] }),
   headless_ua: chromeWith({ "user-agent": UA.headlessChrome }),
   headless_brand: chromeWith({ "sec-ch-ua": '"HeadlessChrome";v="126"' }),
+  overlong_user_agent: chromeWith({ "user-agent": `${UA.chromeWindows} ${"1.".repeat(300)}` }),
   known_bot_ua: chromeWith({ "user-agent": UA.googlebot }),
   no_user_agent: chromeWith({ "user-agent": "" }),
   no_accept_headers: request(drop(["accept", "accept-language"]), { signals: chromeDesktopSignals() }),
