@@ -251,7 +251,7 @@ export function encodeBatch<P extends { call: CountingCall }>(
       }
       const { outcome, source, install } = member.call;
       if (install !== "" && group.G_SIGHTINGS === "0") group.G_SIGHTINGS = indexOf(keys.installSightings(c.orgId, c.keyId, minute));
-      const window = takesKeySlot(outcome) ? keys.rateWindow(c.orgId, c.keyId, minute) : keys.placeWindow(c.orgId, c.keyId, minute);
+      const window = takesKeySlot(outcome) ? keys.rateWindow(c.orgId, c.keyId, minute) : keys.refusalWindow(c.orgId, c.keyId, minute);
       const sourceWindow = perSource !== null && source ? indexOf(keys.sourceWindow(c.orgId, c.keyId, minute, source)) : "0";
       lastShape = { first: member.call, window: indexOf(window), sourceWindow, members: [member] };
       shapes.set(shapeId, lastShape);

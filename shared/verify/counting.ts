@@ -16,10 +16,10 @@ import { REASONS, type Reason } from "../platform/reasons.js";
  *   - allowance: `usage_limit_exceeded` when the organization's pooled counter for the
  *     cycle has reached the plan's allowance (null = unlimited).
  * Two refinements (docs/security.md, item 1):
- *   - refusals of the key's place rules (domain, IP, country, an `ip` that is no
- *     address: PLACE_REASONS) still count against the allowance, but take their slot in
- *     a separate window of the key with the same limit, so a flood of wrong-place calls
- *     never shuts honest callers out;
+ *   - a counted refusal (of the place rules, the scope, the key's state, the bot check:
+ *     any outcome of the pure rules or the route's own check but "ok") still counts against
+ *     the allowance, but takes its slot in a separate refusal window of the key with the
+ *     same limit, so a flood of calls that are refused never shuts honest callers out;
  *   - with `rate_per_source_per_minute` set, a per-source window (sourceId) is checked
  *     first: a source past it is answered `rate_limited` before the key's window is touched.
  * Only then is the installation judged (for calls that passed every pure rule): the
@@ -34,19 +34,14 @@ export const COUNTED_RULES = [
   { name: "installation", reasons: ["installation_pending", "installation_blocked"] },
 ] as const satisfies readonly { name: string; reasons: readonly Reason[] }[];
 
-/** Refusals that say the caller is in the wrong place, not that the key is busy. */
-export const PLACE_REASONS: ReadonlySet<Reason> = new Set<Reason>([
-  "bad_ip",
-  "ip_blocked",
-  "ip_not_allowed",
-  "geo_blocked",
-  "geo_not_allowed",
-  "domain_mismatch",
-]);
-
-/** Whether a counted outcome takes a slot of the key's shared window (else of its place-refusal window). */
+/**
+ * Whether a counted outcome takes a slot of the key's shared window (else of its refusal
+ * window). Only a call the rules passed does: whatever a caller sends that is refused (a
+ * wrong domain, a scope the key lacks, a user agent that names a bot) fills a window of its
+ * own, never the one the site's own visitors pass through.
+ */
 export function takesKeySlot(outcome: Reason | "ok"): boolean {
-  return outcome === "ok" || !PLACE_REASONS.has(outcome);
+  return outcome === "ok";
 }
 
 /** What the script answers for one request. */

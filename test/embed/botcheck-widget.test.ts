@@ -49,7 +49,7 @@ let key: MadeKey;
 beforeAll(async () => {
   manifest = await buildEmbed(EMBED_DIR);
   gw = await startTestGateway("embed-widget");
-  orgId = await makeOrg(gw);
+  orgId = await makeOrg(gw, { plan: "professional" });
   await verifyDomain(gw, orgId, SITE);
   key = await makeKey(gw, orgId, { domain: SITE, botcheck: { enabled: true, hold_ms: 1500 } });
   pages = await startPageServer(gw.url, manifest.version);
@@ -298,6 +298,24 @@ describe("botcheck.js in chromium", () => {
     const page = await (await browser.createBrowserContext()).newPage();
     await page.goto(pages.url(SITE, { key: blocked.key }), { waitUntil: "load" });
     await page.waitForFunction(() => location.pathname === "/blocked", WAIT);
+    await page.browserContext().close();
+  });
+
+  it("a key whose window a stranger filled is the key's capacity, not a verdict: the visitor passes degraded, never to blocked_url", async () => {
+    const busy = await makeKey(gw, orgId, {
+      domain: SITE,
+      rate_per_minute: 1,
+      botcheck: { enabled: true, blocked_url: `http://${SITE}:${pages.port}/blocked` },
+    });
+    // At the top of a minute of the service's clock, anyone holding the public key takes the window's one slot.
+    const now = (await gw.admin("GET", "/clock")).body.now as number;
+    await gw.admin("POST", "/clock", { advance_s: 60 - (now % 60) });
+    expect((await gw.call("/api/v1/verify.php", { method: "POST", body: { key: busy.key, domain: SITE } })).body.reason).toBe("ok");
+    const page = await humanPage();
+    await page.goto(pages.url(SITE, { key: busy.key }), { waitUntil: "load" });
+    await state(page, "passed");
+    expect(await result(page)).toMatchObject({ degraded: true, verified: false });
+    expect(await page.evaluate(() => location.pathname)).not.toBe("/blocked");
     await page.browserContext().close();
   });
 

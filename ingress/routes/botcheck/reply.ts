@@ -13,8 +13,18 @@ import { VERIFY_HEADERS } from "../verify/answer.js";
 
 const HEADERS = VERIFY_HEADERS as Record<string, string>;
 
-/** Grant refusals: the visitor's remedy is a new challenge, not the key's blocked page. */
-const RETRYABLE: ReadonlySet<Reason> = new Set(["expired_challenge", "hold_too_short", "invalid_challenge"]);
+/**
+ * Refusals without the key's blocked page: grant refusals (the visitor's remedy is a new
+ * challenge), and the key's capacity (a full window or a spent allowance says nothing of this
+ * visitor, and anyone holding the public key can fill the window).
+ */
+const NOT_BLOCKED: ReadonlySet<Reason> = new Set([
+  "expired_challenge",
+  "hold_too_short",
+  "invalid_challenge",
+  "rate_limited",
+  "usage_limit_exceeded",
+]);
 
 /** The key's bot-check is off (interface.md 4.2): exactly these two fields. */
 export function disabledReply(): HttpReply {
@@ -30,7 +40,7 @@ export function answerReply(answer: BotcheckAnswer, ts: number): HttpReply {
 
 export function refusalReply(reason: Reason, ts: number, blockedUrl: string | null | undefined): HttpReply {
   const body: Record<string, unknown> = { ok: false, enforced: true, allow: false, reason };
-  if (blockedUrl && !RETRYABLE.has(reason)) body.blocked_url = blockedUrl;
+  if (blockedUrl && !NOT_BLOCKED.has(reason)) body.blocked_url = blockedUrl;
   body.ts = ts;
   return { status: REASONS[reason].status, headers: HEADERS, body };
 }

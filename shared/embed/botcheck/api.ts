@@ -40,7 +40,9 @@ export function createApi(endpoint: string, key: string, vocabulary: Vocabulary)
     } catch (error) {
       throw new Unavailable(String(error));
     }
-    if (response.status >= 500) throw new Unavailable(`HTTP ${response.status}`);
+    // 429 (rate_limited, usage_limit_exceeded) is the key's capacity, not a verdict on this
+    // visitor: like an outage, `failOpen` decides, and no visitor is sent to the blocked page.
+    if (response.status >= 500 || response.status === 429) throw new Unavailable(`HTTP ${response.status}`);
     try {
       return (await response.json()) as Answer;
     } catch (_) {

@@ -136,8 +136,12 @@ export function createKeys(prefix: string) {
     secretSnapshot: (orgId: KeyId) => `${prefix}${tag(orgId)}:secrets:${orgId}`,
     /** Per-key fixed one-minute window: minute = floor(now_s / 60). */
     rateWindow: (orgId: KeyId, keyId: KeyId, minute: number) => `${prefix}${tag(orgId)}:rate:${keyId}:${minute}`,
-    /** The key's window of place-rule refusals (domain, IP, country): kept apart so they never take honest callers' slots. */
-    placeWindow: (orgId: KeyId, keyId: KeyId, minute: number) => `${prefix}${tag(orgId)}:rate:${keyId}:${minute}:place`,
+    /**
+     * The key's window of counted refusals (place, scope, key state, bot check): kept apart so
+     * they never take honest callers' slots. Named `:place` since it first held the place
+     * refusals alone; a rename would split one minute's window across a deploy.
+     */
+    refusalWindow: (orgId: KeyId, keyId: KeyId, minute: number) => `${prefix}${tag(orgId)}:rate:${keyId}:${minute}:place`,
     /** Per-source window of one key (rate_per_source_per_minute); `source` is a digest of the source network, never an address. */
     sourceWindow: (orgId: KeyId, keyId: KeyId, minute: number, source: string) =>
       `${prefix}${tag(orgId)}:rate:${keyId}:${minute}:src:${source}`,

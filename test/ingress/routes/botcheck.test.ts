@@ -321,11 +321,14 @@ describe("counting", () => {
   it("rate-limits like verify: past rate_per_minute a call is rate_limited and not counted", async () => {
     const made = await botcheckKey(gw, {}, { rate_per_minute: 2 });
     await challenge(gw, made);
-    await botcheckCall(gw, { key: made.key }, { ...BROWSER_HEADERS, "user-agent": "curl/8.5.0" });
+    // A bot's refusal takes its slot of the key's refusal window, not of the visitors' (docs/security.md, item 1).
+    const bot = await botcheckCall(gw, { key: made.key }, { ...BROWSER_HEADERS, "user-agent": "curl/8.5.0" });
+    expect(bot.body.reason).toBe("bot_ua");
+    await challenge(gw, made);
     const limited = await botcheckCall(gw, { key: made.key, signals: BROWSER_SIGNALS });
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ ok: false, allow: false, reason: "rate_limited" });
     expect(limited.body).not.toHaveProperty("nonce");
-    expect(await usedOf(gw, made.orgId)).toBe(2);
+    expect(await usedOf(gw, made.orgId)).toBe(3);
   });
 });

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postFrom } from "../../helpers/from-address.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
+import { BROWSER_HEADERS, BROWSER_SIGNALS, botcheckCall, botcheckKey } from "./botcheck-fixtures.js";
 import { advance, clientSetup, patchKey, usedOf } from "./verify-fixtures.js";
 
 /**
  * Abuse of a public client key (docs/security.md, item 1): anyone who reads a page's
- * source holds its key. Place-rule refusals do not take the key's slots, and the opt-in
+ * source holds its key. Counted refusals do not take the key's slots, and the opt-in
  * per-source limit stops a flood from one address before it reaches the key's window.
  */
 
@@ -46,6 +47,24 @@ describe("per-minute window against a flood of a public key", () => {
     expect((await from(ATTACKER, { key: made.key, domain: "attacker.example.net" })).body.reason).toBe("rate_limited");
     expect((await from(VISITOR, { key: made.key, domain: "example.com" })).body.reason).toBe("rate_limited");
     expect(await usedOf(gw, made.orgId)).toBe(10);
+  });
+
+  it("no counted refusal takes the key's slots: a scope the key lacks, a bot's user agent", async () => {
+    // The refusals of both share the key's refusal window: ten slots hold them.
+    const made = await botcheckKey(gw, {}, { rate_per_minute: 10, scopes: ["read"] });
+    await topOfMinute();
+    // A stranger with the public key and the right domain, asking for a scope the key lacks...
+    expect(await burst(5, () => from(ATTACKER, { key: made.key, domain: "example.com", scope: "write" }))).toEqual({
+      insufficient_scope: 5,
+    });
+    // ... and calling the bot check as what it is (curl), with the site's Origin.
+    const bot = { ...BROWSER_HEADERS, "user-agent": "curl/8.5.0" };
+    const refused = await Promise.all(Array.from({ length: 5 }, () => botcheckCall(gw, { key: made.key, signals: BROWSER_SIGNALS }, bot)));
+    expect(refused.map((r) => r.body.reason)).toEqual(Array(5).fill("bot_ua"));
+    expect(await usedOf(gw, made.orgId)).toBe(10);
+    // The site's visitors still get all ten slots of the key's window.
+    expect(await burst(10, () => from(VISITOR, { key: made.key, domain: "example.com" }))).toEqual({ ok: 10 });
+    expect((await from(VISITOR, { key: made.key, domain: "example.com" })).body.reason).toBe("rate_limited");
   });
 
   it("by default one source calling R times still gets exactly R", async () => {

@@ -42,7 +42,7 @@ describe("shard tags", () => {
         keys.contentSnapshot(orgId),
         keys.secretSnapshot(orgId),
         keys.rateWindow(orgId, 9, 5),
-        keys.placeWindow(orgId, 9, 5),
+        keys.refusalWindow(orgId, 9, 5),
         keys.sourceWindow(orgId, 9, 5, "abc"),
         keys.cycleUsed(orgId, 0),
         keys.installations(orgId, 9),

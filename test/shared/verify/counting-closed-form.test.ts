@@ -114,7 +114,7 @@ async function runPlan(limits: Limits, rounds: Plan, endpoint: string) {
   const counters = {
     used: await counter(keys.cycleUsed(orgId, CYCLE)),
     rate: await counter(keys.rateWindow(orgId, keyId, MINUTE)),
-    place: await counter(keys.placeWindow(orgId, keyId, MINUTE)),
+    place: await counter(keys.refusalWindow(orgId, keyId, MINUTE)),
     s1: await counter(keys.sourceWindow(orgId, keyId, MINUTE, "s1")),
     s2: await counter(keys.sourceWindow(orgId, keyId, MINUTE, "s2")),
     pending: await counter(keys.pendingInstalls(orgId, keyId, DAY)),

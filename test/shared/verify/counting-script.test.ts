@@ -210,7 +210,7 @@ describe("verify-batch-n.lua", () => {
     // The three plain calls take three of the four slots, the first i-1 call the fourth; the place refusals count in their own window.
     expect(reasons(results)).toEqual(["ok", "domain_mismatch", "ok", "ok", "domain_mismatch", "ok", "rate_limited"]);
     expect(await redis.get(keys.rateWindow(a.orgId, a.keyId, minute))).toBe("4");
-    expect(await redis.get(keys.placeWindow(a.orgId, a.keyId, minute))).toBe("2");
+    expect(await redis.get(keys.refusalWindow(a.orgId, a.keyId, minute))).toBe("2");
     expect(await redis.get(keys.cycleUsed(a.orgId, NOW - 1000))).toBe("6");
     expect(await redis.hgetall(keys.installations(a.orgId, a.keyId))).toEqual({ "i-1": "approved" });
     const base = { org: a.orgId, key: a.keyId, endpoint: "verify", cycle: NOW - 1000 };

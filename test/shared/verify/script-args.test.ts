@@ -69,7 +69,7 @@ function call(overrides: Partial<CountingCall>): CountingCall {
 function expected(c: CountingCall): string {
   const minute = Math.floor(c.nowMs / 60_000);
   const day = new Date(NOW).toISOString().slice(0, 10);
-  const place = c.outcome === "domain_mismatch";
+  const refused = c.outcome !== "ok";
   return [
     keys.keySnapshot(c.orgId, c.keyId),
     keys.orgSnapshot(c.orgId),
@@ -90,7 +90,7 @@ function expected(c: CountingCall): string {
     c.outcome,
     c.counts ? "1" : "0",
     c.install,
-    place ? keys.placeWindow(c.orgId, c.keyId, minute) : keys.rateWindow(c.orgId, c.keyId, minute),
+    refused ? keys.refusalWindow(c.orgId, c.keyId, minute) : keys.rateWindow(c.orgId, c.keyId, minute),
     c.source ? keys.sourceWindow(c.orgId, c.keyId, minute, c.source) : "",
   ].join("|");
 }

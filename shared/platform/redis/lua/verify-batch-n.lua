@@ -13,7 +13,7 @@ the test clock moves): no TIME here.
 KEYS[1]     usage stream of the shard (keys.usageStream)
 KEYS[2..]   the distinct keys the groups name: key snapshot hashes (field v = version),
             org snapshot hashes (field v), rate windows (the key's window, the key's
-            place-refusal window, per-source windows), cycle counters, installations
+            refusal window, per-source windows), cycle counters, installations
             hashes (install -> approved | pending | blocked), per key and day: the set
             of caller-chosen endpoint labels recorded and the count of installations
             recorded pending; per key and minute: the installations sighted (a hash)
@@ -47,8 +47,10 @@ and then per shape, SHAPE_FIELDS fields:
   S_COUNTS "1" when that outcome counts against the allowance, "0" when not (key_suspended),
   S_INSTALL installation id ("" when the endpoint takes none; the unnamed id for a verify call that sent none),
   S_WINDOW index of the rate window the call takes a slot of: the key's window of the minute, or,
-    for a refusal of the key's place rules (domain, IP, country), the key's separate
-    place-refusal window of the minute, so such refusals never use up honest callers' slots,
+    for a refusal of the pure rules or the route's check (place, scope, key state, bot check),
+    the key's separate refusal window of the minute, so refused calls never use up honest
+    callers' slots (an installation refused here still takes the key's window: it is decided
+    in this script, after the window is chosen),
   S_SOURCE_WINDOW index of the per-source window of the minute ("0" when the key has no per-source limit)
 
 Returns the answers of the calls, groups in order, shapes in order, the k calls of a
