@@ -172,15 +172,19 @@ export async function resume(): Promise<Principal | null> {
       state.principal = answer.data.principal;
       return state.principal;
     }
-    if (answer.status === 401) storeToken(null);
-    else return null;
+    if (answer.status !== 401) return null;
+    storeToken(null);
+    clearServerKey();
   }
   const session = await send<SignedInAnswer>(`${AUTH_API}/session`, {
     method: "GET",
     credentials: "same-origin",
     headers: { accept: "application/json" },
   });
-  return session.ok ? enterSession(session.data) : null;
+  if (session.ok) return enterSession(session.data);
+  // No credential left (credentialsLost says why the key goes too); an outage keeps it.
+  if (session.status === 401) clearServerKey();
+  return null;
 }
 
 /** Forgets every credential of this tab; a session is also ended on the server. */
@@ -200,9 +204,14 @@ export async function signOut(): Promise<void> {
   state.principal = null;
 }
 
-/** The API said 401: the credential is gone (expired session, revoked token). */
+/**
+ * The API said 401: the credential is gone (expired session, revoked token). The server key
+ * the tab held goes with it: it was entered under that credential, and whoever signs in next
+ * in this tab must not query with it.
+ */
 export function credentialsLost(): void {
   if (state.mode === "bearer") storeToken(null);
+  clearServerKey();
   state.mode = null;
   state.principal = null;
 }
