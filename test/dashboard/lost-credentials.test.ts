@@ -9,7 +9,7 @@ import { WAIT, settled, signInWithToken, visit } from "./harness.js";
  */
 
 // Functions passed to page.evaluate run in the browser; these names are theirs.
-declare const sessionStorage: any;
+declare const sessionStorage: any, location: any;
 
 let opened: DashboardWorld | undefined;
 beforeAll(async () => {

@@ -191,8 +191,7 @@ describe("assess: a hostile user agent", () => {
     const input = request(safariHeaders(hostile), { signals: { ...safariSignals(), touch_points: 2 } });
     expect(gatherEvidence(input).userAgent.length).toBe(513);
     const result = assess(input);
-    expect(result.verdict).toBe("refuse");
-    expect(result.reason).toBe("bot_ua");
+    expect(result).toMatchObject({ verdict: "refuse", reason: "bot_ua" });
     expect(result.clues.map((c) => c.id)).toContain("overlong_user_agent");
     // 512 characters is still a user agent like any other.
     const long = `${UA.safariMac} ${"x".repeat(512 - UA.safariMac.length - 1)}`;
