@@ -1,7 +1,7 @@
 import type { Context } from "../../shared/platform/context.js";
 import { every } from "../runtime/every.js";
 import type { RunningActor } from "../index.js";
-import { runMonitor } from "./handler.js";
+import { monitorScheduleKey, runMonitor } from "./handler.js";
 
 /** How often the monitor looks for due domains (it also looks right after the test clock moves). */
 export const MONITOR_TICK_MS = 60_000;
@@ -14,11 +14,12 @@ export const MONITOR_TICK_MS = 60_000;
  */
 export async function startMonitor(ctx: Context, tickMs = MONITOR_TICK_MS): Promise<RunningActor> {
   const periodMs = ctx.config.monitorIntervalHours * 3_600_000;
+  const scheduleKey = monitorScheduleKey(ctx.masterSecret);
   const timer = every(
     ctx.clock,
     tickMs,
     async () => {
-      await runMonitor({ db: ctx.db, redis: ctx.redis, keys: ctx.keys, nowMs: ctx.clock.now(), periodMs });
+      await runMonitor({ db: ctx.db, redis: ctx.redis, keys: ctx.keys, nowMs: ctx.clock.now(), periodMs, scheduleKey });
     },
     { onError: (error) => ctx.logger.warn({ err: error }, "monitor run failed; next run retries") },
   );

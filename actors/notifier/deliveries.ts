@@ -34,6 +34,9 @@ export const DELIVERY_POLICY: Readonly<DeliveryPolicy> = {
   pollMs: 1_000,
 };
 
+/** What `last_error` says of an attempt that failed before its request (the detail is in the log, not shown to the organization). */
+export const PREPARE_FAILED = "internal error: the delivery could not be prepared";
+
 /** 5xx, 408, 429 and no answer at all are worth retrying; any other answer is the receiver's final word. */
 export function outcomeOf(
   result: PostResult,
@@ -81,11 +84,23 @@ export function startDeliveryLoop(
   let total = 0;
   let stopped = false;
 
+  const attempt = async (job: DeliveryJob): Promise<PostResult> => {
+    try {
+      const secret = unseal(deps.masterSecret, job.secret_sealed, webhookSecretAad(job.org_id, job.webhook_id));
+      const eventType = (JSON.parse(job.body) as { event?: { type?: string } }).event?.type ?? "";
+      const headers = webhookHeaders({ secret, timestampS: deps.clock.nowSeconds(), body: job.body, deliveryId: job.id, eventType });
+      return await postJson(job.url, job.body, headers, { ...post, timeoutMs: policy.timeoutMs });
+    } catch (error) {
+      // A delivery that cannot even be sent (its secret does not unseal, its body does not parse)
+      // is an attempt that failed: recorded as one, so the retry period ends it like any other.
+      // Unrecorded, its lease would run out and it would be claimed again, every 25 s, forever.
+      deps.logger.warn({ err: error, delivery: job.id }, "webhook delivery could not be sent");
+      return { error: PREPARE_FAILED, refused: false };
+    }
+  };
+
   const send = async (job: DeliveryJob) => {
-    const secret = unseal(deps.masterSecret, job.secret_sealed, webhookSecretAad(job.org_id, job.webhook_id));
-    const eventType = (JSON.parse(job.body) as { event?: { type?: string } }).event?.type ?? "";
-    const headers = webhookHeaders({ secret, timestampS: deps.clock.nowSeconds(), body: job.body, deliveryId: job.id, eventType });
-    const result = await postJson(job.url, job.body, headers, { ...post, timeoutMs: policy.timeoutMs });
+    const result = await attempt(job);
     const now = deps.clock.now();
     await recordAttempt(deps.db, job.id, outcomeOf(result, job, now, policy), now);
   };

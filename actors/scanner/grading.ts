@@ -11,7 +11,7 @@
 import type { ResultName } from "./checks/index.js";
 import type { Finding, Section } from "./finding.js";
 
-export const ALGORITHM_VERSION = "scan-2026.11.2";
+export const ALGORITHM_VERSION = "scan-2026.11.3";
 
 /**
  * Groups the Observatory scores as ONE test: its cookie test reports the single worst
@@ -53,6 +53,7 @@ export const MODIFIERS = {
   "mx-missing": -10,
   "mx-cname": -10,
   "mx-unresolvable": -15,
+  "mx-not-public": -15,
   "mx-invalid": -15,
   "mx-lookup-failed": -5,
   "spf-hardfail": 0,

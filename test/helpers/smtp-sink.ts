@@ -13,15 +13,20 @@ export interface SmtpSink {
 /**
  * A local SMTP server (smtp-server) that keeps what it receives: the notifier's e-mails in tests.
  * While `hold()` is true a message is received but never answered (the sender waits, as on a
- * stalled mail server).
+ * stalled mail server). A recipient `refuse` names is rejected at RCPT TO with 550, as a relay
+ * refuses a mailbox for good.
  */
-export async function startSmtpSink(options: { hold?: () => boolean } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(options: { hold?: () => boolean; refuse?: (address: string) => boolean } = {}): Promise<SmtpSink> {
   const mails: SmtpSink["mails"] = [];
   let held = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (!options.refuse?.(address.address)) return callback();
+      callback(Object.assign(new Error("5.1.1 mailbox unavailable"), { responseCode: 550 }));
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));

@@ -13,6 +13,7 @@ import {
 } from "../../../shared/scans/index.js";
 import type { Helpers } from "../../runtime/index.js";
 import { CheckBudgetExceeded } from "../offload/pool.js";
+import { ScanDeadlineExceeded } from "../retrieve/deadline.js";
 import type { ScanOptions } from "../../../shared/platform/net/outbound/options.js";
 import { applyScanToFindings } from "../../../shared/findings/index.js";
 import { compareFindings } from "./regression.js";
@@ -46,8 +47,14 @@ export function scanHandler(runScan: RunScan, options: ScanOptions, runRecheck?:
       result = await runScan(job.domain, options, startedMs);
     } catch (error) {
       // Over its budget the scan answers scan_failed and stores nothing: a partial grade would read as the site's.
+      // Past its deadline with no DNS answer at all, likewise: a grade of time-outs is not the site's.
       if (error instanceof CheckBudgetExceeded)
         helpers.logger.warn({ domain: job.domain, orgId: job.org_id, budgetMs: error.budgetMs }, "scan checks exceeded their time budget");
+      else if (error instanceof ScanDeadlineExceeded)
+        helpers.logger.warn(
+          { domain: job.domain, orgId: job.org_id, deadlineMs: error.deadlineMs },
+          "scan retrieved nothing within its deadline",
+        );
       else helpers.logger.error({ err: error, domain: job.domain }, "scan failed");
       await helpers.reply?.({ ok: false, error: "scan_failed" } satisfies ScanReply);
       return;

@@ -2,6 +2,8 @@
  * DNS evidence for the `dns` section: one pass of queries, most of them in parallel,
  * then the follow-ups that depend on their answers (MX hosts, the SPF tree, CNAME
  * targets, the MTA-STS policy file). Checks never query; they read what is gathered here.
+ * Addresses reach the evidence only when the scan's address policy accepts them
+ * (public-addresses.ts); the caller bounds the whole retrieval in time (deadline.ts).
  */
 import PQueue from "p-queue";
 import type { ScanOptions } from "../../../shared/platform/net/outbound/options.js";
@@ -20,6 +22,7 @@ import type {
 } from "../../../shared/platform/net/outbound/evidence.js";
 import { fetchOnce, type HttpContext } from "../../../shared/platform/net/outbound/http-client.js";
 import { dnsHostResolver } from "../../../shared/platform/net/outbound/ssrf.js";
+import { evidenceQuery } from "./public-addresses.js";
 import { askChecked, findZoneCut, organizationalDomain } from "./zone-cut.js";
 
 /** Selectors of common providers and defaults; DKIM offers no way to list a domain's selectors. */
@@ -90,7 +93,9 @@ export async function retrieveDns(domainInput: string, options: ScanOptions, now
   const orgDomain = organizationalDomain(domain);
   const queue = new PQueue({ concurrency: CONCURRENCY });
   const raw = query ?? createDnsClient(options.resolver, options.timeoutMs);
-  const ask: DnsQuery = (name, type, flags) => queue.add(() => raw(name, type, flags));
+  const queued: DnsQuery = (name, type, flags) => queue.add(() => raw(name, type, flags));
+  // Everything asked here is evidence, except the MTA-STS host's addresses, which the SSRF guard judges itself.
+  const ask = evidenceQuery(queued, options.outbound);
 
   // The domain's own answers are asked with DO: their AD flags are the DNSSEC verdict.
   const [cut, a, aaaa, mx, txt, dmarc, dmarcZone, mtaStsTxt, tlsRpt] = await Promise.all([
@@ -118,7 +123,7 @@ export async function retrieveDns(domainInput: string, options: ScanOptions, now
   const mxPromise = Promise.all(exchanges.slice(0, MAX_MX_HOSTS).map((exchange) => lookupMxHost(exchange, ask)));
   const spfPromise = collectSpf(domain, txt.answer, ask);
   const hasStsRecord = mtaStsTxt.records.some((r) => r.type === "TXT" && isMtaStsTxt(joinTxt(r.strings)));
-  const policyPromise = hasStsRecord ? fetchMtaStsPolicy(domain, options, ask) : Promise.resolve(null);
+  const policyPromise = hasStsRecord ? fetchMtaStsPolicy(domain, options, queued) : Promise.resolve(null);
 
   const [ns, dnskey, dkim, caa, cnames, mxHosts, spf, mtaStsPolicy] = await Promise.all([
     nsPromise,

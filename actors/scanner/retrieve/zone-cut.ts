@@ -53,18 +53,30 @@ function parentOf(name: string): string | null {
   return dot < 0 ? null : name.slice(dot + 1);
 }
 
+/**
+ * Names asked above the domain at most. Each step may cost two queries (DO, then CD after a
+ * SERVFAIL): a long name under a server that answers SERVFAIL slowly would otherwise cost
+ * one step per label, up to 126 of them.
+ */
+export const MAX_ZONE_WALK = 10;
+
+/**
+ * The walk stops at the registrable domain: a zone above it is a public suffix, never the
+ * customer's zone, and asking there says nothing the fallback does not.
+ */
 export async function findZoneCut(domain: string, ask: DnsQuery): Promise<ZoneCut> {
   const own = await askChecked(ask, domain, "SOA");
-  let name: string | null = domain;
+  const registrable = organizationalDomain(domain);
+  let name = domain;
   let current = usable(own);
-  // One query per label at most; a domain has at most 127 of them, real ones a handful.
-  while (name !== null) {
+  for (let step = 0; ; step++) {
     const zone = zoneFromAnswer(name, current);
     if (zone) return { zone, source: "soa", own };
     if (current.status !== "noerror" && current.status !== "nxdomain" && current.status !== "servfail") break;
-    name = parentOf(name);
-    if (name === null) break;
+    const parent = parentOf(name);
+    if (step >= MAX_ZONE_WALK || name === registrable || parent === null || !isWithin(parent, registrable)) break;
+    name = parent;
     current = usable(await askChecked(ask, name, "SOA"));
   }
-  return { zone: organizationalDomain(domain), source: "public-suffix", own };
+  return { zone: registrable, source: "public-suffix", own };
 }

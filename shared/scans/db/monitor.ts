@@ -33,21 +33,34 @@ export interface DueScan {
 }
 
 /**
- * Claims up to `limit` due domains and moves each to its next slot (the same offset in a
- * later period), locked so two monitors never claim one domain. Run in the transaction
- * that publishes their scan jobs.
+ * Claims up to `limit` due domains, at most `perOrg` of one organization (its earliest due:
+ * the rest stay due for the next run), locked so two monitors never claim one domain, and
+ * moves each to the slot `nextRunMs` names for it. Run in the transaction that publishes
+ * their scan jobs.
  */
-export async function claimDueScans(tx: Queryable, nowMs: number, periodMs: number, limit: number): Promise<DueScan[]> {
+export async function claimDueScans(
+  tx: Queryable,
+  claim: { nowMs: number; limit: number; perOrg: number; nextRunMs: (orgId: number, domain: string) => number },
+): Promise<DueScan[]> {
   const { rows } = await tx.query<{ org_id: string; domain: string; slot_ms: string }>(
-    `WITH due AS (
-       SELECT org_id, domain, next_run_at FROM monitor_schedule WHERE next_run_at <= to_timestamp($1 / 1000.0)
-       ORDER BY next_run_at LIMIT $3 FOR UPDATE SKIP LOCKED
+    `WITH ranked AS (
+       SELECT org_id, domain, row_number() OVER (PARTITION BY org_id ORDER BY next_run_at, domain) AS nth
+       FROM monitor_schedule WHERE next_run_at <= to_timestamp($1 / 1000.0)
      )
-     UPDATE monitor_schedule s SET last_run_at = to_timestamp($1 / 1000.0),
-       next_run_at = due.next_run_at + make_interval(secs => ($2 / 1000.0) * (floor(extract(epoch FROM to_timestamp($1 / 1000.0) - due.next_run_at) * 1000 / $2) + 1))
-     FROM due WHERE s.org_id = due.org_id AND s.domain = due.domain
-     RETURNING s.org_id, s.domain, (extract(epoch FROM due.next_run_at) * 1000)::bigint AS slot_ms`,
-    [nowMs, periodMs, limit],
+     SELECT s.org_id, s.domain, (extract(epoch FROM s.next_run_at) * 1000)::bigint AS slot_ms
+     FROM monitor_schedule s JOIN ranked r ON r.org_id = s.org_id AND r.domain = s.domain
+     WHERE r.nth <= $3 AND s.next_run_at <= to_timestamp($1 / 1000.0)
+     ORDER BY s.next_run_at, s.org_id, s.domain LIMIT $2
+     FOR UPDATE OF s SKIP LOCKED`,
+    [claim.nowMs, claim.limit, claim.perOrg],
   );
-  return rows.map((r) => ({ org_id: Number(r.org_id), domain: r.domain, slot_ms: Number(r.slot_ms) }));
+  const due = rows.map((r) => ({ org_id: Number(r.org_id), domain: r.domain, slot_ms: Number(r.slot_ms) }));
+  if (due.length === 0) return due;
+  await tx.query(
+    `UPDATE monitor_schedule s SET last_run_at = to_timestamp($1 / 1000.0), next_run_at = to_timestamp(u.next_ms / 1000.0)
+     FROM unnest($2::bigint[], $3::text[], $4::bigint[]) AS u(org_id, domain, next_ms)
+     WHERE s.org_id = u.org_id AND s.domain = u.domain`,
+    [claim.nowMs, due.map((d) => d.org_id), due.map((d) => d.domain), due.map((d) => claim.nextRunMs(d.org_id, d.domain))],
+  );
+  return due;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningActor } from "../../../actors/index.js";
-import { firstRunOf, monitorJob, offsetOf, runMonitor } from "../../../actors/monitor/handler.js";
+import { firstRunOf, monitorJob, monitorScheduleKey, offsetOf, runMonitor } from "../../../actors/monitor/handler.js";
 import { startMonitor } from "../../../actors/monitor/index.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../helpers/gateway.js";
 import { eventsOf, startFakeScanner, type FakeScanner } from "../../helpers/findings.js";
@@ -37,18 +37,20 @@ const monitorScans = async () =>
     )
   ).rows;
 
+const KEY = Buffer.alloc(32, 7);
+
 describe("schedule", () => {
   it("spreads domains over the period and keeps each at its offset", () => {
-    const offsets = Array.from({ length: 200 }, (_, i) => offsetOf(1, `d${i}.test`, DAY_MS));
+    const offsets = Array.from({ length: 200 }, (_, i) => offsetOf(KEY, 1, `d${i}.test`, DAY_MS));
     for (const o of offsets) {
       expect(o).toBeGreaterThanOrEqual(0);
       expect(o).toBeLessThan(DAY_MS);
     }
     const perQuarter = [0, 1, 2, 3].map((q) => offsets.filter((o) => Math.floor(o / (DAY_MS / 4)) === q).length);
     for (const n of perQuarter) expect(n).toBeGreaterThan(20);
-    expect(offsetOf(1, "a.test", DAY_MS)).toBe(offsetOf(1, "a.test", DAY_MS));
+    expect(offsetOf(KEY, 1, "a.test", DAY_MS)).toBe(offsetOf(KEY, 1, "a.test", DAY_MS));
     const now = Date.UTC(2030, 0, 1, 12);
-    const first = firstRunOf(1, "a.test", now, DAY_MS);
+    const first = firstRunOf(KEY, 1, "a.test", now, DAY_MS);
     expect(first).toBeGreaterThan(now);
     expect(first - now).toBeLessThanOrEqual(DAY_MS);
     expect(monitorJob(1, "a.test", first).job_id.length).toBeLessThanOrEqual(64);
@@ -91,7 +93,14 @@ describe("monitor actor", () => {
     monitor = null;
     await advance(gw, 24 * 3600);
     const now = gw.ctx.clock.now();
-    const deps = { db: gw.ctx.db, redis: gw.ctx.redis, keys: gw.ctx.keys, nowMs: now, periodMs: DAY_MS };
+    const deps = {
+      db: gw.ctx.db,
+      redis: gw.ctx.redis,
+      keys: gw.ctx.keys,
+      nowMs: now,
+      periodMs: DAY_MS,
+      scheduleKey: monitorScheduleKey(gw.ctx.masterSecret),
+    };
     const [a, b] = await Promise.all([runMonitor(deps), runMonitor(deps)]);
     expect(a + b).toBe(3);
     expect(await runMonitor(deps)).toBe(0);
@@ -100,7 +109,14 @@ describe("monitor actor", () => {
 
   it("forgets a domain that is no longer verified", async () => {
     await gw.ctx.db.query("UPDATE domains SET verified = false WHERE name = 'c.test'");
-    await runMonitor({ db: gw.ctx.db, redis: gw.ctx.redis, keys: gw.ctx.keys, nowMs: gw.ctx.clock.now(), periodMs: DAY_MS });
+    await runMonitor({
+      db: gw.ctx.db,
+      redis: gw.ctx.redis,
+      keys: gw.ctx.keys,
+      nowMs: gw.ctx.clock.now(),
+      periodMs: DAY_MS,
+      scheduleKey: monitorScheduleKey(gw.ctx.masterSecret),
+    });
     const { rows } = await gw.ctx.db.query("SELECT domain FROM monitor_schedule ORDER BY domain");
     expect(rows.map((r) => r.domain)).toEqual(["a.test", "b.test"]);
   });

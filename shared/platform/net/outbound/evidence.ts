@@ -6,7 +6,15 @@
 
 export type RecordType = "A" | "AAAA" | "MX" | "TXT" | "CNAME" | "NS" | "CAA" | "SOA" | "DNSKEY";
 
+/**
+ * What scan evidence shows in place of an address the scan's address policy refuses
+ * (loopback, private, metadata, ...): a name the customer controls may point at the
+ * service's own network, and the evidence must not tell the customer what it resolves to.
+ */
+export const NON_PUBLIC_ADDRESS = "(non-public address)";
+
 export type DnsRecord =
+  /** `address` is NON_PUBLIC_ADDRESS in scan evidence when the scan policy refuses the address. */
   | { readonly type: "A" | "AAAA"; readonly name: string; readonly address: string }
   | { readonly type: "MX"; readonly name: string; readonly priority: number; readonly exchange: string }
   /** TXT character-strings as sent; consumers join them (RFC 7208 3.3). */

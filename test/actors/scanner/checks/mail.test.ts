@@ -5,7 +5,7 @@ import { mtaSts } from "../../../../actors/scanner/checks/mta-sts.js";
 import { mx } from "../../../../actors/scanner/checks/mx.js";
 import { tlsRpt } from "../../../../actors/scanner/checks/tls-rpt.js";
 import { evaluate } from "../../../../actors/scanner/finding.js";
-import { noData } from "../../../../shared/platform/net/outbound/evidence.js";
+import { NON_PUBLIC_ADDRESS, noData } from "../../../../shared/platform/net/outbound/evidence.js";
 import { answer, DOMAIN, dnsWith, mxAnswer, response, txt } from "../builders.js";
 
 const MX_HOST = `mx.${DOMAIN}`;
@@ -35,6 +35,18 @@ describe("mail:mx", () => {
   test("fail when the exchange has no address", () => {
     const dead = { exchange: MX_HOST, a: noData(MX_HOST, "A"), aaaa: noData(MX_HOST, "AAAA") };
     expect(evaluate(mx, dnsWith({ mx: mxAnswer(MX_HOST), mxHosts: [dead] })).result).toBe("mx-unresolvable");
+  });
+  test("fail when the exchange resolves only to addresses the scan may not reach", () => {
+    const internal = {
+      exchange: MX_HOST,
+      a: answer(MX_HOST, "A", [{ type: "A", name: MX_HOST, address: NON_PUBLIC_ADDRESS }]),
+      aaaa: answer(MX_HOST, "AAAA", [{ type: "AAAA", name: MX_HOST, address: NON_PUBLIC_ADDRESS }]),
+    };
+    const f = evaluate(mx, dnsWith({ mx: mxAnswer(MX_HOST), mxHosts: [internal] }));
+    expect([f.status, f.result]).toEqual(["fail", "mx-not-public"]);
+    // One public address is enough to receive mail.
+    const mixed = { ...internal, aaaa: hostWithAddress.a };
+    expect(evaluate(mx, dnsWith({ mx: mxAnswer(MX_HOST), mxHosts: [mixed] })).result).toBe("mx-ok");
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { DnsQuery } from "../../../../shared/platform/net/outbound/dns-client.js";
 import { noData, type DnsAnswer } from "../../../../shared/platform/net/outbound/evidence.js";
-import { findZoneCut, zoneFromAnswer } from "../../../../actors/scanner/retrieve/zone-cut.js";
+import { findZoneCut, MAX_ZONE_WALK, zoneFromAnswer } from "../../../../actors/scanner/retrieve/zone-cut.js";
 import { answer, nxdomain, timedOut } from "../builders.js";
 
 const soaAt = (name: string): DnsAnswer => answer(name, "SOA", [{ type: "SOA", name, primary: `ns1.${name}`, serial: 1 }]);
@@ -52,5 +52,26 @@ describe("findZoneCut", () => {
     expect(cut.zone).toBe("bogus.example.com");
     expect(cut.own.answer.status).toBe("servfail");
     expect(cut.own.unchecked?.status).toBe("noerror");
+  });
+
+  const servfail: DnsQuery = async (name, type) => {
+    asked.push(`${name}/${type}`);
+    return { ...noData(name, type), status: "servfail", rcode: 2 };
+  };
+  test("a SERVFAIL walk stops at the registrable domain, never asking a public suffix", async () => {
+    asked.length = 0;
+    const cut = await findZoneCut("x.y.example.co.uk", servfail);
+    expect([cut.zone, cut.source]).toEqual(["example.co.uk", "public-suffix"]);
+    // Each name twice: with DO, then with CD after the SERVFAIL.
+    expect([...new Set(asked)]).toEqual(["x.y.example.co.uk/SOA", "y.example.co.uk/SOA", "example.co.uk/SOA"]);
+    expect(asked).toHaveLength(6);
+  });
+  test("a SERVFAIL walk takes at most MAX_ZONE_WALK steps above the domain, however long the name", async () => {
+    asked.length = 0;
+    const long = `${"a.".repeat(100)}example.com`;
+    const cut = await findZoneCut(long, servfail);
+    expect([cut.zone, cut.source]).toEqual(["example.com", "public-suffix"]);
+    expect(new Set(asked).size).toBe(1 + MAX_ZONE_WALK);
+    expect(asked.length).toBe(2 * (1 + MAX_ZONE_WALK));
   });
 });
