@@ -126,6 +126,10 @@ export const api = {
   members: (org: number, query: Query = {}) => admin<Paged & { members: Member[] }>("GET", `/orgs/${org}/members`, { query }),
   addMember: (org: number, body: { name: string; email: string; role: string }) =>
     admin<{ member: Member }>("POST", `/orgs/${org}/members`, { body }),
+  setMemberRole: (org: number, id: number, role: string) =>
+    admin<{ member: Member }>("PATCH", `/orgs/${org}/members/${id}`, { body: { role } }),
+  removeMember: (org: number, id: number) =>
+    admin<{ removed: Member; assignments_unassigned: number; default_owner_cleared: boolean }>("DELETE", `/orgs/${org}/members/${id}`),
   tokens: (org: number) => admin<Paged & { tokens: TokenDetails[] }>("GET", `/orgs/${org}/tokens`),
   createToken: (org: number, body: { name: string; scopes: string[]; expires_at?: string }) =>
     admin<{ token: string; details: TokenDetails }>("POST", `/orgs/${org}/tokens`, { body }),

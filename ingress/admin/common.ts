@@ -42,26 +42,44 @@ export interface AdminRoute {
 export const ADMIN_BASE = "/admin/v1";
 
 /**
+ * What every admin answer carries, refusals and faults included: it is an organization's
+ * data or a credential's verdict, so no cache keeps it, and no browser reads it as anything
+ * but its declared type.
+ */
+const ADMIN_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+});
+/** A thrown fault is answered by app.ts (`internal_error` for every admin path), with these headers. */
+const ADMIN_FAULT = Object.freeze({ headers: () => ADMIN_HEADERS });
+
+/**
  * The one wrapper of every admin route: the principal is resolved once, the route's reach
  * checked, the JSON body parsed (and refused when it cannot be stored), then the handler
- * runs with the caller.
+ * runs with the caller; its answer leaves with ADMIN_HEADERS.
  */
 export function guarded(route: AdminRoute) {
   return async (request: HttpRequest, deps: IngressDeps, params: RouteParams): Promise<HttpReply> => {
-    if (route.available && !route.available(deps)) return refuse("unknown_endpoint");
-    const resolved = await resolvePrincipal(request, deps);
-    if ("refusal" in resolved) return resolved.refusal;
-    const { principal } = resolved;
-    const refused = await authorize(route.reach, principal, request.method, params, deps);
-    if (refused !== null) return refuse(refused);
-    const body = readJson(request);
-    if (body === null) return refuseField("bad_json", "the body is not a JSON object");
-    const unstorable = unstorableField(body);
-    if (unstorable !== null) {
-      return refuseField(`bad_${isStorableText(unstorable) ? unstorable : "json"}`, "NUL, a lone surrogate or too deep nesting");
-    }
-    return route.handler(request, deps, params, body, { principal, who: whoOf(principal) });
+    request.fault = ADMIN_FAULT;
+    const reply = await answer(route, request, deps, params);
+    return { ...reply, headers: { ...reply.headers, ...ADMIN_HEADERS } };
   };
+}
+
+async function answer(route: AdminRoute, request: HttpRequest, deps: IngressDeps, params: RouteParams): Promise<HttpReply> {
+  if (route.available && !route.available(deps)) return refuse("unknown_endpoint");
+  const resolved = await resolvePrincipal(request, deps);
+  if ("refusal" in resolved) return resolved.refusal;
+  const { principal } = resolved;
+  const refused = await authorize(route.reach, principal, request.method, params, deps);
+  if (refused !== null) return refuse(refused);
+  const body = readJson(request);
+  if (body === null) return refuseField("bad_json", "the body is not a JSON object");
+  const unstorable = unstorableField(body);
+  if (unstorable !== null) {
+    return refuseField(`bad_${isStorableText(unstorable) ? unstorable : "json"}`, "NUL, a lone surrogate or too deep nesting");
+  }
+  return route.handler(request, deps, params, body, { principal, who: whoOf(principal) });
 }
 
 export { idParam } from "./reach.js";

@@ -15,7 +15,8 @@ import type { RouteParams } from "../types.js";
  *   (`owned`), its owner must be the same organization. A principal of another
  *   organization, or a resource that does not exist, is answered 404 `not_found` alike.
  *   `role` is the lowest member role allowed; `mints` marks the calls that create
- *   credentials or members, which organization tokens never make.
+ *   credentials or members, or change a member's role or membership, which organization
+ *   tokens never make.
  *
  * Read or write follows the method: GET (and HEAD) read, everything else writes; a token
  * without the `write` scope is refused every write with 403 `insufficient_scope`.

@@ -7,6 +7,7 @@ import { addDomain, listDomainsRoute, verifyDomain } from "./domains.js";
 import { decideInstallation, listInstallations } from "./installations.js";
 import { createKey, getKey, keyTransition, listKeys, patchKey, rotateKey } from "./keys.js";
 import { getMe } from "./me.js";
+import { changeMemberRole, removeMember } from "./members.js";
 import { addNote, listNotes } from "./notes.js";
 import { listOrgInstallations } from "./org-installations.js";
 import { addMember, createOrg, getOrg, listMembersRoute, listOrgsRoute, patchOrg } from "./orgs.js";
@@ -81,6 +82,10 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   route("PATCH", "/orgs/:org", orgRoute(OWN), patchOrg),
   route("POST", "/orgs/:org/members", orgRoute(OWN, { mints: true }), addMember),
   route("GET", "/orgs/:org/members", orgRoute(READ), listMembersRoute),
+  // Changing a role or removing a member is the owner's, and never a token's (`mints`): a
+  // write token that could make an owner would mint through them.
+  route("PATCH", "/orgs/:org/members/:id", orgRoute(OWN, { owned: "member", mints: true }), changeMemberRole),
+  route("DELETE", "/orgs/:org/members/:id", orgRoute(OWN, { owned: "member", mints: true }), removeMember),
   route("POST", "/orgs/:org/tokens", orgRoute(OWN, { mints: true }), createToken),
   route("GET", "/orgs/:org/tokens", orgRoute(READ), listTokens),
   route("DELETE", "/orgs/:org/tokens/:id", orgRoute(OWN, { owned: "token" }), removeToken),

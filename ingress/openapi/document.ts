@@ -245,6 +245,7 @@ export function adminDocument(siteUrl: string): OpenApiDocument {
       security: [],
       responses: {
         "200": { description: "This document.", content: json(PUBLIC_ANSWERS.openapi) },
+        "304": { description: "Not modified: the If-None-Match matched." },
         ...refusals("#/components/schemas/AdminRefusal", [405, 503]),
       },
     },

@@ -366,6 +366,11 @@ export const ADMIN_ANSWERS: Record<string, Schema> = {
     "limit",
     "has_more",
   ]),
+  "PATCH /orgs/:org/members/:id": strict({ ok: { const: true }, member: memberSchema }, ["ok", "member"]),
+  "DELETE /orgs/:org/members/:id": strict(
+    { ok: { const: true }, removed: memberSchema, assignments_unassigned: int, default_owner_cleared: bool },
+    ["ok", "removed", "assignments_unassigned", "default_owner_cleared"],
+  ),
   "POST /orgs/:org/tokens": strict({ ok: { const: true }, token: str, details: tokenSchema }, ["ok", "token", "details"]),
   "GET /orgs/:org/tokens": listOf("tokens", tokenSchema),
   "POST /orgs/:org/domains": strict({ ok: { const: true }, domain: domainSchema }, ["ok", "domain"]),

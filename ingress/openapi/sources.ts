@@ -2,6 +2,7 @@ import * as content from "../admin/content.js";
 import * as domains from "../admin/domains.js";
 import * as keyRotation from "../admin/key-rotation.js";
 import * as keys from "../admin/keys.js";
+import * as members from "../admin/members.js";
 import * as notes from "../admin/notes.js";
 import * as orgs from "../admin/orgs.js";
 import * as risks from "../admin/risks.js";
@@ -35,6 +36,7 @@ export const ADMIN_BODIES: Record<string, Schema> = {
   "POST /orgs": orgs.createOrgBody.schema,
   "PATCH /orgs/:org": orgs.patchOrgBody.schema,
   "POST /orgs/:org/members": orgs.memberBody.schema,
+  "PATCH /orgs/:org/members/:id": members.roleBody.schema,
   "POST /orgs/:org/tokens": tokens.tokenBody.schema,
   "POST /orgs/:org/domains": domains.domainBody.schema,
   "POST /orgs/:org/keys": keys.createBody.schema,
@@ -204,5 +206,6 @@ export const PUBLIC_ENDPOINTS: readonly PublicEndpoint[] = [
     tag: "description",
     summary: "This document.",
     answer: { kind: "json", schema: PUBLIC_ANSWERS.openapi },
+    notModified: true,
   },
 ];

@@ -138,7 +138,8 @@ export async function answerScan(
 /**
  * scan.php (interface.md 4.5): server keys only; the key's lock must match `domain`,
  * and `domain` must be verified by the key's organization (domain_not_verified).
- * Every answer that knows the organization carries the X-RateLimit headers.
+ * Every answer carries the X-RateLimit headers: the organization's once the key is known
+ * to be one of its server keys, the unknown-budget ones before.
  */
 export function scanRoute(timeoutMs = SCAN_TIMEOUT_MS) {
   return (request: HttpRequest, deps: IngressDeps) => scan(request, deps, timeoutMs);
@@ -158,8 +159,11 @@ async function judgeScan(request: HttpRequest, deps: IngressDeps, timeoutMs: num
   const raw = str(params, "domain");
   const gate = await passGate(request, deps, params, { endpoint: "scan", serverOnly: true });
   if (!gate.ok) {
-    if (gate.prepared) known(gate.prepared.org.id);
-    const headers = await headersOf(deps, gate.prepared ? gate.prepared.org.id : null);
+    // The budget is the organization's server keys' business: a client key (refused
+    // server_key_required, or any refusal judged before its kind) learns nothing of it.
+    const orgId = gate.prepared?.key.kind === "server" ? gate.prepared.org.id : null;
+    if (orgId !== null) known(orgId);
+    const headers = await headersOf(deps, orgId);
     return gate.fault ? fault(request.requestId, false, { headers }) : refuse(gate.reason, {}, headers);
   }
   const orgId = gate.prepared.org.id;

@@ -11,9 +11,9 @@ import { secretParams } from "./schemas.js";
 /**
  * secret.php (interface.md 4.4): a runtime secret for a server key bound to an IP
  * allowlist, judged on the connecting address only (the `ip` parameter never counts).
- * POST only, no CORS headers at all, never cached. The value is sealed at rest
- * (AES-256-GCM under the master secret, bound to org and name) and unsealed only to
- * answer. Signed exactly like a verify answer. docs/secret.md.
+ * POST only, parameters in the body only, no CORS headers at all, never cached. The
+ * value is sealed at rest (AES-256-GCM under the master secret, bound to org and name)
+ * and unsealed only to answer. Signed exactly like a verify answer. docs/secret.md.
  */
 
 const HEADERS: Readonly<Record<string, string>> = Object.freeze({ "cache-control": "no-store" });
@@ -21,6 +21,7 @@ const SUCCESS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "cache-control": "no-store",
   "content-type": "application/json",
 });
+const QUERY_REFUSED = "secret.php takes its parameters in the POST body only, never in the query string";
 /** The admin API's secret names: anything else cannot exist. */
 const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 
@@ -34,6 +35,9 @@ export function secretMethodNotAllowed(): HttpReply {
 }
 
 export async function secret(request: HttpRequest, deps: IngressDeps): Promise<HttpReply> {
+  // Parameters in the body only: a key or a secret's name in the URL lands in access logs
+  // and proxy logs, so a query string is refused before anything in it is read.
+  if (request.query !== "") return refuse("bad_request", { detail: QUERY_REFUSED }, headers());
   const params = readParams(request);
   // A value that does not unseal (GATEWAY_SECRET differs from the one it was sealed with)
   // throws: the route wrapper (app.ts) answers the one fault, like Redis being down.

@@ -20,7 +20,7 @@ import { EXIT, print, UsageError } from "./io.js";
 
 /**
  * The lists and calls an account owner needs (operator-api.md section 5, docs/accounts.md):
- * `me`, `org list`, `key list`, `domain list`, `member list`, `token create|list|revoke`,
+ * `me`, `org list`, `key list`, `domain list`, `member list|remove|role`, `token create|list|revoke`,
  * `risk accept|release|list`, `install list`, `scan run|show`. They take the admin token or
  * an organization token; with an organization token `--org` may be left out (it is the
  * token's own organization, asked of GET /me).
@@ -139,6 +139,33 @@ async function memberList(c: AdminContext): Promise<number> {
   if (c.json) return json(c, answer);
   const rows = answer.members.map((m) => [text(m.id), text(m.role), text(m.email), text(m.name)]);
   return printPage(c, answer, rows, ["ID", "ROLE", "EMAIL", "NAME"], `Organization ${org} has no members.`);
+}
+
+async function memberRemove(c: AdminContext): Promise<number> {
+  const id = idArgument(c.args[0], "the member id");
+  const org = await orgOf(c);
+  const { body: answer } = await c.client.call<{
+    removed: MemberView;
+    assignments_unassigned: number;
+    default_owner_cleared: boolean;
+  }>("DELETE", `/orgs/${org}/members/${id}`);
+  if (c.json) return json(c, answer);
+  const m = answer.removed;
+  print(c.io, `Member ${id} ${text(m.name)} <${text(m.email)}> (${text(m.role)}) removed from organization ${org}: its sessions end now.`);
+  if (answer.assignments_unassigned > 0) print(c.io, `${text(answer.assignments_unassigned)} of its assignments are unassigned.`);
+  if (answer.default_owner_cleared) print(c.io, "It was the default owner: new failing findings are no longer assigned automatically.");
+  return EXIT.ok;
+}
+
+async function memberRole(c: AdminContext): Promise<number> {
+  const id = idArgument(c.args[0], "the member id");
+  const role = requiredOption(c.parsed, "role");
+  const org = await orgOf(c);
+  const { body: answer } = await c.client.call<{ member: MemberView }>("PATCH", `/orgs/${org}/members/${id}`, { role });
+  if (c.json) return json(c, answer);
+  const m = answer.member;
+  print(c.io, `Member ${id} ${text(m.name)} <${text(m.email)}> is ${text(m.role)} of organization ${org} from its next request.`);
+  return EXIT.ok;
 }
 
 async function tokenCreate(c: AdminContext): Promise<number> {
@@ -327,6 +354,22 @@ export const ACCOUNT_COMMANDS: Command[] = [
     "An organization's members and their roles.",
     { ...ORG, ...PAGING },
     memberList,
+  ),
+  adminCommand(
+    "member",
+    "remove",
+    "member remove [--org ORG_ID] MEMBER_ID",
+    "Remove a member (an owner's call): its sessions end at once; the last owner cannot be removed.",
+    ORG,
+    memberRemove,
+  ),
+  adminCommand(
+    "member",
+    "role",
+    "member role [--org ORG_ID] MEMBER_ID --role owner|admin|member",
+    "Change a member's role (an owner's call), from its next request; the last owner keeps the role.",
+    { ...ORG, role: "string" },
+    memberRole,
   ),
   adminCommand(
     "token",

@@ -8,7 +8,7 @@
 export { ACTIVITY_GROUPS, type ActivityGroup, recordActivity } from "./activity.js";
 export { challengeOf, storeChallenge, takeChallenge } from "./challenges.js";
 export { type ActivityRow, listActivity } from "./db/activity.js";
-export { findUsableLink, insertLink, membershipsOf, spendLink } from "./db/member-links.js";
+export { acceptedMembershipsOf, findUsableLink, insertLink, membershipsOf, spendLink } from "./db/member-links.js";
 export {
   findSessionByToken,
   insertSession,
@@ -22,8 +22,10 @@ export {
   allOrgIds,
   allowanceOf,
   countMembers,
+  countOwners,
   cycleUsed,
   defaultOwnerOf,
+  deleteMember,
   findMember,
   findMemberByEmail,
   findOrg,
@@ -32,12 +34,15 @@ export {
   listMembers,
   listOrgs,
   lockAndCountOrgs,
+  lockMember,
   lockOrg,
   lockOrgCount,
+  lockOrgSettings,
   type MemberRow,
   membersByIds,
   orgCycle,
   type OrgRow,
+  setMemberRole,
   updateOrg,
 } from "./db/orgs.js";
 export { type OwnedKind, ownerOf } from "./db/ownership.js";

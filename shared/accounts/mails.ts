@@ -1,9 +1,15 @@
 import type { Mail } from "../platform/mail.js";
+import { orgLabel, visible } from "../platform/visible.js";
 
 /**
  * The e-mails of member sign-in. The token travels in the URL fragment (`#...`): browsers
  * never send a fragment to a server, so it stays out of access logs, proxies and Referer
  * headers; the page's script reads it and posts it.
+ *
+ * An organization is named with its id, `Acme (organization 12)`: anyone can make an
+ * organization of any name and add any address to it, and the id is what tells two
+ * organizations of one name apart. Names (the member's, the organization's) are written with
+ * their invisible and reordering characters as code points (platform/visible.ts).
  */
 
 export function invitationUrl(siteUrl: string, token: string): string {
@@ -16,14 +22,22 @@ export function signinLinkUrl(siteUrl: string, token: string): string {
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
-export function invitationMail(input: { to: string; name: string; orgName: string; role: string; url: string; expiresAtMs: number }): Mail {
+export function invitationMail(input: {
+  to: string;
+  name: string;
+  orgName: string;
+  orgId: number;
+  role: string;
+  url: string;
+  expiresAtMs: number;
+}): Mail {
   return {
     to: input.to,
-    subject: `You are invited to ${input.orgName} on the access gateway`,
+    subject: `You are invited to ${visible(input.orgName)} on the access gateway`,
     text: [
-      `Hello ${input.name},`,
+      `Hello ${visible(input.name)},`,
       "",
-      `You were added to ${input.orgName} as ${input.role}. Open this link to create your passkey and sign in:`,
+      `You were added to ${orgLabel(input.orgName, input.orgId)} as ${input.role}. Open this link to create your passkey and sign in:`,
       "",
       input.url,
       "",
@@ -33,11 +47,14 @@ export function invitationMail(input: { to: string; name: string; orgName: strin
   };
 }
 
-export function signinLinkMail(input: { to: string; links: { orgName: string; url: string }[]; expiresAtMs: number }): Mail {
+export function signinLinkMail(input: { to: string; links: { orgName: string; orgId: number; url: string }[]; expiresAtMs: number }): Mail {
   const lines =
     input.links.length === 1
-      ? [`Open this link to sign in to ${input.links[0].orgName}:`, "", input.links[0].url]
-      : ["Open the link of the organization to sign in to:", ...input.links.flatMap((l) => ["", `${l.orgName}:`, l.url])];
+      ? [`Open this link to sign in to ${orgLabel(input.links[0].orgName, input.links[0].orgId)}:`, "", input.links[0].url]
+      : [
+          "Open the link of the organization to sign in to:",
+          ...input.links.flatMap((l) => ["", `${orgLabel(l.orgName, l.orgId)}:`, l.url]),
+        ];
   return {
     to: input.to,
     subject: "Your sign-in link for the access gateway",

@@ -162,14 +162,14 @@ describe("passkeys in chromium", () => {
     const response = await owner.page.goto(link, { waitUntil: "load" });
     expect(response?.headers()["content-security-policy"]).toContain("script-src 'self'");
     await pageState(owner.page, "invited");
-    expect(await text(owner.page, "invite-text")).toContain("Passkey Org as owner");
+    expect(await text(owner.page, "invite-text")).toContain(`Passkey Org (organization ${orgId}) as owner`);
     await owner.page.type("#passkey-name", "Laptop");
     await owner.page.click("#create-passkey");
     // The verify answer opened the session: the page goes on to the dashboard, which resumes it.
     await dashboardAt(owner.page, overview());
     await owner.page.goto(`${site}/dashboard/signin`, { waitUntil: "load" });
     await pageState(owner.page, "signed-in");
-    expect(await text(owner.page, "who")).toBe(`${OWNER.name} (${OWNER.email}), owner of Passkey Org`);
+    expect(await text(owner.page, "who")).toBe(`${OWNER.name} (${OWNER.email}), owner of Passkey Org (organization ${orgId})`);
     expect(await text(owner.page, "passkeys")).toContain("Laptop");
 
     const { credentials } = await owner.cdp.send("WebAuthn.getCredentials", { authenticatorId: owner.authenticatorId });
@@ -228,7 +228,9 @@ describe("passkeys in chromium", () => {
     await laptop.page.goto(link, { waitUntil: "load" });
     // The page names the link's account and spends it only when asked.
     await pageState(laptop.page, "link");
-    expect(await text(laptop.page, "link-account-text")).toBe(`${OWNER.name} (${OWNER.email}), owner of Passkey Org`);
+    expect(await text(laptop.page, "link-account-text")).toBe(
+      `${OWNER.name} (${OWNER.email}), owner of Passkey Org (organization ${orgId})`,
+    );
     await laptop.page.click("#link-signin");
     // Spent, the token left the address bar: the member is on the dashboard.
     await dashboardAt(laptop.page, overview());
@@ -324,7 +326,7 @@ describe("passkeys in chromium", () => {
     const member = await device();
     await member.page.goto(link, { waitUntil: "load" });
     await pageState(member.page, "invited");
-    expect(await text(member.page, "invite-text")).toContain("Passkey Org as member");
+    expect(await text(member.page, "invite-text")).toContain(`Passkey Org (organization ${orgId}) as member`);
     await member.page.click("#create-passkey");
     await dashboardAt(member.page, overview());
     // Signed out, then in again with the passkey alone.
@@ -389,7 +391,9 @@ describe("passkeys in chromium", () => {
     await pageState(owner.page, "signed-in");
     await owner.page.goto(link, { waitUntil: "load" });
     await pageState(owner.page, "link");
-    expect(await text(owner.page, "link-account-text")).toBe("Milo Member (milo@example.com), member of Passkey Org");
+    expect(await text(owner.page, "link-account-text")).toBe(
+      `Milo Member (milo@example.com), member of Passkey Org (organization ${orgId})`,
+    );
     expect(await sessionOf(owner.page)).toBe(OWNER.email);
     // Not hers: the page goes back to her own session, the link unspent and gone from the address bar.
     await owner.page.click("#link-not-mine");
@@ -409,6 +413,29 @@ describe("passkeys in chromium", () => {
     expect(await spent()).toBe(spentBefore + 1);
     expect(await milo.violations()).toEqual([]);
     await milo.page.browserContext().close();
+  });
+
+  it("the link's card names the organization with its id, and a name's reordering characters show as code points", async () => {
+    // Whoever names an organization chooses its characters: a right-to-left override could make
+    // the card read as another organization's ("… (organization 21)" written backwards).
+    const hostile = "Passkey Org\u202e)12 noitazinagro(\u202c\u2066";
+    expect((await gw.admin("PATCH", `/orgs/${orgId}`, { name: hostile })).status).toBe(200);
+    try {
+      const before = smtp.mails.length;
+      expect((await gw.call("/admin/v1/auth/signin/link", { method: "POST", body: { email: "milo@example.com" } })).status).toBe(200);
+      const [link] = await nextLinks(smtp, "milo@example.com", before);
+      const visitor = await device();
+      await visitor.page.goto(link, { waitUntil: "load" });
+      await pageState(visitor.page, "link");
+      expect(await text(visitor.page, "link-account-text")).toBe(
+        `Milo Member (milo@example.com), member of Passkey Org⟨U+202E⟩)12 noitazinagro(⟨U+202C⟩⟨U+2066⟩ (organization ${orgId})`,
+      );
+      await visitor.page.click("#link-not-mine");
+      expect(await visitor.violations()).toEqual([]);
+      await visitor.page.browserContext().close();
+    } finally {
+      await gw.admin("PATCH", `/orgs/${orgId}`, { name: "Passkey Org" });
+    }
   });
 
   it("the pages, signed out and signed in, at 1280 and 390 px: no accessibility violation axe-core can find, nothing wider than the window", async () => {

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, type TokenDetails } from "../api.js";
+import { api, type Member, type TokenDetails } from "../api.js";
 import { addPasskey, may, mode } from "../auth.js";
 import { useOrg } from "../layout.js";
 import {
@@ -19,14 +19,19 @@ import {
   useAction,
   useAnswer,
   valueOf,
+  visible,
   type InputEvent,
 } from "../ui.js";
 import { ShownOnce } from "./keys.js";
 
 /**
  * The team (operator-api.md section 5): members and their roles, invitations, organization
- * tokens (shown once), and the signed-in member's own sessions and passkeys.
+ * tokens (shown once), and the signed-in member's own sessions and passkeys. An owner (and
+ * the operator) also changes a member's role and removes a member (docs/accounts.md
+ * "Members"); nobody else is offered either.
  */
+
+const ROLES = ["member", "admin", "owner"] as const;
 
 function Members(props: { org: number }) {
   const [list, reload] = useAnswer(() => api.members(props.org, { limit: 500 }), [props.org]);
@@ -34,6 +39,24 @@ function Members(props: { org: number }) {
   const [email, setEmail] = useState("");
   const [role, setRole] = useState("member");
   const [outcome, run] = useAction();
+  const owns = may("mint");
+  const changeRole = async (id: number, role: string) => {
+    await run(api.setMemberRole(props.org, id, role), (d) => `${d.member.email} is now ${d.member.role}, from their next request.`);
+    // Refused (the last owner keeps the role) or not, the list shows the roles as they are.
+    reload();
+  };
+  const remove = async (id: number) => {
+    const answer = await run(api.removeMember(props.org, id), (d) =>
+      [
+        `${d.removed.email} is removed: their sessions have ended.`,
+        d.assignments_unassigned > 0 ? `${d.assignments_unassigned} of their assignments are unassigned.` : "",
+        d.default_owner_cleared ? "They were the default owner: new failing findings are no longer assigned automatically." : "",
+      ]
+        .filter(Boolean)
+        .join(" "),
+    );
+    if (answer.ok) reload();
+  };
   const invite = async (event: Event) => {
     event.preventDefault();
     const answer = await run(
@@ -57,23 +80,49 @@ function Members(props: { org: number }) {
           d.members.length === 0 ? (
             <Empty>No members yet.</Empty>
           ) : (
-            <Table caption="Members" head={["Name", "E-mail", "Role", "Since"]}>
-              {d.members.map((m) => (
-                <tr key={m.email}>
-                  <th scope="row" class="break">
-                    <Ext text={m.name} />
-                  </th>
-                  <td class="break">
-                    <Ext text={m.email} />
-                  </td>
-                  <td>
-                    <Badge value={m.role === "owner" ? "active" : "plain"} label={m.role} />
-                  </td>
-                  <td data-label="Since">
-                    <Time iso={m.created_at} empty="" />
-                  </td>
-                </tr>
-              ))}
+            <Table caption="Members" head={owns ? ["Name", "E-mail", "Role", "Since", ""] : ["Name", "E-mail", "Role", "Since"]}>
+              {d.members.map((m) => {
+                // An owner's controls need the member's id (every list answer has it).
+                const id = owns ? m.id : undefined;
+                return (
+                  <tr key={m.email}>
+                    <th scope="row" class="break">
+                      <Ext text={m.name} />
+                    </th>
+                    <td class="break">
+                      <Ext text={m.email} />
+                    </td>
+                    <td>
+                      {id !== undefined ? (
+                        <RoleSelect member={m} onChange={(role) => void changeRole(id, role)} />
+                      ) : (
+                        <Badge value={m.role === "owner" ? "active" : "plain"} label={m.role} />
+                      )}
+                    </td>
+                    <td data-label="Since">
+                      <Time iso={m.created_at} empty="" />
+                    </td>
+                    {owns ? (
+                      <td>
+                        {id !== undefined ? (
+                          <Confirm
+                            label="Remove"
+                            danger
+                            title={`Remove ${m.name} <${m.email}> from the organization?`}
+                            confirm="Remove"
+                            onConfirm={() => remove(id)}
+                          >
+                            <p>
+                              Their sessions end at once, and their passkeys and sign-in links stop working. The findings assigned to them
+                              become unassigned; the activity record keeps what they did.
+                            </p>
+                          </Confirm>
+                        ) : null}
+                      </td>
+                    ) : null}
+                  </tr>
+                );
+              })}
             </Table>
           )
         }
@@ -111,6 +160,23 @@ function Members(props: { org: number }) {
       )}
       <Outcome outcome={outcome} />
     </Section>
+  );
+}
+
+/** A member's role, changed as soon as another is chosen (an owner's control). */
+function RoleSelect(props: { member: Member; onChange: (role: string) => void }) {
+  return (
+    <select
+      aria-label={`Role of ${visible(props.member.name)}`}
+      value={props.member.role}
+      onChange={(e: InputEvent) => props.onChange(valueOf(e))}
+    >
+      {ROLES.map((role) => (
+        <option key={role} value={role}>
+          {role}
+        </option>
+      ))}
+    </select>
   );
 }
 

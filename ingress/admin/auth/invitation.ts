@@ -65,6 +65,7 @@ export async function mailInvitation(deps: IngressDeps, member: MemberRow, orgNa
         to: member.email,
         name: member.name,
         orgName,
+        orgId: member.org_id,
         role: member.role,
         url: invitationUrl(siteOf(deps), invitation.token),
         expiresAtMs: invitation.expiresAtMs,

@@ -6,7 +6,7 @@ import {
   newToken,
   tokenHash,
   insertLink,
-  membershipsOf,
+  acceptedMembershipsOf,
   findUsableLink,
   spendLink,
   countPasskeys,
@@ -44,12 +44,18 @@ export const consumeBody = validator<{ token: string }>({
   additionalProperties: false,
 });
 
-/** One e-mail with a link per membership of the address; nothing when it has none. */
+/**
+ * One e-mail with a link per accepted membership of the address; nothing when it has none.
+ * A membership nobody accepted (no passkey, invitation unspent) gets no link: whoever made
+ * the organization chose the address, not its owner, and a link into it, in a mail the
+ * member asked for, would look like their own organization's. Its invitation stays its way
+ * in (shared/accounts/db/member-links.ts acceptedMembershipsOf).
+ */
 async function sendSigninLinks(deps: IngressDeps, email: string): Promise<void> {
-  const memberships = await membershipsOf(deps.db, email);
+  const memberships = await acceptedMembershipsOf(deps.db, email);
   if (memberships.length === 0) return;
   const now = deps.clock.now();
-  const links: { orgName: string; url: string }[] = [];
+  const links: { orgName: string; orgId: number; url: string }[] = [];
   for (const member of memberships) {
     const token = newToken();
     await insertLink(deps.db, {
@@ -59,7 +65,7 @@ async function sendSigninLinks(deps: IngressDeps, email: string): Promise<void> 
       nowMs: now,
       lifetimeMs: LIFETIMES.signinLinkMs,
     });
-    links.push({ orgName: member.org_name, url: signinLinkUrl(siteOf(deps), token) });
+    links.push({ orgName: member.org_name, orgId: member.org_id, url: signinLinkUrl(siteOf(deps), token) });
   }
   await deps.mailer.send(signinLinkMail({ to: memberships[0].email, links, expiresAtMs: now + LIFETIMES.signinLinkMs }));
 }

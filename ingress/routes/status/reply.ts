@@ -8,8 +8,23 @@ import type { FaultHook, HttpReply, HttpRequest } from "../../types.js";
 export const ALLOW = "GET, HEAD";
 export const CACHE_CONTROL = "public, max-age=60";
 
+/**
+ * The HTML page and report load nothing but their inline stylesheet and `style` attributes
+ * (no script, no image, no font; the Atom `<link rel="alternate">` is not fetched), so
+ * everything else is refused; `img-src` still lets a browser ask for the site's favicon.
+ */
+export const HTML_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** What the HTML renderings (page, report) add to their headers. */
+export const HTML_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "content-security-policy": HTML_CSP,
+  "x-content-type-options": "nosniff",
+});
+
 export function publicHeaders(contentType: string, etag: string): Record<string, string> {
-  return { "content-type": contentType, "cache-control": CACHE_CONTROL, etag, "access-control-allow-origin": "*" };
+  const headers = { "content-type": contentType, "cache-control": CACHE_CONTROL, etag, "access-control-allow-origin": "*" };
+  return contentType.startsWith("text/html") ? { ...headers, ...HTML_HEADERS } : { ...headers, "x-content-type-options": "nosniff" };
 }
 
 /** Any method but GET (HEAD is answered as GET): 405 with Allow, and the CORS header so a browser can read why. */

@@ -97,10 +97,29 @@ export async function spendLink(db: Queryable, tokenHash: Buffer, purpose: LinkP
   return found.rows[0] ? split(found.rows[0]) : null;
 }
 
-/** Every membership of one e-mail address, with its organization's name (a sign-in link per membership). */
+/** Every membership of one e-mail address, with its organization's name, accepted or not (the demo's owner). */
 export async function membershipsOf(db: Queryable, email: string): Promise<(MemberRow & { org_name: string })[]> {
   const { rows } = await db.query<MemberRow & { org_name: string }>(
     "SELECT m.*, o.name AS org_name FROM members m JOIN orgs o ON o.id = m.org_id WHERE m.email = lower($1) ORDER BY m.id",
+    [email],
+  );
+  return rows;
+}
+
+/**
+ * Every accepted membership of one e-mail address, with its organization's name: a sign-in
+ * link per membership. A membership counts once it was accepted: the member registered a
+ * passkey (the invitation's page makes the first one) or spent its invitation. One nobody
+ * accepted was made by whoever added the address, who may be a stranger with an organization
+ * named like the member's own: it gets no sign-in link, and its invitation stays its way in.
+ */
+export async function acceptedMembershipsOf(db: Queryable, email: string): Promise<(MemberRow & { org_name: string })[]> {
+  const { rows } = await db.query<MemberRow & { org_name: string }>(
+    `SELECT m.*, o.name AS org_name FROM members m JOIN orgs o ON o.id = m.org_id
+     WHERE m.email = lower($1)
+       AND (EXISTS (SELECT 1 FROM member_passkeys p WHERE p.member_id = m.id)
+            OR EXISTS (SELECT 1 FROM member_links l WHERE l.member_id = m.id AND l.purpose = 'invitation' AND l.used_at IS NOT NULL))
+     ORDER BY m.id`,
     [email],
   );
   return rows;

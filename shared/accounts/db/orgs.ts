@@ -123,6 +123,37 @@ export async function findMember(db: Queryable, id: number): Promise<MemberRow |
   return rows[0] ?? null;
 }
 
+/**
+ * A member of the organization, its row locked for the rest of the transaction (a role
+ * change or a removal); null when the organization has no such member.
+ */
+export async function lockMember(db: Queryable, orgId: number, id: number): Promise<MemberRow | null> {
+  const { rows } = await db.query<MemberRow>("SELECT * FROM members WHERE id = $1 AND org_id = $2 FOR UPDATE", [id, orgId]);
+  return rows[0] ?? null;
+}
+
+/** How many owners the organization has (counted under lockOrgCount(…, "owners"): a removal or demotion never leaves none). */
+export async function countOwners(db: Queryable, orgId: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM members WHERE org_id = $1 AND role = 'owner'", [orgId]);
+  return rows[0].n;
+}
+
+export async function setMemberRole(db: Queryable, id: number, role: MemberRow["role"]): Promise<MemberRow | null> {
+  const { rows } = await db.query<MemberRow>("UPDATE members SET role = $2 WHERE id = $1 RETURNING *", [id, role]);
+  return rows[0] ?? null;
+}
+
+/**
+ * Deletes a member. Its sessions, passkeys and links go with it (ON DELETE CASCADE,
+ * migration 0010), so its cookies are refused from their next request; the organization's
+ * `default_owner` naming it is cleared (ON DELETE SET NULL, 0008), as is the owner of any
+ * assignment it still held (0001; the caller unassigns them first, to write their history).
+ */
+export async function deleteMember(db: Queryable, orgId: number, id: number): Promise<boolean> {
+  const { rowCount } = await db.query("DELETE FROM members WHERE id = $1 AND org_id = $2", [id, orgId]);
+  return (rowCount ?? 0) > 0;
+}
+
 /** Members by id (the default owners of a page of organizations), in one query. */
 export async function membersByIds(db: Queryable, ids: readonly number[]): Promise<Map<number, MemberRow>> {
   if (ids.length === 0) return new Map();
@@ -171,6 +202,18 @@ export async function lockOrgCount(db: Queryable, orgId: number, what: string): 
 /** An organization's row, locked for the rest of the transaction. */
 export async function lockOrg(db: Queryable, orgId: number): Promise<OrgRow | null> {
   const { rows } = await db.query<OrgRow>("SELECT * FROM orgs WHERE id = $1 FOR UPDATE", [orgId]);
+  return rows[0] ?? null;
+}
+
+/**
+ * An organization's row, locked against changes of its settings (PATCH /orgs/:org takes it
+ * FOR UPDATE) but not against inserts that reference it (FOR NO KEY UPDATE: their foreign
+ * key's share lock does not conflict). Taken before a member's row by a removal, as the
+ * settings change does (it locks the organization, then names a member as default owner):
+ * the other order could deadlock the two.
+ */
+export async function lockOrgSettings(db: Queryable, orgId: number): Promise<OrgRow | null> {
+  const { rows } = await db.query<OrgRow>("SELECT * FROM orgs WHERE id = $1 FOR NO KEY UPDATE", [orgId]);
   return rows[0] ?? null;
 }
 

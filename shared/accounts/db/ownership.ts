@@ -5,7 +5,7 @@ import type { Queryable } from "../../platform/db/pool.js";
  * authorization check compares with the caller's organization (ingress/admin/reach.ts).
  * Null when there is no such resource. One query each, by primary key.
  */
-export const OWNED_KINDS = ["key", "siem", "webhook", "token"] as const;
+export const OWNED_KINDS = ["key", "siem", "webhook", "token", "member"] as const;
 export type OwnedKind = (typeof OWNED_KINDS)[number];
 
 const OWNER_QUERIES: Record<OwnedKind, string> = {
@@ -13,6 +13,7 @@ const OWNER_QUERIES: Record<OwnedKind, string> = {
   siem: "SELECT org_id FROM siem_destinations WHERE id = $1",
   webhook: "SELECT org_id FROM webhooks WHERE id = $1",
   token: "SELECT org_id FROM org_tokens WHERE id = $1",
+  member: "SELECT org_id FROM members WHERE id = $1",
 };
 
 export async function ownerOf(db: Queryable, kind: OwnedKind, id: number): Promise<number | null> {

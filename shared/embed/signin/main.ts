@@ -1,6 +1,7 @@
 import { browserSupportsWebAuthn, startAuthentication, startRegistration } from "@simplewebauthn/browser";
 import { call, messageOf, useCsrfToken, type Answer } from "./api.js";
 import { localTime, utcTime } from "../../../dashboard/src/time.js";
+import { orgLabel, visible } from "../../platform/visible.js";
 
 /**
  * The script of the sign-in and invitation pages (ingress/dashboard/pages.ts renders their
@@ -107,8 +108,18 @@ function when(iso: unknown): Node {
 
 interface Who {
   member: { name: string; email: string; role: string };
-  org: { name: string };
+  org: { id: number; name: string };
   passkeys: number;
+}
+
+/**
+ * Whose account a card names: `Ann (ann@example.com), owner of Acme (organization 12)`. The
+ * organization's id is what tells it from another of the same name (anyone can make one and
+ * add any address to it), and names come as their maker wrote them: controls and the
+ * characters that reorder text are shown as code points, so none can disguise what follows.
+ */
+function accountOf(who: Who): string {
+  return `${visible(who.member.name)} (${visible(who.member.email)}), ${who.member.role} of ${orgLabel(who.org.name, who.org.id)}`;
 }
 
 async function refreshLists(): Promise<void> {
@@ -147,7 +158,7 @@ async function signedIn(who: Who, message: string): Promise<void> {
   useCsrfToken((who as unknown as Answer).csrf_token);
   $("signed-out").hidden = true;
   $("signed-in").hidden = false;
-  $("who").textContent = `${who.member.name} (${who.member.email}), ${who.member.role} of ${who.org.name}`;
+  $("who").textContent = accountOf(who);
   say(message, "done");
   await refreshLists();
   setState("signed-in");
@@ -225,7 +236,7 @@ async function offerLink(): Promise<boolean> {
   const who = account as unknown as Who;
   $("signed-out").hidden = true;
   $("signed-in").hidden = true;
-  $("link-account-text").textContent = `${who.member.name} (${who.member.email}), ${who.member.role} of ${who.org.name}`;
+  $("link-account-text").textContent = accountOf(who);
   $("link-account").hidden = false;
   $<HTMLButtonElement>("link-signin").disabled = false;
   shownLink = link;
@@ -300,7 +311,7 @@ async function invitationPage(): Promise<void> {
   }
   const who = invited as unknown as Who & { expires_at: string };
   $("invite-text").textContent =
-    `${who.member.name} (${who.member.email}): you are invited to ${who.org.name} as ${who.member.role}. Create a passkey to sign in.`;
+    `${visible(who.member.name)} (${visible(who.member.email)}): you are invited to ${orgLabel(who.org.name, who.org.id)} as ${who.member.role}. Create a passkey to sign in.`;
   say("", "done");
   $("invited").hidden = false;
   setState("invited");

@@ -131,6 +131,29 @@ export async function updateAssignment(tx: Queryable, id: number, change: Assign
   );
 }
 
+/**
+ * Unassigns every assignment of the organization a member owns (the member is being
+ * removed, and its row with it): each keeps its status, due date and history, its owner
+ * becomes nobody, and a history entry says whom it was taken from and why (the foreign key
+ * would clear the owner too, silently). No event and no notice: nobody is newly assigned;
+ * automatic assignment gives such a finding to the default owner when it reopens. Answers
+ * how many were unassigned.
+ */
+export async function unassignMember(
+  tx: Queryable,
+  input: { orgId: number; memberId: number; atMs: number; who: string; what: string; detail: Record<string, unknown> },
+): Promise<number> {
+  const { rowCount } = await tx.query(
+    `WITH cleared AS (
+       UPDATE assignments SET owner_id = NULL, updated_at = to_timestamp($3 / 1000.0)
+       WHERE org_id = $1 AND owner_id = $2 RETURNING id)
+     INSERT INTO assignment_history (assignment_id, at, who, what, detail)
+     SELECT id, to_timestamp($3 / 1000.0), $4, $5, $6::jsonb FROM cleared`,
+    [input.orgId, input.memberId, input.atMs, input.who, input.what, JSON.stringify(input.detail)],
+  );
+  return rowCount ?? 0;
+}
+
 export interface HistoryRow {
   at: Date;
   who: string;

@@ -129,8 +129,12 @@ function headersOf(p: Principal): Record<string, string> {
 const isWrite = (r: AdminRoute) => r.method !== "GET";
 const operatorOnly = (r: AdminRoute) => r.path === "/orgs" || r.path.startsWith("/status/") || r.path === "/clock";
 const forEveryone = (r: AdminRoute) => r.path === "/me";
-/** Members and tokens are "write"; organization settings, members and tokens are the owner's. */
-const mints = (r: AdminRoute) => r.method === "POST" && /\/(members|tokens)$/.test(r.path);
+/**
+ * Members and tokens are "write"; organization settings, members and tokens are the owner's.
+ * Tokens never create tokens or members, nor change or remove a member: a write token that
+ * could make an owner would mint through them (docs/accounts.md).
+ */
+const mints = (r: AdminRoute) => (r.method === "POST" && /\/(members|tokens)$/.test(r.path)) || r.path === "/orgs/:org/members/:id";
 function roleNeeded(r: AdminRoute): Role {
   if (!isWrite(r)) return "member";
   if (r.path === "/orgs/:org" || /^\/orgs\/:org\/(members|tokens)\b/.test(r.path)) return "owner";
@@ -190,6 +194,11 @@ async function fill(r: AdminRoute): Promise<string> {
       values.id = String(
         (await operator("POST", `/orgs/${orgA}/webhooks`, { url: `https://hooks.a.example/${n}`, secret: "0123456789abcdef" })).webhook.id,
       );
+    } else if (before === "members") {
+      // A fresh member each time (a removal takes it away), never one of the principals.
+      values.id = String(
+        (await operator("POST", `/orgs/${orgA}/members`, { name: `Member ${n}`, email: `m${n}@a.example`, role: "member" })).member.id,
+      );
     } else if (before === "tokens") {
       values.id = String((await operator("POST", `/orgs/${orgA}/tokens`, { name: `t${n}`, scopes: ["read"] })).details.id);
     } else if (before === "incidents") {
@@ -231,6 +240,8 @@ describe("the admin route table", () => {
       "POST /orgs/:org/tokens",
       "GET /orgs/:org/tokens",
       "DELETE /orgs/:org/tokens/:id",
+      "PATCH /orgs/:org/members/:id",
+      "DELETE /orgs/:org/members/:id",
       "GET /me",
       "GET /orgs/:org/keys",
       "GET /orgs/:org/domains",

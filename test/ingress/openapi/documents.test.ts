@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AUTH_ROUTES, registerAuthRoutes } from "../../../ingress/admin/auth/routes.js";
 import { ADMIN_ROUTES } from "../../../ingress/admin/routes.js";
 import { adminDocument, publicDocument } from "../../../ingress/openapi/document.js";
@@ -169,6 +169,46 @@ describe("the OpenAPI documents", () => {
     expect(admin.status).toBe(200);
     expect(Object.keys(admin.body.paths)).toContain("/admin/v1/orgs/{org}/keys");
     expect((await gw.call("/admin/v1/openapi.json", { method: "POST", body: {} })).status).toBe(405);
+  });
+
+  it("are serialized once: every answer sends the same bytes, with an ETag, and 304 for a matching If-None-Match", async () => {
+    const documents: [string, object][] = [
+      ["/api/v1/openapi.json", publicDocument(gw.url)],
+      ["/admin/v1/openapi.json", adminDocument(gw.url)],
+    ];
+    for (const [path] of documents) await (await fetch(`${gw.url}${path}`)).arrayBuffer();
+    // Built: the next answers stringify nothing of the size of a document (the admin one is over 200 KB).
+    const stringify = vi.spyOn(JSON, "stringify");
+    const answers: { path: string; text: string; type: string | null; etag: string | null }[] = [];
+    let big: number;
+    try {
+      for (let i = 0; i < 3; i++) {
+        for (const [path] of documents) {
+          const res = await fetch(`${gw.url}${path}`);
+          answers.push({ path, text: await res.text(), type: res.headers.get("content-type"), etag: res.headers.get("etag") });
+        }
+      }
+      big = stringify.mock.results.filter((r) => r.type === "return" && typeof r.value === "string" && r.value.length > 50_000).length;
+    } finally {
+      stringify.mockRestore();
+    }
+    expect(big).toBe(0);
+    for (const [path, document] of documents) {
+      const bytes = JSON.stringify(document);
+      const mine = answers.filter((a) => a.path === path);
+      expect(mine.map((a) => a.text === bytes)).toEqual([true, true, true]);
+      expect(new Set(mine.map((a) => a.type))).toEqual(new Set(["application/json"]));
+      const etag = mine[0].etag ?? "";
+      expect(etag).toMatch(/^"[\w-]{27}"$/);
+      expect(new Set(mine.map((a) => a.etag)).size).toBe(1);
+      const revalidated = await gw.call(path, { headers: { "if-none-match": `W/"other", ${etag}` } });
+      expect(revalidated.status).toBe(304);
+      expect(revalidated.body).toBe("");
+      expect(revalidated.headers.get("etag")).toBe(etag);
+      expect((await gw.call(path, { headers: { "if-none-match": '"other"' } })).status).toBe(200);
+      const head = await fetch(`${gw.url}${path}`, { method: "HEAD" });
+      expect(head.headers.get("content-length")).toBe(String(Buffer.byteLength(bytes)));
+    }
   });
 
   it("the answer checker fails a field the document lacks where a shape is fully described", () => {

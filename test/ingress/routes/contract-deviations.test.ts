@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
-import { clientSetup, usedOf, verify } from "./verify-fixtures.js";
+import { clientSetup, makeKey, usedOf, verify } from "./verify-fixtures.js";
 
 /** Deviations from interface.md found by reading the code (docs/security.md, item 11). */
 
@@ -26,6 +26,27 @@ describe("scan.php: every response carries the rate-limit headers (section 8)", 
       const [limit, remaining, reset] = budgetHeaders(answer.headers);
       expect([reason, limit, remaining]).toEqual([reason, "10", "10"]);
       expect(Number(reset) % 3600).toBe(0);
+    }
+  });
+});
+
+describe("scan.php: a client key learns nothing of the organization's scan budget", () => {
+  it("its server_key_required refusal carries the unknown-budget headers; a server key's answer the real ones", async () => {
+    const made = await clientSetup(gw);
+    const server = await makeKey(gw, made.orgId, { name: "Backend", kind: "server", domain: undefined });
+    // The organization spent 7 of its 10 fresh scans this hour.
+    const hour = Math.floor(gw.ctx.clock.nowSeconds() / 3600);
+    await gw.ctx.redis.set(gw.ctx.keys.scanBudget(made.orgId, hour), "7", "EX", 3700);
+    const own = await gw.call("/api/v1/scan.php", { method: "POST", body: { key: server.key } });
+    expect(own.body.reason).toBe("missing_domain");
+    expect(budgetHeaders(own.headers).slice(0, 2)).toEqual(["10", "3"]);
+    for (const method of ["GET", "POST"]) {
+      const params = { key: made.key, domain: "example.com" };
+      const refused = await gw.call("/api/v1/scan.php", method === "GET" ? { query: params } : { method, body: params });
+      expect([method, refused.status, refused.body.reason]).toEqual([method, 403, "server_key_required"]);
+      const [limit, remaining, reset] = budgetHeaders(refused.headers);
+      expect([method, limit, remaining]).toEqual([method, "10", "10"]);
+      expect(Number(reset)).toBe((hour + 1) * 3600);
     }
   });
 });

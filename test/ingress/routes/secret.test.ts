@@ -105,6 +105,33 @@ describe("methods and CORS", () => {
     expect(corsHeaders(preflight.headers)).toEqual([]);
   });
 
+  it("refuses a query string on POST with 400 bad_request, uncounted, whatever it holds and even with a good body", async () => {
+    const made = await serverKey();
+    const before = await usedOf(gw, orgId);
+    const attempts: { query: Record<string, string>; body?: Record<string, string>; form?: Record<string, string> }[] = [
+      { query: { key: made.key, name: "stripe_key" } },
+      { query: { key: made.key }, body: { name: "stripe_key" } },
+      { query: { cachebust: "1" }, body: { key: made.key, name: "stripe_key" } },
+      { query: { cachebust: "1" }, form: { key: made.key, name: "stripe_key" } },
+    ];
+    for (const [i, attempt] of attempts.entries()) {
+      for (const path of [PATH, "/api/v1/secret"]) {
+        const answer = await gw.call(path, { method: "POST", ...attempt });
+        expect([i, path, answer.status]).toEqual([i, path, 400]);
+        expect(answer.body).toEqual({ ok: false, reason: "bad_request", message: REASONS.bad_request.message, detail: expect.any(String) });
+        expect(answer.headers.get("cache-control")).toBe("no-store");
+        expect(corsHeaders(answer.headers)).toEqual([]);
+        expect(JSON.stringify(answer.body)).not.toContain(PLAINTEXT);
+      }
+    }
+    expect(await usedOf(gw, orgId)).toBe(before);
+    // The body alone is answered; the other endpoints still read the query string on POST.
+    expect((await ask({ key: made.key, name: "stripe_key" })).body.value).toBe(PLAINTEXT);
+    const client = await makeKey(gw, orgId, { kind: "client", domain: "example.com" });
+    const verified = await gw.call("/api/v1/verify.php", { method: "POST", query: { key: client.key }, body: { domain: "example.com" } });
+    expect(verified.body).toMatchObject({ authorized: true });
+  });
+
   it("sends no CORS header on refusals either", async () => {
     const answer = await ask({ key: "sk_live_unknown", name: "stripe_key" });
     expect(answer.status).toBe(401);

@@ -130,4 +130,27 @@ print(json.dumps({"tag": root.tag, "title": root.find(ns + "title").text, "texts
     expect(html).toContain("Errors &lt;&amp;&gt; on login");
     expect((await gw.call("/status", { method: "POST", body: {} })).status).toBe(405);
   });
+
+  it("the human page is served under a CSP that fits what it loads, with nosniff, and so is its 304", async () => {
+    const res = await gw.call("/status");
+    const csp = res.headers.get("content-security-policy") ?? "";
+    expect(csp.split(/;\s*/)).toEqual(
+      expect.arrayContaining(["default-src 'none'", "style-src 'unsafe-inline'", "img-src 'self' data:", "frame-ancestors 'none'"]),
+    );
+    expect(csp).not.toMatch(/script-src|connect-src/);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    // What the policy allows is all the page uses: inline styles, no script, frame, object or remote stylesheet.
+    const html = res.body as string;
+    expect(html).toMatch(/<style>/);
+    expect(html).not.toMatch(/<script|<iframe|<object|<embed|<img|rel="stylesheet"|@import|url\(/i);
+    const again = await gw.call("/status", { headers: { "if-none-match": res.headers.get("etag") ?? "" } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("content-security-policy")).toBe(csp);
+    // The other formats are not HTML: nosniff, and no page policy.
+    for (const path of ["/api/status.php", "/status/feed.atom", "/status-badge.php", "/status/summary.json"]) {
+      const other = await gw.call(path);
+      expect(other.headers.get("x-content-type-options"), path).toBe("nosniff");
+      expect(other.headers.get("content-security-policy"), path).toBeNull();
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import type { TestGateway } from "../../../helpers/gateway.js";
 import { nextLinks, tokenOf } from "../../../helpers/mail-links.js";
 import type { SmtpSink } from "../../../helpers/smtp-sink.js";
+import { register, type SoftPasskey } from "../../../helpers/soft-authenticator.js";
 
 /**
  * A member's browser as the HTTP tests play it: a cookie jar of one cookie, the CSRF token
@@ -67,7 +68,35 @@ export async function invite(
   return { id: added.body.member.id, name: added.body.member.name, email, token: tokenOf(link) };
 }
 
-/** Signs a member in with an e-mailed link (the path that needs no authenticator). */
+/**
+ * Accepts a member's invitation as its page does, with a software passkey (the invitation
+ * signs in; that session is signed out again, so the member's list of sessions holds only
+ * what the test opens). From then on the membership counts: sign-in links are e-mailed to it.
+ */
+export async function accept(gw: TestGateway, member: { token: string }): Promise<SoftPasskey> {
+  const site = siteOf(gw);
+  const client = memberClient(gw, site);
+  const options = await client.call("POST", "/invitation/accept/options", { token: member.token });
+  if (options.status !== 200) throw new Error(`invitation not opened: ${JSON.stringify(options.body)}`);
+  const { passkey, response } = register(options.body.options, site);
+  const verified = await client.call("POST", "/invitation/accept/verify", { token: member.token, response, name: "Soft key" });
+  if (verified.status !== 201) throw new Error(`invitation not accepted: ${JSON.stringify(verified.body)}`);
+  await client.call("POST", "/signout");
+  return passkey;
+}
+
+/** A new member of the organization who accepted its invitation (one passkey): `invite`, then `accept`. */
+export async function joined(
+  gw: TestGateway,
+  smtp: SmtpSink,
+  orgId: number,
+  role = "member",
+): Promise<{ id: number; name: string; email: string; token: string; passkey: SoftPasskey }> {
+  const member = await invite(gw, smtp, orgId, role);
+  return { ...member, passkey: await accept(gw, member) };
+}
+
+/** Signs a member in with an e-mailed link (the path that needs no authenticator); the member must have accepted its invitation. */
 export async function signInByLink(gw: TestGateway, smtp: SmtpSink, email: string): Promise<MemberClient> {
   const client = memberClient(gw, siteOf(gw));
   const before = smtp.mails.length;

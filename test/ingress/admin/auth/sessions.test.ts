@@ -6,9 +6,9 @@ import { resolveSessionPrincipal } from "../../../../ingress/admin/session-princ
 import type { HttpRequest } from "../../../../ingress/types.js";
 import { postFrom } from "../../../helpers/from-address.js";
 import { startTestGateway, waitFor, type TestGateway } from "../../../helpers/gateway.js";
-import { dashboardLinks, nextLinks, tokenOf } from "../../../helpers/mail-links.js";
+import { dashboardLinks, mailText, nextLinks, tokenOf } from "../../../helpers/mail-links.js";
 import { startSmtpSink, type SmtpSink } from "../../../helpers/smtp-sink.js";
-import { advance, invite, memberClient, signInByLink, siteOf } from "./fixtures.js";
+import { accept, advance, invite, joined, memberClient, signInByLink, siteOf } from "./fixtures.js";
 
 /**
  * Invitations, e-mailed sign-in links and sessions over HTTP, against the real gateway,
@@ -119,7 +119,7 @@ describe("invitations", () => {
 
 describe("sign-in links", () => {
   it("sign in once; the same link replayed is refused, and the session works", async () => {
-    const member = await invite(gw, smtp, orgId, "admin");
+    const member = await joined(gw, smtp, orgId, "admin");
     const client = memberClient(gw, site);
     const before = smtp.mails.length;
     const asked = await client.call("POST", "/signin/link", { email: member.email.toUpperCase() });
@@ -158,7 +158,7 @@ describe("sign-in links", () => {
       member: { id: member.id, email: member.email, role: "admin" },
       org: { id: orgId, name: "Sessions Org" },
       session: { method: "link", current: true },
-      passkeys: 0,
+      passkeys: 1,
       csrf_token: expect.any(String),
     });
     expect(first.headers.get("cache-control")).toBe("no-store");
@@ -178,7 +178,7 @@ describe("sign-in links", () => {
   });
 
   it("a sign-in link expires after 15 minutes", async () => {
-    const member = await invite(gw, smtp, orgId);
+    const member = await joined(gw, smtp, orgId);
     const before = smtp.mails.length;
     await memberClient(gw, site).call("POST", "/signin/link", { email: member.email });
     const [link] = await nextLinks(smtp, member.email, before);
@@ -188,7 +188,7 @@ describe("sign-in links", () => {
   });
 
   it("answers the same for an address that is no member's, and e-mails nobody", async () => {
-    const member = await invite(gw, smtp, orgId);
+    const member = await joined(gw, smtp, orgId);
     const client = memberClient(gw, site);
     const before = smtp.mails.length;
     const unknown = await client.call("POST", "/signin/link", { email: "nobody@example.com" });
@@ -198,24 +198,74 @@ describe("sign-in links", () => {
     expect(smtp.mails.slice(before).flatMap((m) => m.to)).toEqual([member.email]);
   });
 
-  it("an address in two organizations gets one e-mail with a link per organization", async () => {
+  /** Adds the address to the organization (as whoever runs it may, for any address) and returns the invitation's token. */
+  async function addTo(org: number, email: string, role = "member"): Promise<{ id: number; token: string }> {
+    const before = smtp.mails.length;
+    const added = await gw.admin("POST", `/orgs/${org}/members`, { name: "Both", email, role });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const [link] = await nextLinks(smtp, email, before);
+    return { id: added.body.member.id, token: tokenOf(link) };
+  }
+
+  it("an address in two organizations gets one e-mail with a link per organization, each named with its id", async () => {
     const email = "both@example.com";
-    await gw.admin("POST", `/orgs/${orgId}/members`, { name: "Both", email });
-    await gw.admin("POST", `/orgs/${otherOrgId}/members`, { name: "Both", email, role: "owner" });
+    await accept(gw, await addTo(orgId, email));
+    await accept(gw, await addTo(otherOrgId, email, "owner"));
     const before = smtp.mails.length;
     await memberClient(gw, site).call("POST", "/signin/link", { email });
-    const links = await nextLinks(smtp, email, before);
+    const mail = await waitFor(() => smtp.mails.slice(before).find((m) => m.to.includes(email)));
+    const links = dashboardLinks(mail.data);
     expect(links).toHaveLength(2);
+    const text = mailText(mail.data);
+    expect(text).toMatch(new RegExp(`Sessions Org \\(organization ${orgId}\\):\\r?\\n${site}/dashboard/signin#link=`));
+    expect(text).toMatch(new RegExp(`Other Org \\(organization ${otherOrgId}\\):\\r?\\n${site}/dashboard/signin#link=`));
     const orgs = [];
     for (const link of links)
       orgs.push((await memberClient(gw, site).call("POST", "/signin/link/consume", { token: tokenOf(link) })).body.org.name);
     expect(orgs.sort()).toEqual(["Other Org", "Sessions Org"]);
   });
+
+  it("a membership nobody accepted gets no sign-in link: a stranger's organization named like yours stays out of your mailbox", async () => {
+    // The member's own organization, accepted; then a stranger makes one of the same name
+    // and adds the member's address to it.
+    const email = "victim@example.com";
+    const own = await addTo(orgId, email, "owner");
+    await accept(gw, own);
+    const lookalikeId = (await gw.admin("POST", "/orgs", { name: "Sessions Org" })).body.org.id;
+    const planted = await addTo(lookalikeId, email, "owner");
+
+    const before = smtp.mails.length;
+    await memberClient(gw, site).call("POST", "/signin/link", { email });
+    const mail = await waitFor(() => smtp.mails.slice(before).find((m) => m.to.includes(email)));
+    const links = dashboardLinks(mail.data);
+    expect(links).toHaveLength(1);
+    expect(mailText(mail.data)).toContain(`Open this link to sign in to Sessions Org (organization ${orgId}):`);
+    expect(mailText(mail.data)).not.toContain(`organization ${lookalikeId}`);
+    const peeked = await memberClient(gw, site).call("POST", "/signin/link/peek", { token: tokenOf(links[0]) });
+    expect(peeked.body.org).toEqual({ id: orgId, name: "Sessions Org" });
+    // The links were made before the e-mail went: the planted membership has none.
+    const { rows } = await gw.ctx.db.query("SELECT count(*)::int AS n FROM member_links WHERE member_id = $1 AND purpose = 'signin'", [
+      planted.id,
+    ]);
+    expect(rows[0].n).toBe(0);
+
+    // An address with no accepted membership at all gets nothing, as a stranger's does.
+    const only = await invite(gw, smtp, lookalikeId);
+    const mailsBefore = smtp.mails.length;
+    await memberClient(gw, site).call("POST", "/signin/link", { email: only.email });
+    // Its invitation is still its way in; once accepted, the membership is sent links.
+    await accept(gw, only);
+    const after = smtp.mails.length;
+    await memberClient(gw, site).call("POST", "/signin/link", { email: only.email });
+    const [link] = await nextLinks(smtp, only.email, after);
+    expect(smtp.mails.slice(mailsBefore).filter((m) => m.to.includes(only.email))).toHaveLength(1);
+    expect((await memberClient(gw, site).call("POST", "/signin/link/peek", { token: tokenOf(link) })).body.org.id).toBe(lookalikeId);
+  });
 });
 
 describe("sessions", () => {
   it("the cookie is HttpOnly, SameSite=Lax, Path=/, lasts the absolute lifetime, Secure with __Host- on an https site; the token is stored as a digest", async () => {
-    const member = await invite(gw, smtp, orgId);
+    const member = await joined(gw, smtp, orgId);
     const client = memberClient(gw, site);
     const before = smtp.mails.length;
     await client.call("POST", "/signin/link", { email: member.email });
@@ -235,7 +285,7 @@ describe("sessions", () => {
   });
 
   it("resolveSessionPrincipal: null without a cookie, the member principal with one, a refusal for a dead session or a failed CSRF check", async () => {
-    const member = await invite(gw, smtp, orgId, "admin");
+    const member = await joined(gw, smtp, orgId, "admin");
     const client = await signInByLink(gw, smtp, member.email);
     const deps = gw.ingress.deps;
     expect(await resolveSessionPrincipal(request("GET", {}), deps)).toBeNull();
@@ -280,7 +330,7 @@ describe("sessions", () => {
   });
 
   it("a session revoked from another session stops working on the next request", async () => {
-    const member = await invite(gw, smtp, orgId);
+    const member = await joined(gw, smtp, orgId);
     const laptop = await signInByLink(gw, smtp, member.email);
     const phone = await signInByLink(gw, smtp, member.email);
     const listed = await laptop.call("GET", "/sessions");
@@ -310,8 +360,8 @@ describe("sessions", () => {
   });
 
   it("a member cannot see or revoke another member's sessions", async () => {
-    const ann = await signInByLink(gw, smtp, (await invite(gw, smtp, orgId)).email);
-    const bob = await signInByLink(gw, smtp, (await invite(gw, smtp, orgId)).email);
+    const ann = await signInByLink(gw, smtp, (await joined(gw, smtp, orgId)).email);
+    const bob = await signInByLink(gw, smtp, (await joined(gw, smtp, orgId)).email);
     const bobSession = (await bob.call("GET", "/session")).body.session.id;
     expect((await ann.call("GET", "/sessions")).body.sessions.map((s: { id: number }) => s.id)).not.toContain(bobSession);
     expect((await ann.call("DELETE", `/sessions/${bobSession}`)).body).toEqual({
@@ -323,7 +373,7 @@ describe("sessions", () => {
   });
 
   it("sign-out ends the session and drops the cookie", async () => {
-    const client = await signInByLink(gw, smtp, (await invite(gw, smtp, orgId)).email);
+    const client = await signInByLink(gw, smtp, (await joined(gw, smtp, orgId)).email);
     const cookie = client.cookie;
     const out = await client.call("POST", "/signout");
     expect(out.status).toBe(200);
@@ -338,7 +388,7 @@ describe("sessions", () => {
   });
 
   it("the idle lifetime (12 h) ends a session left unused; using it keeps it alive", async () => {
-    const client = await signInByLink(gw, smtp, (await invite(gw, smtp, orgId)).email);
+    const client = await signInByLink(gw, smtp, (await joined(gw, smtp, orgId)).email);
     const idleS = LIFETIMES.sessionIdleMs / 1000;
     await advance(gw, idleS - 60);
     expect((await client.call("GET", "/session")).status).toBe(200);
@@ -350,7 +400,7 @@ describe("sessions", () => {
   });
 
   it("the absolute lifetime (7 days) ends a session however much it is used", async () => {
-    const client = await signInByLink(gw, smtp, (await invite(gw, smtp, orgId)).email);
+    const client = await signInByLink(gw, smtp, (await joined(gw, smtp, orgId)).email);
     const stepS = LIFETIMES.sessionIdleMs / 1000 - 3600;
     let elapsedS = 0;
     while (elapsedS + stepS < LIFETIMES.sessionAbsoluteMs / 1000) {
@@ -365,7 +415,7 @@ describe("sessions", () => {
 
 describe("CSRF", () => {
   it("a change with the session needs the site's Origin and the session's CSRF token", async () => {
-    const client = await signInByLink(gw, smtp, (await invite(gw, smtp, orgId)).email);
+    const client = await signInByLink(gw, smtp, (await joined(gw, smtp, orgId)).email);
     const csrf = client.csrf;
     const attempts: [string, Record<string, string>][] = [
       ["no Origin, no token", { origin: "", "x-csrf-token": "" }],
@@ -377,7 +427,7 @@ describe("CSRF", () => {
       ["the site's Origin without the token", { origin: site, "x-csrf-token": "" }],
       [
         "the site's Origin with another session's token",
-        { origin: site, "x-csrf-token": (await signInByLink(gw, smtp, (await invite(gw, smtp, orgId)).email)).csrf },
+        { origin: site, "x-csrf-token": (await signInByLink(gw, smtp, (await joined(gw, smtp, orgId)).email)).csrf },
       ],
     ];
     for (const [label, headers] of attempts) {
@@ -449,7 +499,7 @@ describe("rate limits", () => {
 
 describe("garbage", () => {
   it("malformed bodies and WebAuthn answers are refusals, never a 5xx", async () => {
-    const client = await signInByLink(gw, smtp, (await invite(gw, smtp, orgId)).email);
+    const client = await signInByLink(gw, smtp, (await joined(gw, smtp, orgId)).email);
     const b64 = (text: string) => Buffer.from(text).toString("base64url");
     const answers = [
       {
