@@ -42,14 +42,24 @@ export function buildApp(deps: IngressDeps) {
   registerDashboardSpa(add);
 
   const { requests, durations } = deps.httpMetrics;
-  // One pair of children per label set, found with one lookup.
-  const children = new Map<string, { counter: PlainCounterChild; histogram: PlainHistogramChild }>();
+  // One pair of children per label set, found by endpoint, status and reason in turn: each
+  // is a string the process already holds (its hash cached), where a joined label string
+  // would be new on every call and hashed again.
+  type Children = { counter: PlainCounterChild; histogram: PlainHistogramChild };
+  const children = new Map<string, Map<number, Map<string, Children>>>();
+  let held = 0;
   const count = (endpoint: string, status: number, reason: string, startedMs: number) => {
-    const id = `${endpoint}|${status}|${reason}`;
-    let child = children.get(id);
-    if (!child) {
+    let byStatus = children.get(endpoint);
+    if (byStatus === undefined) children.set(endpoint, (byStatus = new Map()));
+    let byReason = byStatus.get(status);
+    if (byReason === undefined) byStatus.set(status, (byReason = new Map()));
+    let child = byReason.get(reason);
+    if (child === undefined) {
       child = { counter: requests.labels(endpoint, String(status), reason), histogram: durations.labels(endpoint, reason) };
-      if (children.size < 10_000) children.set(id, child);
+      if (held < 10_000) {
+        byReason.set(reason, child);
+        held++;
+      }
     }
     child.counter.inc();
     child.histogram.observe((performance.now() - startedMs) / 1000);
