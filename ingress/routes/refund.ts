@@ -1,5 +1,6 @@
 import { loadScript, runScript, type LuaScript } from "../../shared/platform/redis/scripts.js";
 import type { CountingCall } from "../../shared/verify/index.js";
+import { OTHER_LABEL, ROUTE_LABELS } from "../../shared/verify/installations.js";
 import type { IngressDeps } from "../deps.js";
 import type { Charge, HttpReply, HttpRequest } from "../types.js";
 
@@ -7,7 +8,7 @@ import type { Charge, HttpReply, HttpRequest } from "../types.js";
  * A call the gate counted `ok` whose answer then failed on the service's side (a 5xx) is
  * given back: interface.md section 8 charges refusals, not the service's own faults
  * (docs/security.md, item 11a). Every gated endpoint: the route wrapper (app.ts) refunds
- * `request.charged` when the answer is a fault. shared/platform/redis/lua/usage-refund-2.lua
+ * `request.charged` when the answer is a fault. shared/platform/redis/lua/usage-refund-3.lua
  * says how.
  */
 
@@ -22,21 +23,28 @@ let script: LuaScript | null = null;
 
 /** Best effort: a refund that cannot reach Redis is logged, and the call stays counted. */
 export async function refundCharge(deps: IngressDeps, charge: Charge, reason: string, requestId: string): Promise<void> {
-  script ??= loadScript("usage-refund-2.lua");
+  script ??= loadScript("usage-refund-3.lua");
+  const day = new Date(charge.nowMs).toISOString().slice(0, 10);
   try {
     await runScript(
       deps.redis,
       script,
-      [deps.keys.usageStreamOf(charge.orgId), deps.keys.cycleUsed(charge.orgId, charge.cycleStartMs)],
+      [
+        deps.keys.usageStreamOf(charge.orgId),
+        deps.keys.cycleUsed(charge.orgId, charge.cycleStartMs),
+        deps.keys.endpointLabels(charge.orgId, charge.keyId, day),
+      ],
       [
         deps.clock.now(),
-        new Date(charge.nowMs).toISOString().slice(0, 10),
+        day,
         200_000,
         charge.orgId,
         charge.keyId,
         charge.endpoint,
         charge.cycleStartMs,
         reason,
+        ROUTE_LABELS.has(charge.endpoint) ? "0" : "1",
+        OTHER_LABEL,
       ],
     );
   } catch (error) {

@@ -33,7 +33,7 @@ export interface UsageEvent {
    */
   install_new?: 1;
   /**
-   * 1: a refund (shared/platform/redis/lua/usage-refund-2.lua). These n calls were counted `ok`
+   * 1: a refund (shared/platform/redis/lua/usage-refund-3.lua). These n calls were counted `ok`
    * earlier; the service then failed to answer them (reason), so they move to that reason,
    * uncounted, and leave the cycle's count.
    */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { putSecret, usageEvents, type UsageEvent } from "./content-fixtures.js";
+import { ENDPOINT_LABELS_PER_DAY, OTHER_LABEL } from "../../../shared/verify/installations.js";
 import { makeKey, makeOrg, usedOf, verify, verifyDomain } from "./verify-fixtures.js";
 
 /**
@@ -86,6 +87,34 @@ describe("a counted call whose answer faults is given back", () => {
       ["verify", "ok", 1, 1, 0],
       ["verify", "unavailable", 0, 1, 1],
       ["verify", "ok", 1, 1, 0],
+    ]);
+  });
+
+  it("verify.php: a caller-chosen label is given back under the label the call was reported under", async () => {
+    const orgId = await freshOrg();
+    const made = await makeKey(gw, orgId, { kind: "client", domain: "example.com" });
+    const failOnce = () =>
+      vi.spyOn(gw.ingress.deps, "baseUrl").mockImplementationOnce(() => {
+        throw new Error("broken configuration");
+      });
+    // Within the cap: the label is recorded, and the refund names it.
+    let baseUrl = failOnce();
+    expect((await verify(gw, { key: made.key, domain: "example.com", endpoint: "checkout" })).status).toBe(503);
+    baseUrl.mockRestore();
+    // Past the cap (the day's set full of other labels): the call was reported as (other), and so is its refund.
+    const day = new Date(gw.ctx.clock.now()).toISOString().slice(0, 10);
+    const labels = Array.from({ length: ENDPOINT_LABELS_PER_DAY }, (_, i) => `label-${i}`);
+    await gw.ctx.redis.del(gw.ctx.keys.endpointLabels(orgId, made.id, day));
+    await gw.ctx.redis.sadd(gw.ctx.keys.endpointLabels(orgId, made.id, day), ...labels);
+    baseUrl = failOnce();
+    expect((await verify(gw, { key: made.key, domain: "example.com", endpoint: "signup" })).status).toBe(503);
+    baseUrl.mockRestore();
+    expect(await usedOf(gw, orgId)).toBe(0);
+    expect(shape(await usageEvents(gw, orgId))).toEqual([
+      ["checkout", "ok", 1, 1, 0],
+      ["checkout", "unavailable", 0, 1, 1],
+      [OTHER_LABEL, "ok", 1, 1, 0],
+      [OTHER_LABEL, "unavailable", 0, 1, 1],
     ]);
   });
 
