@@ -2,7 +2,7 @@ import { transaction, type Pool } from "../../shared/platform/db/pool.js";
 import { ownersAndAdmins } from "../../shared/verify/index.js";
 import { claimMail, enqueueDeliveries, type EventMessage, isEventOf, isFindingEvent } from "../../shared/events/index.js";
 import type { Helpers } from "../runtime/index.js";
-import { isPermanentMailFailure, type Mailer } from "./mail.js";
+import { isPermanentMailFailure, type Mailer } from "../../shared/platform/mail.js";
 import { mailOf, pendingInstallationMail, recipientsOf } from "./messages.js";
 
 /**

@@ -6,7 +6,7 @@ import { startActor, type RunningActor } from "../index.js";
 import { defineActor } from "../runtime/index.js";
 import { DELIVERY_POLICY, startDeliveryLoop, type DeliveryPolicy } from "./deliveries.js";
 import { notifierHandler } from "./handler.js";
-import { createNotifierMailer, type Mailer } from "./mail.js";
+import { createMailer, type Mailer } from "../../shared/platform/mail.js";
 import { eventMessageSchema, EVENTS_STREAM, type EventMessage } from "../../shared/events/index.js";
 
 /**
@@ -34,7 +34,7 @@ export interface NotifierOptions {
 
 /** The notifier: the consumer (e-mail, recording deliveries) and the webhook delivery loop, in one process. */
 export async function startNotifier(ctx: Context, options: NotifierOptions = {}): Promise<RunningActor> {
-  const mailer = options.mailer ?? createNotifierMailer(ctx.config.smtpUrl, ctx.logger);
+  const mailer = options.mailer ?? createMailer(ctx.config.smtpUrl, ctx.logger);
   const loop = startDeliveryLoop(
     { db: ctx.db, clock: ctx.clock, logger: ctx.logger, masterSecret: ctx.masterSecret },
     {

@@ -6,7 +6,7 @@ import {
   isFindingEvent,
   type Owner,
 } from "../../shared/events/index.js";
-import type { Mail } from "./mail.js";
+import type { Mail } from "../../shared/platform/mail.js";
 
 // The notifier's stream message is the events stream's EventMessage (shared/events/stream.ts).
 

@@ -120,6 +120,18 @@ export function check<T>(validate: (data: unknown) => Validated<T>, body: Params
 
 export { validator };
 
+/**
+ * A member's e-mail address, in every body that takes one: the `email` format is the
+ * mailer's plain-address check (shared/platform/mail.ts), so an address the API takes is one
+ * an invitation or a sign-in link can be sent to; anything else is 400 `bad_email`.
+ */
+export const memberEmailSchema = {
+  type: "string",
+  format: "email",
+  maxLength: 254,
+  description: "A plain local@domain address: no display name, comment, group, second address, space or non-ASCII character.",
+} as const;
+
 export function iso(date: Date | null | undefined): string | null {
   return date ? date.toISOString().replace(/\.\d{3}Z$/, "Z") : null;
 }

@@ -23,7 +23,7 @@ import { transaction } from "../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../deps.js";
 import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
-import { atOrgLimit, check, idParam, iso, limitReached, validator, type AdminHandler } from "./common.js";
+import { atOrgLimit, check, idParam, iso, limitReached, memberEmailSchema, validator, type AdminHandler } from "./common.js";
 import { createInvitation, mailInvitation } from "./auth/invitation.js";
 
 const orgFields = {
@@ -64,7 +64,7 @@ export const memberBody = validator<{ name: string; email: string; role: "owner"
   required: ["name", "email"],
   properties: {
     name: { type: "string", minLength: 1, maxLength: 200 },
-    email: { type: "string", format: "email", maxLength: 320 },
+    email: memberEmailSchema,
     role: { type: "string", enum: ["owner", "admin", "member"], default: "member" },
   },
   additionalProperties: false,

@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { parse as parseDomain } from "tldts";
+import { isPlainMailbox } from "./mailbox.js";
 import type { FromSchema } from "./schema-type.js";
 
 /**
@@ -87,7 +88,11 @@ ajv.addFormat("date-time", {
     inTimeRange(Date.parse(v.includes("T") ? v : v.replace(" ", "T"))),
 });
 ajv.addFormat("date", { type: "string", validate: isIsoDate });
-ajv.addFormat("email", { type: "string", validate: (v: string) => /^[^\s@]{1,64}@[^\s@]{1,253}\.[^\s@]{1,63}$/.test(v) });
+/**
+ * A member's address is the mailer's own rule (platform/mailbox.ts): an address the API takes is
+ * one the mailer will send to, never refused only when its invitation goes out.
+ */
+ajv.addFormat("email", { type: "string", validate: isPlainMailbox });
 ajv.addFormat("http-url", {
   type: "string",
   validate: (v: string) => {

@@ -14,7 +14,7 @@ import {
 import { transaction } from "../../../shared/platform/db/pool.js";
 import type { IngressDeps } from "../../deps.js";
 import { ok, refuse } from "../../reply.js";
-import { check, iso, validator } from "../common.js";
+import { check, iso, memberEmailSchema, validator } from "../common.js";
 import { ceremony, openSession, signedIn, tokenSchema } from "./common.js";
 import { siteOf } from "./cookie.js";
 import { emailSubject, spend } from "./limits.js";
@@ -33,7 +33,7 @@ import { emailSubject, spend } from "./limits.js";
 export const requestBody = validator<{ email: string }>({
   type: "object",
   required: ["email"],
-  properties: { email: { type: "string", format: "email", maxLength: 320 } },
+  properties: { email: memberEmailSchema },
   additionalProperties: false,
 });
 

@@ -1,14 +1,15 @@
 /**
  * E-mail the relay refuses for good is not retried (it would hold one of the notifier's slots
- * through minutes of backoff), and the envelope's only recipient is the stored address itself.
+ * through minutes of backoff). The mailer's own rules (a plain address, the envelope's only
+ * recipient, permanent or not) are tested with it: test/shared/platform/mail.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Helpers } from "../../../actors/runtime/index.js";
 import { notifierHandler } from "../../../actors/notifier/handler.js";
-import { createNotifierMailer, isPermanentMailFailure, type Mailer, RecipientRefused } from "../../../actors/notifier/mail.js";
 import type { EventMessage } from "../../../shared/events/index.js";
 import { manualClock } from "../../../shared/platform/clock.js";
 import type { Pool } from "../../../shared/platform/db/pool.js";
+import { createMailer, type Mailer } from "../../../shared/platform/mail.js";
 import { silentLogger } from "../../../shared/platform/log.js";
 import { createTestDatabase } from "../../helpers/database.js";
 import { startSmtpSink, type SmtpSink } from "../../helpers/smtp-sink.js";
@@ -28,46 +29,11 @@ beforeAll(async () => {
       return address === REFUSED;
     },
   });
-  mailer = createNotifierMailer(`smtp://127.0.0.1:${smtp.port}`, silentLogger());
+  mailer = createMailer(`smtp://127.0.0.1:${smtp.port}`, silentLogger());
 });
 afterAll(async () => {
   mailer?.close();
   await smtp?.stop();
-});
-
-describe("the notifier's mailer", () => {
-  it("names the stored address as the envelope's only recipient", async () => {
-    rcpt.length = 0;
-    await mailer.send({ to: "alice@example.com", subject: "s", text: "t" });
-    expect(rcpt).toEqual(["alice@example.com"]);
-    expect(smtp.mails.at(-1)?.to).toEqual(["alice@example.com"]);
-  });
-
-  it("refuses an address a parser would read as a display name, before any SMTP", async () => {
-    rcpt.length = 0;
-    for (const to of ["a<b>@c.example", '"x" <evil@attacker.example>', "a@b.example, c@d.example", "a@b.example (c)"]) {
-      const error = await mailer.send({ to, subject: "s", text: "t" }).catch((e: unknown) => e);
-      expect(error, to).toBeInstanceOf(RecipientRefused);
-      expect(isPermanentMailFailure(error)).toBe(true);
-    }
-    expect(rcpt).toEqual([]);
-  });
-
-  it("a recipient the relay refuses with 5xx is a permanent failure", async () => {
-    const error = await mailer.send({ to: REFUSED, subject: "s", text: "t" }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: "EENVELOPE", responseCode: 550 });
-    expect(isPermanentMailFailure(error)).toBe(true);
-  });
-
-  it("what a retry can cure is not permanent: 4xx, 503, a refused sender or login, a dropped connection", () => {
-    const smtpError = (fields: Record<string, unknown>) => Object.assign(new Error("smtp"), fields);
-    expect(isPermanentMailFailure(smtpError({ code: "EENVELOPE", command: "RCPT TO", responseCode: 450 }))).toBe(false);
-    expect(isPermanentMailFailure(smtpError({ code: "EENVELOPE", command: "RCPT TO", responseCode: 503 }))).toBe(false);
-    expect(isPermanentMailFailure(smtpError({ code: "EENVELOPE", command: "MAIL FROM", responseCode: 550 }))).toBe(false);
-    expect(isPermanentMailFailure(smtpError({ code: "EAUTH", command: "AUTH PLAIN", responseCode: 535 }))).toBe(false);
-    expect(isPermanentMailFailure(smtpError({ code: "ECONNECTION" }))).toBe(false);
-    expect(isPermanentMailFailure(smtpError({ code: "EMESSAGE", command: "DATA", responseCode: 554 }))).toBe(true);
-  });
 });
 
 describe("the notifier's handler", () => {
@@ -106,5 +72,17 @@ describe("the notifier's handler", () => {
     rcpt.length = 0;
     await notifierHandler(mailer, () => {})(message, helpers());
     expect(rcpt).toEqual([]);
+  });
+
+  it("a stored address that is not plain (added before the API held members to plain ones) is refused for good too", async () => {
+    const notPlain = "a<b>@c.example";
+    const stored = { ...message, event: { ...message.event, id: 42, owner: { name: "Odd", email: notPlain } } } as EventMessage;
+    const before = smtp.mails.length;
+    rcpt.length = 0;
+    await notifierHandler(mailer, () => {})(stored, helpers());
+    expect(rcpt).toEqual(["bob@example.com"]);
+    expect(smtp.mails.slice(before).map((m) => m.to)).toEqual([["bob@example.com"]]);
+    const { rows } = await db.pool.query("SELECT recipient FROM notifier_mail WHERE event_id = 42 ORDER BY recipient");
+    expect(rows.map((r) => r.recipient)).toEqual([notPlain, "bob@example.com"]);
   });
 });

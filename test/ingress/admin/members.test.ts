@@ -5,7 +5,8 @@ import { advance, joined, type MemberClient, signInByLink, siteOf } from "./auth
 
 /**
  * Taking access away (docs/accounts.md "Members"): PATCH /orgs/:org/members/:id changes a
- * role, DELETE removes a member. Over HTTP against the real gateway, with members signed
+ * role, DELETE removes a member; and POST /orgs/:org/members refuses an address the mailer
+ * would not send to. Over HTTP against the real gateway, with members signed
  * in through real sessions (an accepted invitation, then an e-mailed link): who may, what
  * holds from the member's next request, the last owner kept, the activity record, and what
  * happens to the member's assignments and the default owner.
@@ -87,6 +88,38 @@ async function onlyOwners(keep: readonly number[]): Promise<void> {
 }
 
 const conflict = { ok: false, reason: "conflict", message: expect.any(String), detail: expect.stringContaining("last owner") };
+
+describe("POST /orgs/:org/members", () => {
+  // What the mailer would refuse (shared/platform/mail.ts) is refused here, before a member
+  // exists: an address a parser reads as a display name, a list or a header.
+  const NOT_PLAIN = [
+    "a<b>@c.example",
+    '"x" <evil@attacker.example>',
+    "a@b.example, c@d.example",
+    "a@b.example\r\nBcc: c@d.example",
+    "ä@example.com",
+  ];
+
+  it("an address that is not a plain local@domain is 400 bad_email: no member, no invitation, nothing sent", async () => {
+    const before = smtp.mails.length;
+    for (const email of NOT_PLAIN) {
+      const refused = await gw.admin("POST", `/orgs/${orgId}/members`, { name: "Mallory", email, role: "owner" });
+      expect(refused.status, email).toBe(400);
+      expect(refused.body, email).toMatchObject({ ok: false, reason: "bad_email" });
+    }
+    const { rows } = await gw.ctx.db.query("SELECT email FROM members WHERE org_id = $1 AND name = 'Mallory'", [orgId]);
+    expect(rows).toEqual([]);
+    expect(smtp.mails.length).toBe(before);
+  });
+
+  it("a sign-in link asked for such an address is 400 bad_email too", async () => {
+    for (const email of NOT_PLAIN) {
+      const refused = await gw.call("/admin/v1/auth/signin/link", { method: "POST", body: { email }, headers: { origin: site } });
+      expect(refused.status, email).toBe(400);
+      expect(refused.body, email).toMatchObject({ ok: false, reason: "bad_email" });
+    }
+  });
+});
 
 describe("PATCH /orgs/:org/members/:id", () => {
   it("an owner changes a role; it holds from the member's next request, and the member's session and passkeys stay", async () => {
