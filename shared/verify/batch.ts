@@ -114,6 +114,8 @@ interface Shape<P> extends Group<P> {
   /** KEYS indexes of the rate window and the per-source window ("0": none). */
   window: string;
   sourceWindow: string;
+  /** KEYS index of the key's refusal window for a passing call the installation step may refuse ("0": none). */
+  refusalWindow: string;
 }
 
 /** Calls that share every per-key argument travel as one group (the script's header says so). */
@@ -253,12 +255,15 @@ export function encodeBatch<P extends { call: CountingCall }>(
       if (install !== "" && group.G_SIGHTINGS === "0") group.G_SIGHTINGS = indexOf(keys.installSightings(c.orgId, c.keyId, minute));
       const window = takesKeySlot(outcome) ? keys.rateWindow(c.orgId, c.keyId, minute) : keys.refusalWindow(c.orgId, c.keyId, minute);
       const sourceWindow = perSource !== null && source ? indexOf(keys.sourceWindow(c.orgId, c.keyId, minute, source)) : "0";
-      lastShape = { first: member.call, window: indexOf(window), sourceWindow, members: [member] };
+      // A passing call that names an installation may yet be refused by the script's
+      // installation step: such a refusal takes the refusal window, as the rules' own do.
+      const refusalWindow = takesKeySlot(outcome) && install !== "" ? indexOf(keys.refusalWindow(c.orgId, c.keyId, minute)) : "0";
+      lastShape = { first: member.call, window: indexOf(window), sourceWindow, refusalWindow, members: [member] };
       shapes.set(shapeId, lastShape);
     }
     group.G_SHAPES = String(shapes.size);
     put(args, GROUP, group);
-    for (const { first, window, sourceWindow, members: alike } of shapes.values()) {
+    for (const { first, window, sourceWindow, refusalWindow, members: alike } of shapes.values()) {
       put(args, SHAPE, {
         S_CALLS: String(alike.length),
         S_OUTCOME: first.outcome,
@@ -266,6 +271,7 @@ export function encodeBatch<P extends { call: CountingCall }>(
         S_INSTALL: first.install,
         S_WINDOW: window,
         S_SOURCE_WINDOW: sourceWindow,
+        S_REFUSAL_WINDOW: refusalWindow,
       });
       for (const member of alike) order.push(member);
     }

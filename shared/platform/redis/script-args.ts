@@ -44,7 +44,8 @@ export const VERIFY_BATCH_ARGS = {
   S_INSTALL: 4,
   S_WINDOW: 5,
   S_SOURCE_WINDOW: 6,
-  SHAPE_FIELDS: 6,
+  S_REFUSAL_WINDOW: 7,
+  SHAPE_FIELDS: 7,
 } as const;
 
 /** Layouts by script file. */

@@ -67,6 +67,23 @@ describe("per-minute window against a flood of a public key", () => {
     expect((await from(VISITOR, { key: made.key, domain: "example.com" })).body.reason).toBe("rate_limited");
   });
 
+  it("installation refusals take the refusal window: made-up installation ids cannot use up the site's slots", async () => {
+    const made = await clientSetup(gw, { rate_per_minute: 6 });
+    // The site's own installation is the key's first: approved.
+    expect((await from(VISITOR, { key: made.key, domain: "example.com", install: "site-main" })).body.reason).toBe("ok");
+    await topOfMinute();
+    // A stranger with the public key names installations of its own: each is recorded pending
+    // (or past the day's pending cap), a counted refusal.
+    const flood = await burst(6, () => from(ATTACKER, { key: made.key, domain: "example.com", install: `bot-${Math.random()}` }));
+    expect(Object.keys(flood).every((reason) => reason.startsWith("installation_"))).toBe(true);
+    expect(Object.values(flood).reduce((a, b) => a + b, 0)).toBe(6);
+    // The refusal window is full for the stranger...
+    expect((await from(ATTACKER, { key: made.key, domain: "example.com", install: "bot-more" })).body.reason).toBe("rate_limited");
+    // ...and the site's approved installation still gets every slot of the key's window.
+    expect(await burst(6, () => from(VISITOR, { key: made.key, domain: "example.com", install: "site-main" }))).toEqual({ ok: 6 });
+    expect((await from(VISITOR, { key: made.key, domain: "example.com", install: "site-main" })).body.reason).toBe("rate_limited");
+  });
+
   it("by default one source calling R times still gets exactly R", async () => {
     const made = await clientSetup(gw, { rate_per_minute: 8 });
     expect(made.details.rate_per_source_per_minute).toBeNull();

@@ -49,9 +49,12 @@ and then per shape, SHAPE_FIELDS fields:
   S_WINDOW index of the rate window the call takes a slot of: the key's window of the minute, or,
     for a refusal of the pure rules or the route's check (place, scope, key state, bot check),
     the key's separate refusal window of the minute, so refused calls never use up honest
-    callers' slots (an installation refused here still takes the key's window: it is decided
-    in this script, after the window is chosen),
+    callers' slots,
   S_SOURCE_WINDOW index of the per-source window of the minute ("0" when the key has no per-source limit)
+  S_REFUSAL_WINDOW index of the key's refusal window of the minute for an "ok" shape naming an
+    installation ("0" otherwise): when the installation step will refuse the shape's calls
+    (the installation is pending or blocked, or unknown on a key that has installations),
+    they are gated by and take this window instead of S_WINDOW, like the rules' refusals
 
 Returns the answers of the calls, groups in order, shapes in order, the k calls of a
 shape in order, run-length encoded: a flat array of pairs (answer, number of consecutive
@@ -224,6 +227,14 @@ for _ = 1, groups do
     return status, newStatus, sighted
   end
 
+  -- Whether the installation step will refuse calls naming `install` (read only: the step
+  -- itself records). An unknown installation is approved only on a key that has none.
+  local function refusedInstallation(install)
+    local status = redis.call('HGET', instKey, install)
+    if status then return status ~= 'approved' end
+    return redis.call('HLEN', instKey) > 0
+  end
+
   local function statusAnswer(status, result)
     if status == 'blocked' then return 'installation_blocked' end
     if status == 'over_limit' then return 'installation_limit_reached' end
@@ -254,7 +265,13 @@ for _ = 1, groups do
     local rateKey, sourceIndex = KEYS[tonumber(ARGV[a + S_WINDOW])], tonumber(ARGV[a + S_SOURCE_WINDOW])
     local sourceKey = nil
     if sourceIndex > 0 and perSource >= 0 then sourceKey = KEYS[sourceIndex] end
+    local refusalIndex = tonumber(ARGV[a + S_REFUSAL_WINDOW])
     a = a + SHAPE_FIELDS
+    -- Calls the installation step will refuse are a stranger's to make at will (any id, a
+    -- public key): they take the refusal window, never the slots of the key's own installations.
+    if not stale and refusalIndex > 0 and counts == '1' and outcome == 'ok' and install ~= '' and refusedInstallation(install) then
+      rateKey = KEYS[refusalIndex]
+    end
     if stale then
       answer('stale', calls)
     elseif counts ~= '1' then
