@@ -6,6 +6,7 @@ import {
   lockOrgSettings,
   type MemberRow,
   recordActivity,
+  revokeMemberTokens,
   setMemberRole,
 } from "../../shared/accounts/index.js";
 import { unassignMember } from "../../shared/findings/index.js";
@@ -80,7 +81,7 @@ export const changeMemberRole: AdminHandler = async (_request, deps, params, bod
 
 /**
  * DELETE /orgs/:org/members/:id: the member goes, with its sessions (ended at once), passkeys
- * and links. The assignments it owned stay, unowned, with a history entry saying whom they
+ * and links, and the organization tokens it made are revoked. The assignments it owned stay, unowned, with a history entry saying whom they
  * were taken from; a default owner naming it is cleared (automatic assignment stops until an
  * owner names another), and that change is recorded as PATCH /orgs/:org records it.
  */
@@ -105,6 +106,20 @@ export const removeMember: AdminHandler = async (_request, deps, params, _body, 
       what: `unassigned: ${who} was removed from the organization`,
       detail: { code: "finding.unassigned", automatic: false, previous_owner: member.email },
     });
+    // The tokens it made go with it: leaving leaves no working credential behind.
+    const revoked = await revokeMemberTokens(tx, orgId, member.id, caller.who, now);
+    for (const token of revoked) {
+      await recordActivity(tx, {
+        orgId,
+        atMs: now,
+        who: caller.who,
+        via: "admin",
+        group: "team_security",
+        action: `Token "${token.name}" revoked: ${who}, who made it, was removed`,
+        actionCode: "token.revoked",
+        detail: { token_id: token.id, name: token.name, prefix: token.prefix, reason: "member_removed" },
+      });
+    }
     if (!(await deleteMember(tx, orgId, member.id))) throw new Error("member vanished inside its transaction");
     const defaultOwnerCleared = org.default_owner_id === member.id;
     await recordActivity(tx, {
@@ -115,7 +130,13 @@ export const removeMember: AdminHandler = async (_request, deps, params, _body, 
       group: "members",
       action: `Member ${member.email} (${member.role}) removed`,
       actionCode: "member.removed",
-      detail: { email: member.email, role: member.role, assignments_unassigned: unassigned, default_owner_cleared: defaultOwnerCleared },
+      detail: {
+        email: member.email,
+        role: member.role,
+        assignments_unassigned: unassigned,
+        default_owner_cleared: defaultOwnerCleared,
+        tokens_revoked: revoked.length,
+      },
     });
     if (defaultOwnerCleared) {
       await recordActivity(tx, {
@@ -129,7 +150,7 @@ export const removeMember: AdminHandler = async (_request, deps, params, _body, 
         detail: { default_owner: null, previous_default_owner: member.email },
       });
     }
-    return { member, unassigned, defaultOwnerCleared };
+    return { member, unassigned, defaultOwnerCleared, tokensRevoked: revoked.length };
   });
   if (removed === "not_found") return refuse("not_found");
   if (removed === "last_owner") return lastOwner();
@@ -137,5 +158,6 @@ export const removeMember: AdminHandler = async (_request, deps, params, _body, 
     removed: memberView(removed.member),
     assignments_unassigned: removed.unassigned,
     default_owner_cleared: removed.defaultOwnerCleared,
+    tokens_revoked: removed.tokensRevoked,
   });
 };

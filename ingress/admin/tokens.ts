@@ -62,6 +62,7 @@ export const createToken: AdminHandler = async (_request, deps, params, body, ca
       prefix: fresh.prefix,
       scopes,
       createdBy: caller.who,
+      createdByMember: caller.principal.kind === "member" ? caller.principal.memberId : null,
       nowMs: now,
       expiresMs,
     });

@@ -368,8 +368,8 @@ export const ADMIN_ANSWERS: Record<string, Schema> = {
   ]),
   "PATCH /orgs/:org/members/:id": strict({ ok: { const: true }, member: memberSchema }, ["ok", "member"]),
   "DELETE /orgs/:org/members/:id": strict(
-    { ok: { const: true }, removed: memberSchema, assignments_unassigned: int, default_owner_cleared: bool },
-    ["ok", "removed", "assignments_unassigned", "default_owner_cleared"],
+    { ok: { const: true }, removed: memberSchema, assignments_unassigned: int, default_owner_cleared: bool, tokens_revoked: int },
+    ["ok", "removed", "assignments_unassigned", "default_owner_cleared", "tokens_revoked"],
   ),
   "POST /orgs/:org/tokens": strict({ ok: { const: true }, token: str, details: tokenSchema }, ["ok", "token", "details"]),
   "GET /orgs/:org/tokens": listOf("tokens", tokenSchema),

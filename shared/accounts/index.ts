@@ -56,7 +56,16 @@ export {
   recordPasskeyUse,
   removePasskey,
 } from "./db/passkeys.js";
-export { countLiveTokens, insertToken, liveTokens, revokeToken, tokenByHash, type TokenRow, touchToken } from "./db/tokens.js";
+export {
+  countLiveTokens,
+  insertToken,
+  liveTokens,
+  revokeMemberTokens,
+  revokeToken,
+  tokenByHash,
+  type TokenRow,
+  touchToken,
+} from "./db/tokens.js";
 export { invitationMail, invitationUrl, signinLinkMail, signinLinkUrl } from "./mails.js";
 export { CYCLE_MS, cycleStart, type Plan, PLAN_NAMES, PLANS, windowEnd } from "./plans.js";
 export { type LimitedResource, ORG_LIMITS } from "./limits.js";

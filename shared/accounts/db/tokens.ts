@@ -11,6 +11,8 @@ export interface TokenRow {
   prefix: string;
   scopes: Scope[];
   created_by: string;
+  /** The member who made it (null: the operator, or made before this was recorded). */
+  created_by_member: number | null;
   created_at: Date;
   expires_at: Date | null;
   last_used_at: Date | null;
@@ -32,15 +34,17 @@ export async function insertToken(
     prefix: string;
     scopes: readonly Scope[];
     createdBy: string;
+    /** The member making it, when a member does (its removal revokes the token). */
+    createdByMember: number | null;
     nowMs: number;
     expiresMs: number | null;
   },
 ): Promise<TokenRow> {
   const { rows } = await db.query<TokenRow>(
-    `INSERT INTO org_tokens (org_id, name, token_hash, prefix, scopes, created_by, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7 / 1000.0), CASE WHEN $8::float8 IS NULL THEN NULL ELSE to_timestamp($8 / 1000.0) END)
+    `INSERT INTO org_tokens (org_id, name, token_hash, prefix, scopes, created_by, created_by_member, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, to_timestamp($8 / 1000.0), CASE WHEN $9::float8 IS NULL THEN NULL ELSE to_timestamp($9 / 1000.0) END)
      RETURNING *`,
-    [token.orgId, token.name, token.hash, token.prefix, token.scopes, token.createdBy, token.nowMs, token.expiresMs],
+    [token.orgId, token.name, token.hash, token.prefix, token.scopes, token.createdBy, token.createdByMember, token.nowMs, token.expiresMs],
   );
   return rows[0];
 }
@@ -103,4 +107,14 @@ export async function revokeToken(db: Queryable, orgId: number, id: number, by: 
     [orgId, id, nowMs, by],
   );
   return rows[0] ?? null;
+}
+
+/** Revokes the live tokens `memberId` made (the member is being removed); returns them. */
+export async function revokeMemberTokens(db: Queryable, orgId: number, memberId: number, by: string, nowMs: number): Promise<TokenRow[]> {
+  const { rows } = await db.query<TokenRow>(
+    `UPDATE org_tokens SET revoked_at = to_timestamp($3 / 1000.0), revoked_by = $4
+     WHERE org_id = $1 AND created_by_member = $2 AND revoked_at IS NULL RETURNING *`,
+    [orgId, memberId, nowMs, by],
+  );
+  return rows.sort((a, b) => a.id - b.id);
 }

@@ -198,6 +198,7 @@ describe("DELETE /orgs/:org/members/:id", () => {
       removed: { id: leaving.id, name: leaving.name, email: leaving.email, role: "admin", created_at: expect.any(String) },
       assignments_unassigned: 0,
       default_owner_cleared: false,
+      tokens_revoked: 0,
     });
 
     // Its very next request: the session is over, whatever it asks.
@@ -227,13 +228,46 @@ describe("DELETE /orgs/:org/members/:id", () => {
         grp: "members",
         who: `${owner.name} <${owner.email}>`,
         action: `Member ${leaving.email} (admin) removed`,
-        detail: { email: leaving.email, role: "admin", assignments_unassigned: 0, default_owner_cleared: false },
+        detail: { email: leaving.email, role: "admin", assignments_unassigned: 0, default_owner_cleared: false, tokens_revoked: 0 },
       },
     ]);
     // Its own past entries keep naming it: the record is history.
     expect(
       (await gw.ctx.db.query("SELECT count(*)::int AS n FROM activity WHERE who = $1", [`${leaving.name} <${leaving.email}>`])).rows[0].n,
     ).toBeGreaterThan(0);
+  });
+
+  it("revokes the tokens the member made, and only those: leaving leaves no working credential behind", async () => {
+    const staying = await member("owner");
+    const leaving = await member("owner");
+    const made = async (session: Session, name: string) => {
+      const res = await as(session, "POST", `/orgs/${orgId}/tokens`, { name, scopes: ["read", "write"] });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return { token: res.body.token as string, id: res.body.details.id as number };
+    };
+    const mine = [await made(leaving, "deploy"), await made(leaving, "ci")];
+    const theirs = await made(staying, "billing");
+    const operators = await gw.admin("POST", `/orgs/${orgId}/tokens`, { name: "ops", scopes: ["read"] });
+    for (const t of [...mine, theirs]) expect((await withToken(t.token, "GET", `/orgs/${orgId}`)).status).toBe(200);
+
+    const removed = await as(staying, "DELETE", `/orgs/${orgId}/members/${leaving.id}`);
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect(removed.body.tokens_revoked).toBe(2);
+    // Its tokens are refused from their next call; the other owner's and the operator's work on.
+    for (const t of mine) {
+      const refused = await withToken(t.token, "GET", `/orgs/${orgId}`);
+      expect(refused.status).toBe(401);
+    }
+    expect((await withToken(theirs.token, "GET", `/orgs/${orgId}`)).status).toBe(200);
+    expect((await withToken(operators.body.token, "GET", `/orgs/${orgId}`)).status).toBe(200);
+    const live = (await gw.admin("GET", `/orgs/${orgId}/tokens?limit=500`)).body.tokens.map((t: { id: number }) => t.id);
+    expect(live).toContain(theirs.id);
+    for (const t of mine) expect(live).not.toContain(t.id);
+    const revoked = (await activity("token.revoked")).filter((r) => mine.some((t) => r.detail.token_id === t.id));
+    expect(revoked.map((r) => [r.grp, r.who, r.detail.reason])).toEqual([
+      ["team_security", `${staying.name} <${staying.email}>`, "member_removed"],
+      ["team_security", `${staying.name} <${staying.email}>`, "member_removed"],
+    ]);
   });
 
   it("the member's assignments stay, unowned, with a history entry; a default owner naming it is cleared and recorded", async () => {
@@ -287,6 +321,7 @@ describe("DELETE /orgs/:org/members/:id", () => {
       role: "member",
       assignments_unassigned: 2,
       default_owner_cleared: true,
+      tokens_revoked: 0,
     });
   });
 });

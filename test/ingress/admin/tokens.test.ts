@@ -230,6 +230,7 @@ describe("without ADMIN_TOKEN", () => {
       prefix: fresh.prefix,
       scopes: ["read"],
       createdBy: "test",
+      createdByMember: null,
       nowMs: noAdmin.ctx.clock.now(),
       expiresMs: null,
     });
