@@ -111,7 +111,9 @@ export const api = {
   keyAction: (id: number, action: "suspend" | "resume" | "revoke") => admin<{ details: KeyDetails }>("POST", `/keys/${id}/${action}`),
   rotateKey: (id: number, graceS: number) =>
     admin<{ key: string; details: KeyDetails }>("POST", `/keys/${id}/rotate`, { body: graceS > 0 ? { grace_s: graceS } : {} }),
-  installations: (id: number) => admin<{ installations: Installation[] }>("GET", `/keys/${id}/installations`),
+  /** A key's installations, newest first (those the usage actor has not written down yet first of all). */
+  installations: (id: number, query: Query = {}) =>
+    admin<Paged & { installations: Installation[] }>("GET", `/keys/${id}/installations`, { query }),
   decideInstallation: (id: number, install: string, decision: "approve" | "block") =>
     admin<{ installation: Installation }>("POST", `/keys/${id}/installations/${seg(install)}/${decision}`),
   /** Without a range the service answers its own last 30 days (its clock decides what "today" is). */
@@ -153,7 +155,7 @@ export const api = {
     admin<{ secret: SecretInfo }>("PUT", `/orgs/${org}/secrets/${seg(name)}`, { body: { value } }),
   deleteSecret: (org: number, name: string) => admin<Record<string, unknown>>("DELETE", `/orgs/${org}/secrets/${seg(name)}`),
 
-  destinations: (org: number) => admin<{ destinations: Destination[] }>("GET", `/orgs/${org}/siem`),
+  destinations: (org: number, query: Query = {}) => admin<Paged & { destinations: Destination[] }>("GET", `/orgs/${org}/siem`, { query }),
   addDestination: (org: number, body: { kind: string; url: string; token?: string; index?: string }) =>
     admin<{ destination: Destination }>("POST", `/orgs/${org}/siem`, { body }),
   removeDestination: (org: number, id: number) => admin<Record<string, unknown>>("DELETE", `/orgs/${org}/siem/${id}`),
@@ -162,16 +164,17 @@ export const api = {
   deadLetters: (org: number, id: number) => admin<{ dead_letters: DeadLetter[] }>("GET", `/orgs/${org}/siem/${id}/dead-letters`),
   retryDeadLetters: (org: number, id: number, ids?: string[]) =>
     admin<{ retried: number; not_found: string[] }>("POST", `/orgs/${org}/siem/${id}/dead-letters/retry`, { body: ids ? { ids } : {} }),
-  webhooks: (org: number) => admin<{ webhooks: Webhook[] }>("GET", `/orgs/${org}/webhooks`),
+  webhooks: (org: number, query: Query = {}) => admin<Paged & { webhooks: Webhook[] }>("GET", `/orgs/${org}/webhooks`, { query }),
   addWebhook: (org: number, body: { url: string; secret: string }) =>
     admin<{ webhook: Webhook }>("POST", `/orgs/${org}/webhooks`, { body }),
   removeWebhook: (org: number, id: number) => admin<Record<string, unknown>>("DELETE", `/orgs/${org}/webhooks/${id}`),
   deliveries: (org: number, id: number) => admin<{ deliveries: Delivery[] }>("GET", `/orgs/${org}/webhooks/${id}/deliveries`),
 
-  notes: (org: number, domain: string, findingKey: string) =>
-    admin<{ notes: { id: number; time: string; who: string; body: string }[] }>(
+  notes: (org: number, domain: string, findingKey: string, query: Query = {}) =>
+    admin<Paged & { notes: { id: number; time: string; who: string; body: string }[] }>(
       "GET",
       `/orgs/${org}/assignments/${seg(domain)}/${seg(findingKey)}/notes`,
+      { query },
     ),
   addNote: (org: number, domain: string, findingKey: string, who: string, body: string) =>
     admin<{ note: { id: number } }>("POST", `/orgs/${org}/assignments/${seg(domain)}/${seg(findingKey)}/notes`, { body: { who, body } }),

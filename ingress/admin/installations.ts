@@ -1,7 +1,8 @@
 import { recordActivity } from "../../shared/accounts/index.js";
-import { findKey, gracePartnersOf, installationsOf, setInstallationStatus, type InstallationRow } from "../../shared/verify/index.js";
+import { findKey, gracePartnersOf, installationsPageOf, setInstallationStatus, type InstallationRow } from "../../shared/verify/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { isStorableText } from "../../shared/platform/validation.js";
+import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { idParam, iso, type AdminHandler } from "./common.js";
 
@@ -9,24 +10,19 @@ function view(row: InstallationRow) {
   return { install: row.install, status: row.status, first_seen_at: iso(row.first_seen_at), last_seen_at: iso(row.last_seen_at) };
 }
 
-export const listInstallations: AdminHandler = async (_request, deps, params) => {
+/**
+ * GET /keys/:id/installations: the key's installations, newest first, paged; those only Redis
+ * has seen yet (the usage actor has not written them down) first of all.
+ */
+export const listInstallations: AdminHandler = async (request, deps, params) => {
   const id = idParam(params, "id");
   const key = id === null ? null : await findKey(deps.db, id);
   if (!key) return refuse("not_found");
-  const rows = await installationsOf(deps.db, key.id);
-  // Redis sees an installation before the usage actor writes it down: include those too.
+  const paging = queryPaging(request.query);
+  if ("refused" in paging) return refuse(paging.refused);
   const live = await deps.redis.hgetall(deps.keys.installations(key.org_id, key.id));
-  const known = new Set(rows.map((r) => r.install));
-  const now = new Date(deps.clock.now());
-  const pending = Object.entries(live)
-    .filter(([install]) => !known.has(install))
-    .map(([install, status]) =>
-      view({ key_id: key.id, install, status: status as InstallationRow["status"], first_seen_at: now, last_seen_at: now }),
-    );
-  const merged = rows.map((r) =>
-    view({ ...r, status: Object.hasOwn(live, r.install) ? (live[r.install] as InstallationRow["status"]) : r.status }),
-  );
-  return ok({ installations: [...merged, ...pending] });
+  const { total, rows } = await installationsPageOf(deps.db, key.id, live, deps.clock.now(), paging);
+  return ok({ installations: rows.map(view), ...pageFields(paging, total) });
 };
 
 export function decideInstallation(decision: "approved" | "blocked"): AdminHandler {

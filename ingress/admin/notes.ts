@@ -1,7 +1,8 @@
-import { countNotes, findAssignment, insertNote, notesOf } from "../../shared/findings/index.js";
+import { countNotes, findAssignment, insertNote, notesPageOf } from "../../shared/findings/index.js";
 import { ORG_LIMITS, recordActivity } from "../../shared/accounts/index.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { normalizeDomain } from "../../shared/platform/validation.js";
+import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { check, idParam, iso, limitReached, validator, type AdminHandler } from "./common.js";
 import { FINDING_KEY } from "./risks.js";
@@ -25,14 +26,16 @@ function findingParams(params: Record<string, string>): { orgId: number; domain:
   return orgId === null || !domain || !FINDING_KEY.test(findingKey) ? null : { orgId, domain, findingKey };
 }
 
-/** GET /orgs/:org/assignments/:domain/:finding_key/notes: the notes of an assigned finding, oldest first (404 otherwise). */
-export const listNotes: AdminHandler = async (_request, deps, params) => {
+/** GET /orgs/:org/assignments/:domain/:finding_key/notes: the notes of an assigned finding, oldest first, paged (404 otherwise). */
+export const listNotes: AdminHandler = async (request, deps, params) => {
   const target = findingParams(params);
   const row = target && (await findAssignment(deps.db, target.orgId, target.domain, target.findingKey));
   if (!target || !row) return refuse("not_found");
-  const notes = await notesOf(deps.db, row.id);
+  const paging = queryPaging(request.query);
+  if ("refused" in paging) return refuse(paging.refused);
+  const { total, rows } = await notesPageOf(deps.db, row.id, paging);
   return ok({
-    notes: notes.map((n) => ({
+    notes: rows.map((n) => ({
       id: n.id,
       domain: target.domain,
       finding_key: target.findingKey,
@@ -40,6 +43,7 @@ export const listNotes: AdminHandler = async (_request, deps, params) => {
       who: n.who,
       body: n.body,
     })),
+    ...pageFields(paging, total),
   });
 };
 

@@ -23,6 +23,7 @@ import { seal } from "../../shared/platform/crypto/seal.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import { ask } from "../ask.js";
 import type { IngressDeps } from "../deps.js";
+import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { atOrgLimit, check, idParam, iso, limitReached, validator, type AdminHandler } from "./common.js";
 
@@ -130,11 +131,13 @@ export const createDestination: AdminHandler = async (_request, deps, params, bo
   return ok({ destination: destinationView(row) }, 201);
 };
 
-export const listOrgDestinations: AdminHandler = async (_request, deps, params) => {
+export const listOrgDestinations: AdminHandler = async (request, deps, params) => {
   const orgId = idParam(params, "org");
   if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
-  const rows = await listDestinations(deps.db, orgId);
-  return ok({ destinations: await Promise.all(rows.map((row) => stateView(deps, row))) });
+  const paging = queryPaging(request.query);
+  if ("refused" in paging) return refuse(paging.refused);
+  const { total, rows } = await listDestinations(deps.db, orgId, paging);
+  return ok({ destinations: await Promise.all(rows.map((row) => stateView(deps, row))), ...pageFields(paging, total) });
 };
 
 export const getDestination: AdminHandler = async (_request, deps, params) => {

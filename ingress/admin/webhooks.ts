@@ -12,6 +12,7 @@ import {
   nextWebhookId,
   webhookSecretAad,
 } from "../../shared/events/index.js";
+import { pageFields, queryPaging } from "../paging.js";
 import { ok, refuse, refuseField } from "../reply.js";
 import { atOrgLimit, check, idParam, iso, limitReached, validator, type AdminHandler } from "./common.js";
 
@@ -70,10 +71,12 @@ export const createWebhook: AdminHandler = async (_request, deps, params, body, 
   return ok({ webhook: { id: row.id, url: row.url, created_at: iso(row.created_at) } }, 201);
 };
 
-export const listOrgWebhooks: AdminHandler = async (_request, deps, params) => {
+export const listOrgWebhooks: AdminHandler = async (request, deps, params) => {
   const orgId = idParam(params, "org");
   if (orgId === null || !(await findOrg(deps.db, orgId))) return refuse("not_found");
-  const rows = await listWebhooks(deps.db, orgId);
+  const paging = queryPaging(request.query);
+  if ("refused" in paging) return refuse(paging.refused);
+  const { total, rows } = await listWebhooks(deps.db, orgId, paging);
   return ok({
     webhooks: rows.map((r) => ({
       id: r.id,
@@ -85,6 +88,7 @@ export const listOrgWebhooks: AdminHandler = async (_request, deps, params) => {
       last_error: r.last_error,
       last_delivered_at: iso(r.last_delivered_at),
     })),
+    ...pageFields(paging, total),
   });
 };
 

@@ -1,4 +1,5 @@
 import { PLAN_NAMES } from "../../shared/accounts/index.js";
+import { SIEM_KINDS } from "../../shared/events/index.js";
 import { REASONS } from "../../shared/platform/reasons.js";
 
 /**
@@ -337,6 +338,73 @@ const orgInstallationSchema = strict(
   ["key_id", "key_name", "install", "status", "first_seen_at", "last_seen_at"],
 );
 
+/** An installation of one key (admin/installations.ts view). */
+const installationSchema = strict(
+  { install: str, status: { enum: ["approved", "pending", "blocked"] }, first_seen_at: time, last_seen_at: time },
+  ["install", "status", "first_seen_at", "last_seen_at"],
+);
+
+/** A SIEM destination with its delivery state (admin/siem.ts stateView). */
+const destinationSchema = strict(
+  {
+    id: int,
+    kind: { enum: SIEM_KINDS },
+    url: str,
+    index: nullable("string"),
+    has_token: bool,
+    created_at: time,
+    delivered: int,
+    pending: int,
+    failed: int,
+    dead_letters: int,
+    last_error: nullable("string"),
+    last_error_at: nullableTime,
+    last_delivered_at: nullableTime,
+    last_event_id: int,
+  },
+  [
+    "id",
+    "kind",
+    "url",
+    "index",
+    "has_token",
+    "created_at",
+    "delivered",
+    "pending",
+    "failed",
+    "dead_letters",
+    "last_error",
+    "last_error_at",
+    "last_delivered_at",
+    "last_event_id",
+  ],
+);
+
+/** A webhook with its delivery counts (admin/webhooks.ts listOrgWebhooks); never its secret. */
+const webhookSchema = strict(
+  {
+    id: int,
+    url: str,
+    created_at: time,
+    delivered: int,
+    pending: int,
+    failed: int,
+    last_error: nullable("string"),
+    last_delivered_at: nullableTime,
+  },
+  ["id", "url", "created_at", "delivered", "pending", "failed", "last_error", "last_delivered_at"],
+);
+
+/** A note on an assigned finding (admin/notes.ts). */
+const noteSchema = strict({ id: int, domain: str, finding_key: str, time, who: str, body: str }, [
+  "id",
+  "domain",
+  "finding_key",
+  "time",
+  "who",
+  "body",
+]);
+
 const listOf = (field: string, item: Schema): Schema =>
   strict({ ok: { const: true }, [field]: { type: "array", items: item }, ...paging }, ["ok", field, "total", "page", "limit", "has_more"]);
 
@@ -383,9 +451,10 @@ export const ADMIN_ANSWERS: Record<string, Schema> = {
   "GET /orgs/:org/content": list("content"),
   "GET /orgs/:org/secrets": list("secrets"),
   "GET /orgs/:org/risks": list("risks"),
-  "GET /orgs/:org/webhooks": list("webhooks"),
-  "GET /orgs/:org/siem": list("destinations"),
-  "GET /keys/:id/installations": list("installations"),
+  "GET /orgs/:org/webhooks": listOf("webhooks", webhookSchema),
+  "GET /orgs/:org/siem": listOf("destinations", destinationSchema),
+  "GET /keys/:id/installations": listOf("installations", installationSchema),
+  "GET /orgs/:org/assignments/:domain/:finding_key/notes": listOf("notes", noteSchema),
   "GET /orgs/:org/usage": strict(
     { ok: { const: true }, org_id: int, from: date, to: date, usage: { type: "array", items: usageDaySchema } },
     ["ok", "org_id", "from", "to", "usage"],

@@ -89,6 +89,10 @@ export const ADMIN_QUERIES: Record<string, Record<string, Schema>> = {
     `The first day (UTC), included; default 29 days before today. Not after \`to\`; from \`from\` to \`to\` at most ${ORG_USAGE_MAX_DAYS} days.`,
   ),
   "GET /orgs/:org/installations": { status: { enum: INSTALLATION_STATUSES }, ...paging },
+  "GET /keys/:id/installations": paging,
+  "GET /orgs/:org/siem": paging,
+  "GET /orgs/:org/webhooks": paging,
+  "GET /orgs/:org/assignments/:domain/:finding_key/notes": paging,
 };
 
 export interface PublicEndpoint {

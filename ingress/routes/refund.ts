@@ -1,6 +1,5 @@
 import { loadScript, runScript, type LuaScript } from "../../shared/platform/redis/scripts.js";
-import type { CountingCall } from "../../shared/verify/index.js";
-import { OTHER_LABEL, ROUTE_LABELS } from "../../shared/verify/installations.js";
+import { OTHER_LABEL, ROUTE_LABELS, type CountingCall } from "../../shared/verify/index.js";
 import type { IngressDeps } from "../deps.js";
 import type { Charge, HttpReply, HttpRequest } from "../types.js";
 

@@ -1,22 +1,11 @@
 import { segment } from "./admin-client.js";
-import type { AnswerBase } from "./admin-client.js";
 import { type AdminContext, type Body, json } from "./admin-commands.js";
-import type {
-  DomainView,
-  InstallationView,
-  KeyRow,
-  MemberView,
-  OrgView,
-  Paged,
-  Principal,
-  RiskView,
-  ScanAnswer,
-  TokenView,
-} from "./answers.js";
+import type { DomainView, InstallationView, KeyRow, MemberView, OrgView, Principal, RiskView, ScanAnswer, TokenView } from "./answers.js";
 import { idArgument, listOption, requiredOption, stringOption } from "./args.js";
 import { adminCommand, type Command } from "./command.js";
 import { lines, table, text } from "./format.js";
 import { EXIT, print, UsageError } from "./io.js";
+import { listCall, PAGING, printPage } from "./paging.js";
 
 /**
  * The lists and calls an account owner needs (operator-api.md section 5, docs/accounts.md):
@@ -26,8 +15,6 @@ import { EXIT, print, UsageError } from "./io.js";
  * token's own organization, asked of GET /me).
  */
 
-const PAGING = { limit: "string", page: "string" } as const;
-
 /** `--org`, or the organization of the organization token in use. */
 async function orgOf(c: AdminContext): Promise<number> {
   const given = stringOption(c.parsed, "org");
@@ -36,34 +23,6 @@ async function orgOf(c: AdminContext): Promise<number> {
   const org = body.principal.org;
   if (typeof org?.id !== "number") throw new UsageError("--org is required (the admin token belongs to no organization)");
   return org.id;
-}
-
-function pagingQuery(c: AdminContext, extra: Record<string, string | undefined> = {}): string {
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries({ limit: stringOption(c.parsed, "limit"), page: stringOption(c.parsed, "page"), ...extra })) {
-    if (value !== undefined) query.set(name, value);
-  }
-  const text = query.toString();
-  return text === "" ? "" : `?${text}`;
-}
-
-/** The table, or `empty`, then where the rest is when the page is not the last. */
-function printPage(c: AdminContext, answer: Paged, rows: string[][], headers: string[], empty: string): number {
-  if (rows.length === 0) print(c.io, empty);
-  else print(c.io, table(headers, rows));
-  if (answer.has_more === true) {
-    print(c.io, `(page ${text(answer.page)}, ${text(answer.total)} in all; next: --page ${Number(answer.page) + 1})`);
-  }
-  return EXIT.ok;
-}
-
-async function listCall<T extends object>(
-  c: AdminContext,
-  path: string,
-  extra: Record<string, string | undefined> = {},
-): Promise<AnswerBase & Paged & T> {
-  const { body } = await c.client.call<Paged & T>("GET", `${path}${pagingQuery(c, extra)}`);
-  return body;
 }
 
 async function me(c: AdminContext): Promise<number> {
@@ -263,12 +222,10 @@ async function riskList(c: AdminContext): Promise<number> {
 
 async function installList(c: AdminContext): Promise<number> {
   const id = idArgument(c.args[0], "the key id");
-  const { body: answer } = await c.client.call<{ installations: InstallationView[] }>("GET", `/keys/${id}/installations`);
+  const answer = await listCall<{ installations: InstallationView[] }>(c, `/keys/${id}/installations`);
   if (c.json) return json(c, answer);
   const rows = answer.installations.map((i) => [text(i.status), text(i.first_seen_at), text(i.last_seen_at), text(i.install)]);
-  if (rows.length === 0) print(c.io, `Key ${id} has no installations yet.`);
-  else print(c.io, table(["STATUS", "FIRST SEEN", "LAST SEEN", "INSTALLATION"], rows));
-  return EXIT.ok;
+  return printPage(c, answer, rows, ["STATUS", "FIRST SEEN", "LAST SEEN", "INSTALLATION"], `Key ${id} has no installations yet.`);
 }
 
 function scanLines(answer: ScanAnswer): string {
@@ -422,9 +379,9 @@ export const ACCOUNT_COMMANDS: Command[] = [
   adminCommand(
     "install",
     "list",
-    "install list KEY_ID",
-    "A key's installations and their status (approve or block the pending ones).",
-    {},
+    "install list KEY_ID [--limit N] [--page P]",
+    "A key's installations and their status, newest first (approve or block the pending ones).",
+    PAGING,
     installList,
   ),
   adminCommand(

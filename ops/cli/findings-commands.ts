@@ -5,6 +5,7 @@ import { idArgument, requiredOption, stringOption } from "./args.js";
 import { adminCommand, type Command } from "./command.js";
 import { table, text } from "./format.js";
 import { EXIT, print, UsageError } from "./io.js";
+import { listCall, PAGING, printMore, printPage } from "./paging.js";
 
 /**
  * The findings workflow's admin calls (docs/findings.md "Admin calls"): organization
@@ -70,29 +71,24 @@ async function webhookCreate(c: AdminContext): Promise<number> {
 
 async function webhookList(c: AdminContext): Promise<number> {
   const org = idArgument(requiredOption(c.parsed, "org"), "--org");
-  const { body: answer } = await c.client.call<{ webhooks: WebhookView[] }>("GET", `/orgs/${org}/webhooks`);
+  const answer = await listCall<{ webhooks: WebhookView[] }>(c, `/orgs/${org}/webhooks`);
   if (c.json) return json(c, answer);
-  const rows = answer.webhooks;
-  if (rows.length === 0) {
-    print(c.io, `Organization ${org} has no webhooks.`);
-    return EXIT.ok;
-  }
-  print(
-    c.io,
-    table(
-      ["ID", "DELIVERED", "PENDING", "FAILED", "LAST DELIVERED", "LAST ERROR", "URL"],
-      rows.map((w) => [
-        text(w.id),
-        text(w.delivered),
-        text(w.pending),
-        text(w.failed),
-        text(w.last_delivered_at),
-        text(w.last_error),
-        text(w.url),
-      ]),
-    ),
+  const rows = answer.webhooks.map((w) => [
+    text(w.id),
+    text(w.delivered),
+    text(w.pending),
+    text(w.failed),
+    text(w.last_delivered_at),
+    text(w.last_error),
+    text(w.url),
+  ]);
+  return printPage(
+    c,
+    answer,
+    rows,
+    ["ID", "DELIVERED", "PENDING", "FAILED", "LAST DELIVERED", "LAST ERROR", "URL"],
+    `Organization ${org} has no webhooks.`,
   );
-  return EXIT.ok;
 }
 
 async function webhookDelete(c: AdminContext): Promise<number> {
@@ -151,11 +147,12 @@ async function noteAdd(c: AdminContext): Promise<number> {
 }
 
 async function noteList(c: AdminContext): Promise<number> {
-  const { body: answer } = await c.client.call<{ notes: NoteView[] }>("GET", notePath(c));
+  const answer = await listCall<{ notes: NoteView[] }>(c, notePath(c));
   if (c.json) return json(c, answer);
   const rows = answer.notes;
   if (rows.length === 0) print(c.io, "No notes.");
   for (const n of rows) print(c.io, `${text(n.time)}  ${text(n.who)}: ${text(n.body)}`);
+  printMore(c, answer);
   return EXIT.ok;
 }
 
@@ -181,9 +178,9 @@ export const FINDINGS_COMMANDS: Command[] = [
   adminCommand(
     "webhook",
     "list",
-    "webhook list --org ORG_ID",
+    "webhook list --org ORG_ID [--limit N] [--page P]",
     "Webhooks with their delivery counts and last error.",
-    { org: "string" },
+    { org: "string", ...PAGING },
     webhookList,
   ),
   adminCommand(
@@ -221,9 +218,9 @@ export const FINDINGS_COMMANDS: Command[] = [
   adminCommand(
     "note",
     "list",
-    "note list --org ORG_ID --domain DOMAIN --finding KEY",
+    "note list --org ORG_ID --domain DOMAIN --finding KEY [--limit N] [--page P]",
     "The notes of an assigned finding, oldest first.",
-    FINDING,
+    { ...FINDING, ...PAGING },
     noteList,
   ),
 ];

@@ -2,8 +2,9 @@ import { type AdminContext, type Body, json } from "./admin-commands.js";
 import type { SiemDestinationView } from "./answers.js";
 import { idArgument, requiredOption, stringOption } from "./args.js";
 import { adminCommand, type Command } from "./command.js";
-import { lines, table, text } from "./format.js";
+import { lines, text } from "./format.js";
 import { EXIT, print, UsageError } from "./io.js";
+import { listCall, PAGING, printPage } from "./paging.js";
 
 /**
  * SIEM destinations (docs/events.md "SIEM destinations (admin API)"). Their dead letters are
@@ -31,30 +32,25 @@ function stateLines(d: SiemDestinationView): string {
 }
 
 async function siemList(c: AdminContext): Promise<number> {
-  const { body: answer } = await c.client.call<{ destinations: SiemDestinationView[] }>("GET", base(c));
+  const answer = await listCall<{ destinations: SiemDestinationView[] }>(c, base(c));
   if (c.json) return json(c, answer);
-  const rows = answer.destinations;
-  if (rows.length === 0) {
-    print(c.io, "No SIEM destinations.");
-    return EXIT.ok;
-  }
-  print(
-    c.io,
-    table(
-      ["ID", "KIND", "DELIVERED", "PENDING", "FAILED", "DEAD", "LAST DELIVERED", "URL"],
-      rows.map((d) => [
-        text(d.id),
-        text(d.kind),
-        text(d.delivered),
-        text(d.pending),
-        text(d.failed),
-        text(d.dead_letters),
-        text(d.last_delivered_at),
-        text(d.url),
-      ]),
-    ),
+  const rows = answer.destinations.map((d) => [
+    text(d.id),
+    text(d.kind),
+    text(d.delivered),
+    text(d.pending),
+    text(d.failed),
+    text(d.dead_letters),
+    text(d.last_delivered_at),
+    text(d.url),
+  ]);
+  return printPage(
+    c,
+    answer,
+    rows,
+    ["ID", "KIND", "DELIVERED", "PENDING", "FAILED", "DEAD", "LAST DELIVERED", "URL"],
+    "No SIEM destinations.",
   );
-  return EXIT.ok;
 }
 
 async function siemCreate(c: AdminContext): Promise<number> {
@@ -106,7 +102,14 @@ async function siemDelete(c: AdminContext): Promise<number> {
 const ORG = { org: "string" } as const;
 
 export const SIEM_COMMANDS: Command[] = [
-  adminCommand("siem", "list", "siem list --org ORG_ID", "SIEM destinations with their delivery state.", ORG, siemList),
+  adminCommand(
+    "siem",
+    "list",
+    "siem list --org ORG_ID [--limit N] [--page P]",
+    "SIEM destinations with their delivery state.",
+    { ...ORG, ...PAGING },
+    siemList,
+  ),
   adminCommand(
     "siem",
     "create",

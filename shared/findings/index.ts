@@ -25,6 +25,7 @@ export {
   lockAssignment,
   type NoteRow,
   notesOf,
+  notesPageOf,
   unassignMember,
   updateAssignment,
 } from "./db/assignments.js";

@@ -45,6 +45,7 @@ export {
   insertKey,
   type InstallationRow,
   installationsOf,
+  installationsPageOf,
   type KeyRow,
   type KeySettings,
   keysOfOrg,
@@ -66,7 +67,7 @@ export {
   writeInstallations,
   writeLastUsed,
 } from "./db/usage.js";
-export { type RouteLabel, UNNAMED_INSTALL } from "./installations.js";
+export { OTHER_LABEL, ROUTE_LABELS, type RouteLabel, UNNAMED_INSTALL } from "./installations.js";
 export { forgetStalePendingInstallations, PENDING_INSTALL_RETENTION_MS } from "./stale-installations.js";
 export { type AddressList, compileList, listHas, parseAddress } from "./ip.js";
 export { createSnapshotCache, type Resolved, type SnapshotCache } from "./snapshots/cache.js";

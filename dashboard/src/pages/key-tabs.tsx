@@ -1,7 +1,7 @@
 import { api, type Installation, type KeyDetails, type UsageDay } from "../api.js";
 import { may } from "../auth.js";
 import { OUTCOME_SERIES, StackedBars, outcomeStacks, reasonSeries, reasonStacks } from "../charts.js";
-import { setQuery, usePlace } from "../router.js";
+import { setQuery, usePlace, withQuery } from "../router.js";
 import {
   Badge,
   CopyField,
@@ -9,6 +9,7 @@ import {
   Ext,
   Field,
   Outcome,
+  Pager,
   Section,
   Show,
   Table,
@@ -22,9 +23,12 @@ import {
 /** The key page's tabs other than settings: installations, usage, integration. */
 
 const ORDER: Record<Installation["status"], number> = { pending: 0, blocked: 1, approved: 2 };
+const PAGE_SIZE = 50;
 
 export function KeyInstallations(props: { id: number }) {
-  const [list, reload] = useAnswer(() => api.installations(props.id), [props.id]);
+  const place = usePlace();
+  const page = Math.max(1, Number(place.query.get("page") ?? "1") || 1);
+  const [list, reload] = useAnswer(() => api.installations(props.id, { page, limit: PAGE_SIZE }), [props.id, page]);
   const [outcome, run] = useAction();
   const decide = async (install: string, decision: "approve" | "block") => {
     const answer = await run(
@@ -37,7 +41,7 @@ export function KeyInstallations(props: { id: number }) {
     <Section title="Installations">
       <p class="hint">
         The first installation a key is seen on keeps working; each new one waits (<code>installation_pending</code>) until it is approved
-        here. A blocked one is refused <code>installation_blocked</code>.
+        here. A blocked one is refused <code>installation_blocked</code>. Newest first, the pending ones at the top of each page.
       </p>
       <Outcome outcome={outcome} />
       <Show loaded={list} label="Loading the installations…">
@@ -45,53 +49,62 @@ export function KeyInstallations(props: { id: number }) {
           data.installations.length === 0 ? (
             <Empty>No installation has called with this key yet.</Empty>
           ) : (
-            <Table caption="Installations" head={["Installation", "Status", "First seen", "Last seen", "Decide"]}>
-              {[...data.installations]
-                .sort((a, b) => ORDER[a.status] - ORDER[b.status])
-                .map((row) => (
-                  <tr key={row.install} class={row.status === "pending" ? "attention" : undefined}>
-                    <th scope="row" class="break">
-                      <Ext text={row.install} />
-                    </th>
-                    <td>
-                      <Badge value={row.status} />
-                    </td>
-                    <td data-label="First seen">
-                      <Time iso={row.first_seen_at} />
-                    </td>
-                    <td data-label="Last seen">
-                      <Time iso={row.last_seen_at} />
-                    </td>
-                    <td class="row-actions">
-                      {may("manage") ? (
-                        <>
-                          {row.status !== "approved" ? (
-                            <button
-                              type="button"
-                              onClick={() => void decide(row.install, "approve")}
-                              aria-label={`Approve installation ${row.install}`}
-                            >
-                              Approve
-                            </button>
-                          ) : null}
-                          {row.status !== "blocked" ? (
-                            <button
-                              type="button"
-                              class="danger"
-                              onClick={() => void decide(row.install, "block")}
-                              aria-label={`Block installation ${row.install}`}
-                            >
-                              Block
-                            </button>
-                          ) : null}
-                        </>
-                      ) : (
-                        <span class="muted">—</span>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-            </Table>
+            <>
+              <Table caption="Installations" head={["Installation", "Status", "First seen", "Last seen", "Decide"]}>
+                {[...data.installations]
+                  .sort((a, b) => ORDER[a.status] - ORDER[b.status])
+                  .map((row) => (
+                    <tr key={row.install} class={row.status === "pending" ? "attention" : undefined}>
+                      <th scope="row" class="break">
+                        <Ext text={row.install} />
+                      </th>
+                      <td>
+                        <Badge value={row.status} />
+                      </td>
+                      <td data-label="First seen">
+                        <Time iso={row.first_seen_at} />
+                      </td>
+                      <td data-label="Last seen">
+                        <Time iso={row.last_seen_at} />
+                      </td>
+                      <td class="row-actions">
+                        {may("manage") ? (
+                          <>
+                            {row.status !== "approved" ? (
+                              <button
+                                type="button"
+                                onClick={() => void decide(row.install, "approve")}
+                                aria-label={`Approve installation ${row.install}`}
+                              >
+                                Approve
+                              </button>
+                            ) : null}
+                            {row.status !== "blocked" ? (
+                              <button
+                                type="button"
+                                class="danger"
+                                onClick={() => void decide(row.install, "block")}
+                                aria-label={`Block installation ${row.install}`}
+                              >
+                                Block
+                              </button>
+                            ) : null}
+                          </>
+                        ) : (
+                          <span class="muted">—</span>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+              </Table>
+              <Pager
+                page={data.page ?? page}
+                hasMore={data.has_more}
+                total={data.total}
+                limit={PAGE_SIZE}
+                href={(n) => withQuery(place, { page: n })}
+              />
+            </>
           )
         }
       </Show>

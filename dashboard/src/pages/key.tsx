@@ -152,10 +152,10 @@ export function KeyPage(props: { id: number }) {
               label="The key's sections"
               current={tab}
               tabs={[
-                { id: "settings", label: "Settings", href: withQuery(place, { tab: null }) },
-                { id: "installations", label: "Installations", href: withQuery(place, { tab: "installations" }) },
-                { id: "usage", label: "Usage", href: withQuery(place, { tab: "usage" }) },
-                { id: "integrate", label: "Integration", href: withQuery(place, { tab: "integrate" }) },
+                { id: "settings", label: "Settings", href: withQuery(place, { tab: null, page: null }) },
+                { id: "installations", label: "Installations", href: withQuery(place, { tab: "installations", page: null }) },
+                { id: "usage", label: "Usage", href: withQuery(place, { tab: "usage", page: null }) },
+                { id: "integrate", label: "Integration", href: withQuery(place, { tab: "integrate", page: null }) },
               ]}
             />
             {tab === "installations" ? (

@@ -207,7 +207,7 @@ function Findings(props: { org: number }) {
 }
 
 function SiemHealth(props: { org: number }) {
-  const [list] = useAnswer(() => api.destinations(props.org), [props.org]);
+  const [list] = useAnswer(() => api.destinations(props.org, { limit: 500 }), [props.org]);
   return (
     <Show loaded={list}>
       {(d) =>

@@ -385,8 +385,9 @@ export function SiemPage() {
   const place = usePlace();
   const openDest = Number(place.query.get("dest") ?? "0");
   const openHook = Number(place.query.get("hook") ?? "0");
-  const [destinations, reloadDestinations] = useAnswer(() => api.destinations(org), [org]);
-  const [webhooks, reloadWebhooks] = useAnswer(() => api.webhooks(org), [org]);
+  // An organization holds at most 20 of each (docs/decisions.md, "Limits"): one page holds them all.
+  const [destinations, reloadDestinations] = useAnswer(() => api.destinations(org, { limit: 500 }), [org]);
+  const [webhooks, reloadWebhooks] = useAnswer(() => api.webhooks(org, { limit: 500 }), [org]);
   return (
     <>
       <PageTitle sub="Where the organization's security events go as they happen: SIEM collectors, and signed webhooks.">

@@ -1,6 +1,6 @@
 import type { EventRow } from "./events.js";
 import { boundedError } from "./last-error.js";
-import type { Queryable } from "../../platform/db/pool.js";
+import type { ListPage, PageRange, Queryable } from "../../platform/db/pool.js";
 
 /** The destination kinds of operator-api.md (`POST /orgs/:org/siem`). */
 export const SIEM_KINDS = ["splunk_hec", "elastic_bulk", "syslog_tcp", "http"] as const;
@@ -68,9 +68,17 @@ export async function destinationById(db: Queryable, id: number): Promise<SiemDe
   return rows[0] ?? null;
 }
 
-export async function listDestinations(db: Queryable, orgId: number): Promise<SiemDestinationRow[]> {
-  const { rows } = await db.query<SiemDestinationRow>("SELECT * FROM siem_destinations WHERE org_id = $1 ORDER BY id", [orgId]);
-  return rows;
+/** A page of the organization's destinations, in the order they were added. */
+export async function listDestinations(db: Queryable, orgId: number, page: PageRange): Promise<ListPage<SiemDestinationRow>> {
+  const [total, found] = await Promise.all([
+    countDestinations(db, orgId),
+    db.query<SiemDestinationRow>("SELECT * FROM siem_destinations WHERE org_id = $1 ORDER BY id LIMIT $2 OFFSET $3", [
+      orgId,
+      page.limit,
+      page.offset,
+    ]),
+  ]);
+  return { total, rows: found.rows };
 }
 
 /** Every destination of every organization (the pusher's view). */

@@ -1,5 +1,5 @@
 import { boundedError } from "./last-error.js";
-import type { Queryable } from "../../platform/db/pool.js";
+import type { ListPage, PageRange, Queryable } from "../../platform/db/pool.js";
 
 export interface WebhookRow {
   id: number;
@@ -46,20 +46,24 @@ export interface WebhookSummary {
   last_delivered_at: Date | null;
 }
 
-export async function listWebhooks(db: Queryable, orgId: number): Promise<WebhookSummary[]> {
-  const { rows } = await db.query<WebhookSummary>(
-    `SELECT w.id, w.url, w.created_at,
-       count(*) FILTER (WHERE d.status = 'delivered')::int AS delivered,
-       count(*) FILTER (WHERE d.status = 'pending')::int AS pending,
-       count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
-       (SELECT last_error FROM webhook_deliveries e WHERE e.webhook_id = w.id AND e.last_error IS NOT NULL
-        ORDER BY e.created_at DESC, e.id DESC LIMIT 1) AS last_error,
-       max(d.delivered_at) AS last_delivered_at
-     FROM webhooks w LEFT JOIN webhook_deliveries d ON d.webhook_id = w.id
-     WHERE w.org_id = $1 GROUP BY w.id ORDER BY w.id`,
-    [orgId],
-  );
-  return rows;
+/** A page of the organization's webhooks with their delivery counts, in the order they were added. */
+export async function listWebhooks(db: Queryable, orgId: number, page: PageRange): Promise<ListPage<WebhookSummary>> {
+  const [total, found] = await Promise.all([
+    countWebhooks(db, orgId),
+    db.query<WebhookSummary>(
+      `SELECT w.id, w.url, w.created_at,
+         count(*) FILTER (WHERE d.status = 'delivered')::int AS delivered,
+         count(*) FILTER (WHERE d.status = 'pending')::int AS pending,
+         count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
+         (SELECT last_error FROM webhook_deliveries e WHERE e.webhook_id = w.id AND e.last_error IS NOT NULL
+          ORDER BY e.created_at DESC, e.id DESC LIMIT 1) AS last_error,
+         max(d.delivered_at) AS last_delivered_at
+       FROM webhooks w LEFT JOIN webhook_deliveries d ON d.webhook_id = w.id
+       WHERE w.org_id = $1 GROUP BY w.id ORDER BY w.id LIMIT $2 OFFSET $3`,
+      [orgId, page.limit, page.offset],
+    ),
+  ]);
+  return { total, rows: found.rows };
 }
 
 export async function findWebhook(db: Queryable, orgId: number, id: number): Promise<WebhookRow | null> {

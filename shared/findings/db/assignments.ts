@@ -1,4 +1,4 @@
-import type { Queryable } from "../../platform/db/pool.js";
+import type { ListPage, PageRange, Queryable } from "../../platform/db/pool.js";
 import { isOneOf } from "../../platform/one-of.js";
 
 export const ASSIGNMENT_STATUSES = ["open", "in_progress", "done"] as const;
@@ -209,6 +209,19 @@ export async function notesOf(db: Queryable, assignmentId: number): Promise<Note
     assignmentId,
   ]);
   return rows;
+}
+
+/** A page of the notes, oldest first. */
+export async function notesPageOf(db: Queryable, assignmentId: number, page: PageRange): Promise<ListPage<NoteRow>> {
+  const [total, found] = await Promise.all([
+    countNotes(db, assignmentId),
+    db.query<NoteRow>("SELECT id, at, who, body FROM assignment_notes WHERE assignment_id = $1 ORDER BY at, id LIMIT $2 OFFSET $3", [
+      assignmentId,
+      page.limit,
+      page.offset,
+    ]),
+  ]);
+  return { total, rows: found.rows };
 }
 
 /**

@@ -176,6 +176,42 @@ export async function installationsOf(db: Queryable, keyId: number): Promise<Ins
   return rows;
 }
 
+/**
+ * A page of a key's installations, newest first (by first sighting). `live` is the key's Redis
+ * hash (install → status), what verify judges calls by: its status stands where it holds one,
+ * and the installations only it has seen yet (the counting script records a sighting there
+ * before the usage actor writes the row) come first, as first seen at `nowMs`. Pages are cut in
+ * SQL; the hash is passed in whole (at most ~600 pending entries a key,
+ * PENDING_INSTALL_RETENTION_MS, and those an owner decided on by hand).
+ */
+export async function installationsPageOf(
+  db: Queryable,
+  keyId: number,
+  live: Readonly<Record<string, string>>,
+  nowMs: number,
+  page: PageRange,
+): Promise<ListPage<InstallationRow>> {
+  const entries = Object.entries(live);
+  const listed = `WITH live AS (SELECT * FROM unnest($2::text[], $3::text[]) AS l (install, status)),
+    listed AS (
+      SELECT i.install, COALESCE(l.status, i.status) AS status, i.first_seen_at, i.last_seen_at, true AS recorded
+      FROM installations i LEFT JOIN live l ON l.install = i.install WHERE i.key_id = $1
+      UNION ALL
+      SELECT l.install, l.status, to_timestamp($4 / 1000.0), to_timestamp($4 / 1000.0), false
+      FROM live l WHERE NOT EXISTS (SELECT 1 FROM installations i WHERE i.key_id = $1 AND i.install = l.install)
+    )`;
+  const args = [keyId, entries.map(([install]) => install), entries.map(([, status]) => status), nowMs];
+  const [count, found] = await Promise.all([
+    db.query<{ n: number }>(`${listed} SELECT count(*)::int AS n FROM listed`, args),
+    db.query<InstallationRow>(
+      `${listed} SELECT $1::bigint AS key_id, install, status, first_seen_at, last_seen_at FROM listed
+       ORDER BY recorded, first_seen_at DESC, install LIMIT $5 OFFSET $6`,
+      [...args, page.limit, page.offset],
+    ),
+  ]);
+  return { total: count.rows[0].n, rows: found.rows };
+}
+
 /** Records a sighting; the first status written wins (a later sighting only moves last_seen_at). */
 export async function upsertInstallation(
   db: Queryable,

@@ -23,10 +23,10 @@ describe("installations", () => {
     const keyId = await newKey();
     const { status, body } = await gw.admin("GET", `/keys/${keyId}/installations`);
     expect(status).toBe(200);
-    expect(body).toEqual({ ok: true, installations: [] });
+    expect(body).toEqual({ ok: true, installations: [], total: 0, page: 1, limit: 100, has_more: false });
   });
 
-  it("lists what PostgreSQL knows and what only Redis has seen yet", async () => {
+  it("lists what PostgreSQL knows and what only Redis has seen yet, newest first", async () => {
     const keyId = await newKey();
     const seen = gw.ctx.clock.now() - 60_000;
     await upsertInstallation(gw.ctx.db, { keyId, install: "first", status: "approved", seenMs: seen });
@@ -34,15 +34,15 @@ describe("installations", () => {
     await gw.ctx.redis.hset(gw.ctx.keys.installations(orgId, keyId), "first", "approved", "second", "pending", "third", "pending");
     const { body } = await gw.admin("GET", `/keys/${keyId}/installations`);
     expect(body.installations.map((i: { install: string; status: string }) => [i.install, i.status])).toEqual([
-      ["first", "approved"],
-      ["second", "pending"],
       ["third", "pending"],
+      ["second", "pending"],
+      ["first", "approved"],
     ]);
     for (const i of body.installations) {
       expect(i.first_seen_at).toMatch(ISO);
       expect(i.last_seen_at).toMatch(ISO);
     }
-    expect(body.installations[0].first_seen_at).toBe(new Date(Math.floor(seen / 1000) * 1000).toISOString().replace(".000Z", "Z"));
+    expect(body.installations[2].first_seen_at).toBe(new Date(Math.floor(seen / 1000) * 1000).toISOString().replace(".000Z", "Z"));
   });
 
   it("approves and blocks: answer, PostgreSQL, Redis and the activity record agree", async () => {

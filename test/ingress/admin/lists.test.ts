@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { upsertInstallation } from "../../../shared/verify/db/keys.js";
 import { writeLastUsed } from "../../../shared/verify/db/usage.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
+import { checkPaging } from "../../helpers/paging.js";
 
 /** The lists of operator-api.md section 5: arrays under the plural name, newest first, paged like activity.php. */
 
@@ -53,42 +54,9 @@ describe("paging", () => {
   ];
 
   it.each(LISTS)("%s answers limit 1-500 (default 100), page from 1, total and has_more", async (template, field) => {
-    await checkPaging(template.replace("ORG", String(orgId)), field);
+    await checkPaging(get, template.replace("ORG", String(orgId)), field);
   });
 });
-
-/** The paging every list answers: limit 1-500 (default 100), page from 1, total and has_more; malformed values refused. */
-async function checkPaging(path: string, field: string) {
-  const all = await get(path);
-  expect(all.status).toBe(200);
-  expect(all.body).toMatchObject({ ok: true, page: 1, limit: 100, has_more: false });
-  expect(Array.isArray(all.body[field])).toBe(true);
-  expect(all.body.total).toBe(all.body[field].length);
-  if (all.body.total >= 2) {
-    const first = await get(path, { limit: "1", page: "1" });
-    const second = await get(path, { limit: "1", page: "2" });
-    expect(first.body[field]).toEqual([all.body[field][0]]);
-    expect(second.body[field]).toEqual([all.body[field][1]]);
-    expect(first.body).toMatchObject({ total: all.body.total, page: 1, has_more: true });
-    const last = await get(path, { limit: "1", page: String(all.body.total) });
-    expect(last.body.has_more).toBe(false);
-    expect((await get(path, { limit: "1", page: String(all.body.total + 1) })).body[field]).toEqual([]);
-  }
-  for (const [query, reason] of [
-    [{ limit: "0" }, "bad_limit"],
-    [{ limit: "501" }, "bad_limit"],
-    [{ limit: "ten" }, "bad_limit"],
-    [{ limit: "1.5" }, "bad_limit"],
-    [{ page: "0" }, "bad_page"],
-    [{ page: "-1" }, "bad_page"],
-    [{ page: "x" }, "bad_page"],
-  ] as const) {
-    const res = await get(path, query);
-    expect(res.status, JSON.stringify(query)).toBe(400);
-    expect(res.body).toEqual({ ok: false, reason, message: expect.any(String) });
-  }
-  expect((await get(path, { limit: "500" })).status).toBe(200);
-}
 
 describe("the lists", () => {
   it("GET /orgs: every organization, newest first, the operator only", async () => {
@@ -292,7 +260,7 @@ describe("GET /orgs/:org/installations", () => {
   });
 
   it("pages like every list", async () => {
-    await checkPaging(`/orgs/${org}/installations`, "installations");
+    await checkPaging(get, `/orgs/${org}/installations`, "installations");
   });
 
   it("a read-only token of the organization may read it; another organization's token and a missing organization get 404", async () => {
