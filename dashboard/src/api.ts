@@ -131,7 +131,10 @@ export const api = {
   setMemberRole: (org: number, id: number, role: string) =>
     admin<{ member: Member }>("PATCH", `/orgs/${org}/members/${id}`, { body: { role } }),
   removeMember: (org: number, id: number) =>
-    admin<{ removed: Member; assignments_unassigned: number; default_owner_cleared: boolean }>("DELETE", `/orgs/${org}/members/${id}`),
+    admin<{ removed: Member; assignments_unassigned: number; default_owner_cleared: boolean; tokens_revoked: number }>(
+      "DELETE",
+      `/orgs/${org}/members/${id}`,
+    ),
   tokens: (org: number) => admin<Paged & { tokens: TokenDetails[] }>("GET", `/orgs/${org}/tokens`),
   createToken: (org: number, body: { name: string; scopes: string[]; expires_at?: string }) =>
     admin<{ token: string; details: TokenDetails }>("POST", `/orgs/${org}/tokens`, { body }),

@@ -107,10 +107,12 @@ async function memberRemove(c: AdminContext): Promise<number> {
     removed: MemberView;
     assignments_unassigned: number;
     default_owner_cleared: boolean;
+    tokens_revoked: number;
   }>("DELETE", `/orgs/${org}/members/${id}`);
   if (c.json) return json(c, answer);
   const m = answer.removed;
   print(c.io, `Member ${id} ${text(m.name)} <${text(m.email)}> (${text(m.role)}) removed from organization ${org}: its sessions end now.`);
+  if (answer.tokens_revoked > 0) print(c.io, `${text(answer.tokens_revoked)} organization token(s) it made are revoked.`);
   if (answer.assignments_unassigned > 0) print(c.io, `${text(answer.assignments_unassigned)} of its assignments are unassigned.`);
   if (answer.default_owner_cleared) print(c.io, "It was the default owner: new failing findings are no longer assigned automatically.");
   return EXIT.ok;

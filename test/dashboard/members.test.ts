@@ -106,6 +106,14 @@ describe("the team page's member controls", () => {
     await ada.page.waitForFunction(() => document.querySelector("dialog[open]") === null, WAIT);
     expect((await members()).map((m) => m.email)).toContain("dorothy@example.com");
 
+    // A token Dorothy made (as an owner, before she was made admin) goes with her.
+    const dorothyId = (await members()).find((m) => m.email === "dorothy@example.com")?.id;
+    await gw.ctx.db.query(
+      `INSERT INTO org_tokens (org_id, name, token_hash, prefix, scopes, created_by, created_by_member, created_at)
+       VALUES ($1, 'deploy', $2, 'ot_test', '{read}', 'Dorothy Vaughan <dorothy@example.com>', $3, now())`,
+      [org, Buffer.alloc(32, 9), dorothyId],
+    );
+
     // Confirmed: she is gone, from the API and from the page.
     await ada.page.click(`${row(dorothy)} td > button.danger`);
     await ada.page.waitForSelector("dialog[open]", WAIT);
@@ -114,7 +122,7 @@ describe("the team page's member controls", () => {
       () => ![...document.querySelectorAll("table tbody tr")].some((tr: any) => tr.textContent.includes("dorothy@example.com")),
       WAIT,
     );
-    expect(await outcome(ada)).toBe("dorothy@example.com is removed: their sessions have ended.");
+    expect(await outcome(ada)).toBe("dorothy@example.com is removed: their sessions have ended. 1 token they made is revoked.");
     expect((await members()).map((m) => m.email)).not.toContain("dorothy@example.com");
 
     // The last owner cannot step down: refused, said, and the selector shows her role again.

@@ -49,6 +49,9 @@ function Members(props: { org: number }) {
     const answer = await run(api.removeMember(props.org, id), (d) =>
       [
         `${d.removed.email} is removed: their sessions have ended.`,
+        d.tokens_revoked > 0
+          ? `${d.tokens_revoked === 1 ? "1 token" : `${d.tokens_revoked} tokens`} they made ${d.tokens_revoked === 1 ? "is" : "are"} revoked.`
+          : "",
         d.assignments_unassigned > 0 ? `${d.assignments_unassigned} of their assignments are unassigned.` : "",
         d.default_owner_cleared ? "They were the default owner: new failing findings are no longer assigned automatically." : "",
       ]
@@ -113,8 +116,8 @@ function Members(props: { org: number }) {
                             onConfirm={() => remove(id)}
                           >
                             <p>
-                              Their sessions end at once, and their passkeys and sign-in links stop working. The findings assigned to them
-                              become unassigned; the activity record keeps what they did.
+                              Their sessions end at once, and their passkeys, sign-in links and the organization tokens they made stop
+                              working. The findings assigned to them become unassigned; the activity record keeps what they did.
                             </p>
                           </Confirm>
                         ) : null}
