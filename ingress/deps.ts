@@ -2,6 +2,7 @@ import type { Redis } from "../shared/platform/redis/client.js";
 import type { Registry } from "prom-client";
 import type { Clock, SharedTestClock } from "../shared/platform/clock.js";
 import type { Config } from "../shared/platform/config.js";
+import type { Attestations } from "../shared/platform/crypto/attestation.js";
 import type { Enforcer, Projector, SnapshotCache } from "../shared/verify/index.js";
 import type { Pool } from "../shared/platform/db/pool.js";
 import type { Logger } from "../shared/platform/log.js";
@@ -31,6 +32,8 @@ export interface IngressDeps {
   httpMetrics: HttpMetrics;
   /** The enforcement engine every gated endpoint goes through (shared/verify/enforcer.ts). */
   enforcer: Enforcer;
+  /** The Ed25519 `attestation` of content and secret answers, with the enforcer's signing key. */
+  attestations: Attestations;
   /** botcheck.php's compiled signals schema and pass-token secret. */
   botcheck: BotcheckState;
   /** The public base (`SITE_URL/api/v1`), known after listen when PORT=0. */

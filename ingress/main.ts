@@ -8,6 +8,7 @@ import {
   retireKeysWhenDue,
 } from "../shared/verify/index.js";
 import type { Context } from "../shared/platform/context.js";
+import { createAttestations } from "../shared/platform/crypto/attestation.js";
 import { createMailer } from "../shared/platform/mail.js";
 import { createStatusCache } from "../shared/status/index.js";
 import { buildApp, metricsOnly } from "./app.js";
@@ -40,19 +41,21 @@ export async function startIngress(ctx: Context): Promise<RunningIngress> {
   // Keys whose rotation grace ended: the hot path refuses them already; this revokes them for good.
   const retirements = retireKeysWhenDue({ ...ctx, projector });
   let port = ctx.config.port;
+  const enforcer = createEnforcer({
+    ...ctx,
+    snapshots,
+    geoipDb: ctx.config.geoipDb,
+    rateSourceIpv6Prefix: ctx.config.rateSourceIpv6Prefix,
+    metrics: ingressMetrics.enforcer,
+  });
   const deps: IngressDeps = {
     ...ctx,
     projector,
     snapshots,
     metrics,
     httpMetrics: ingressMetrics.http,
-    enforcer: createEnforcer({
-      ...ctx,
-      snapshots,
-      geoipDb: ctx.config.geoipDb,
-      rateSourceIpv6Prefix: ctx.config.rateSourceIpv6Prefix,
-      metrics: ingressMetrics.enforcer,
-    }),
+    enforcer,
+    attestations: createAttestations(enforcer.signingKey),
     botcheck: createBotcheckState(ctx.masterSecret, ctx.redis),
     baseUrl: () => `${siteUrl()}/api/v1`,
     status: createStatusCache({

@@ -46,6 +46,12 @@ const int = { type: "integer" };
 const bool = { type: "boolean" };
 const obj = { type: "object" };
 const nullable = (type: string) => ({ type: [type, "null"] });
+/** A compact JWS signed with the keys.json key (shared/platform/crypto/attestation.ts). */
+const attestation = (description: string) => ({
+  type: "string",
+  pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$",
+  description,
+});
 
 /** A refusal of the public endpoints: `ok:false` (verify: `authorized:false`, bot-check: `allow:false`), a reason, a message. */
 export const publicRefusal = loose(
@@ -124,16 +130,26 @@ export const PUBLIC_ANSWERS: Record<string, Schema> = {
         type: "object",
         additionalProperties: strict({ type: str, value: {}, updated_at: nullable("string") }, ["type", "value"]),
       },
+      attestation: attestation(
+        "JWS (EdDSA, keys.json) with claims typ=content, iss, key, org, dom (the domain field), sha (SHA-256 hex of the content JSON text as in the body), iat, exp = iat + 120. docs/content.md.",
+      ),
     },
-    ["ok", "content", "ts", "signature"],
+    ["ok", "content", "ts", "signature", "attestation"],
   ),
-  secret: strict({ ok: { const: true }, name: str, value: str, ts: int, signature: str, nonce: str }, [
-    "ok",
-    "name",
-    "value",
-    "ts",
-    "signature",
-  ]),
+  secret: strict(
+    {
+      ok: { const: true },
+      name: str,
+      value: str,
+      ts: int,
+      signature: str,
+      nonce: str,
+      attestation: attestation(
+        "JWS (EdDSA, keys.json) with claims typ=secret, iss, key, org, dom, name, sha (SHA-256 hex of the value JSON text as in the body), nonce (when sent), iat, exp = iat + 120. docs/secret.md.",
+      ),
+    },
+    ["ok", "name", "value", "ts", "signature", "attestation"],
+  ),
   // A refused visitor is an answer of the check (200, allow:false), not a refusal of the call.
   botcheck: strict(
     {

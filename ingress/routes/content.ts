@@ -4,7 +4,7 @@ import { fault, refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
 import { contentJson, contentReply } from "./content/body.js";
 import { pageAllowed } from "./content/origin.js";
-import { passGate } from "./gate.js";
+import { attesterOf, passGate } from "./gate.js";
 import { VERIFY_HEADERS } from "./verify/answer.js";
 import { contentParams } from "./schemas.js";
 
@@ -13,7 +13,8 @@ import { contentParams } from "./schemas.js";
  * all of them or one (`content_key`), answered from the content snapshot in Redis (the
  * admin PUT/DELETE rewrites it before answering, so a change is visible at once).
  * The verify chain and counting apply (gate.ts); then origin_mismatch (content/origin.ts)
- * and not_found. docs/content.md.
+ * and not_found. The answer carries the contract's HMAC and an Ed25519 `attestation` of
+ * what it says (shared/platform/crypto/attestation.ts). docs/content.md.
  */
 
 const HEADERS = VERIFY_HEADERS as Record<string, string>;
@@ -46,11 +47,15 @@ export async function content(request: HttpRequest, deps: IngressDeps): Promise<
     },
   });
   if (!gate.ok) return gate.fault ? fault(request.requestId, true) : refuse(gate.reason, {}, HEADERS);
+  const domain = gate.ask.domain ?? "";
+  const content = contentJson(read.entries);
+  const ts = deps.clock.nowSeconds();
   return contentReply({
     apiKey: gate.apiKey,
-    domain: gate.ask.domain ?? "",
-    content: contentJson(read.entries),
-    ts: deps.clock.nowSeconds(),
+    domain,
+    content,
+    ts,
     latencyMs: Math.floor(performance.now() - request.startedMs),
+    attestation: deps.attestations.content(attesterOf(deps, gate), domain, content, ts),
   });
 }

@@ -1,4 +1,5 @@
-import { checkKeySent, type Ask, type EnforceOptions, type Prepared, type RouteLabel } from "../../shared/verify/index.js";
+import { checkKeySent, type Ask, type EnforceOptions, type Prepared, type Resolved, type RouteLabel } from "../../shared/verify/index.js";
+import type { Attester } from "../../shared/platform/crypto/attestation.js";
 import type { Reason } from "../../shared/platform/reasons.js";
 import type { IngressDeps } from "../deps.js";
 import { str, type Params } from "../params.js";
@@ -22,8 +23,11 @@ export interface GateOptions extends EnforceOptions {
 }
 
 export type Gate =
-  /** Counted: `request.charged` holds what, for a refund if the answer then faults (refund.ts). */
-  | { ok: true; prepared: Prepared; apiKey: string; ask: Ask }
+  /**
+   * Counted: `request.charged` holds what, for a refund if the answer then faults (refund.ts).
+   * `snapshot`: the versions the call was judged at (what an attestation is reused for).
+   */
+  | { ok: true; prepared: Prepared; snapshot: Resolved; apiKey: string; ask: Ask }
   | { ok: false; reason: Reason; prepared: Prepared | null; fault?: "unavailable" };
 
 /**
@@ -57,5 +61,11 @@ export async function passGate(request: HttpRequest, deps: IngressDeps, params: 
   if (!enforced.ok) return enforced;
   // Counted: a fault answer from here on gives the count back (app.ts's route wrapper).
   request.charged = chargeOf(enforced.call);
-  return { ok: true, prepared: enforced.prepared, apiKey, ask };
+  return { ok: true, prepared: enforced.prepared, snapshot: enforced.snapshot, apiKey, ask };
+}
+
+/** Who a passed call's `attestation` names (content.php, secret.php): key, organization, the versions judged. */
+export function attesterOf(deps: IngressDeps, gate: { prepared: Prepared; snapshot: Resolved }): Attester {
+  const { key, org } = gate.prepared;
+  return { iss: deps.baseUrl(), keyId: key.id, orgId: org.id, versions: `${gate.snapshot.key.v}|${gate.snapshot.org.v}` };
 }

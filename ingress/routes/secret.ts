@@ -4,7 +4,7 @@ import type { IngressDeps } from "../deps.js";
 import { readParams, str } from "../params.js";
 import { fault, refuse } from "../reply.js";
 import type { HttpReply, HttpRequest } from "../types.js";
-import { passGate } from "./gate.js";
+import { attesterOf, passGate } from "./gate.js";
 import { verifySignature } from "./verify/answer.js";
 import { secretParams } from "./schemas.js";
 
@@ -13,7 +13,8 @@ import { secretParams } from "./schemas.js";
  * allowlist, judged on the connecting address only (the `ip` parameter never counts).
  * POST only, parameters in the body only, no CORS headers at all, never cached. The
  * value is sealed at rest (AES-256-GCM under the master secret, bound to org and name)
- * and unsealed only to answer. Signed exactly like a verify answer. docs/secret.md.
+ * and unsealed only to answer. Signed exactly like a verify answer, and attested (Ed25519,
+ * shared/platform/crypto/attestation.ts) over the name and the value. docs/secret.md.
  */
 
 const HEADERS: Readonly<Record<string, string>> = Object.freeze({ "cache-control": "no-store" });
@@ -60,8 +61,11 @@ export async function secret(request: HttpRequest, deps: IngressDeps): Promise<H
   const { key } = gate.prepared;
   const value = unseal(deps.masterSecret, Buffer.from(found.sealed, "base64"), secretAad(key.org_id, name));
   const ts = deps.clock.nowSeconds();
-  const signature = verifySignature(gate.apiKey, ts, key.id, gate.ask.domain ?? "", nonce);
+  const domain = gate.ask.domain ?? "";
+  const signature = verifySignature(gate.apiKey, ts, key.id, domain, nonce);
   const body: Record<string, unknown> = { ok: true, name, value, ts, signature };
   if (nonce !== undefined) body.nonce = nonce;
+  // JSON.stringify writes `value` in the body exactly as here: the attestation digests that text.
+  body.attestation = deps.attestations.secret(attesterOf(deps, gate), domain, name, JSON.stringify(value), nonce, ts);
   return { status: 200, headers: { ...SUCCESS_HEADERS }, body: JSON.stringify(body) };
 }

@@ -1,4 +1,5 @@
-import type { VerifyAnswer, VerifyResult } from "./answer.js";
+import type { ContentAnswer, ContentResult, VerifyAnswer, VerifyResult } from "./answer.js";
+import { checkAttestation, contentText } from "./attestation.js";
 import { randomHex, sha256Hex } from "./encoding.js";
 import { createSignatureChecker, freshness, verifyMessage } from "./signature.js";
 import { memoryStore, type CacheStore } from "./store.js";
@@ -9,8 +10,9 @@ import { checkPair, decode, type EntitlementClaims, hasKid, type KeySet, type Jw
  * HMAC signature and `ts` hold and the entitlement and lifeline it carried check against
  * keys.json (Ed25519), keeps those, and applies interface.md 5.2: a refusal closes at once
  * (and forgets the cache); no answer (network error, timeout, 5xx) serves on the cached
- * entitlement, checked offline against keys.json, until it expires. Node 20+ and
- * browsers; WebCrypto and fetch only.
+ * entitlement, checked offline against keys.json, until it expires. `content()` reads
+ * content.php and believes an answer only when its Ed25519 `attestation` checks (the HMAC
+ * of a client key proves nothing). Node 20+ and browsers; WebCrypto and fetch only.
  */
 
 export const CLIENT_NAME = "gateway-js";
@@ -19,8 +21,13 @@ export const CLIENT_VERSION = "2.0.0";
 export interface ClientOptions {
   /** `{base_url}`, e.g. `https://gateway.example/api/v1`. */
   baseUrl: string;
-  /** Default key of `verify()` calls. */
+  /** Default key of `verify()` and `content()` calls. */
   key?: string;
+  /**
+   * The id of `key` (a verify answer's `key.id`), which content attestations must name.
+   * Without it, `content()` uses the id of the last checked verify answer for the key.
+   */
+  keyId?: number;
   /** This installation's id (sent as `install`; the lifeline is bound to it). */
   install?: string;
   store?: CacheStore;
@@ -42,6 +49,16 @@ export interface VerifyParams {
   nonce?: string;
   scope?: string;
   ip?: string;
+}
+
+export interface ContentParams {
+  key?: string;
+  /** Sent, and checked against the answer's `domain` and the attestation's `dom`. */
+  domain?: string;
+  /** One value; every value when omitted. */
+  contentKey?: string;
+  /** The key's id (default: `keyId` of the options for their key, or learned from `verify()`). */
+  keyId?: number;
 }
 
 interface Cached {
@@ -72,6 +89,8 @@ function maxAge(header: string | null): number {
 
 export interface VerifyClient {
   verify(params?: VerifyParams): Promise<VerifyResult>;
+  /** content.php, its HMAC and its attestation checked (docs/client.md, "Content"). */
+  content(params?: ContentParams): Promise<ContentResult>;
   /** keys.json as cached (fetched when missing or stale). */
   keys(options?: { refresh?: boolean }): Promise<KeySet | null>;
 }
@@ -87,6 +106,9 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
   const noticed = new Set<string>();
   const install = options.install ?? "";
   const nowS = () => Math.floor(now() / 1000);
+  /** Key ids of checked verify answers (and the options' own): what a content attestation must name. */
+  const keyIds = new Map<string, number>();
+  if (options.key !== undefined && options.keyId !== undefined) keyIds.set(options.key, options.keyId);
 
   const request = async (path: string, init: RequestInit): Promise<Response> => {
     const abort = new AbortController();
@@ -191,6 +213,7 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
       expires: checked.claims.exp,
     };
     await store.set(await slot(key, host), JSON.stringify(cached));
+    keyIds.set(key, checked.claims.key);
     return checked;
   };
 
@@ -269,5 +292,80 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
     return { authorized: true, source: "service", reason: "ok", answer: success, entitlement: entitlement.claims };
   };
 
-  return { verify, keys: (opts) => keys(opts) };
+  /** The id a content attestation must name: given, learned, or that of a cached entitlement. */
+  const keyIdOf = async (key: string, host: string, given: number | undefined): Promise<number | undefined> => {
+    const known = given ?? keyIds.get(key);
+    if (known !== undefined) return known;
+    try {
+      const raw = await store.get(await slot(key, host));
+      return raw ? (JSON.parse(raw) as Cached).keyId : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const content = async (params: ContentParams = {}): Promise<ContentResult> => {
+    const key = params.key ?? options.key;
+    if (!key) throw new Error("content: no key (pass it to createVerifyClient or content)");
+    const domain = params.domain ?? "";
+    const body: Record<string, string> = { key };
+    if (domain) body.domain = domain;
+    if (params.contentKey) body.content_key = params.contentKey;
+    const refused = (reason: "bad_signature" | "stale_answer" | "bad_attestation" | "unreachable", message: string, fault?: string) =>
+      ({ ok: false, source: "client", reason, message, ...(fault === undefined ? {} : { fault }) }) as const;
+    const noAnswer = (fault: string) => refused("unreachable", "The service did not answer.", fault);
+
+    let status: number;
+    let raw: string;
+    let answer: Record<string, unknown>;
+    try {
+      const response = await request("/content.php", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      status = response.status;
+      if (status >= 500) return noAnswer(`HTTP ${status}`);
+      raw = await response.text();
+      const parsed: unknown = JSON.parse(raw);
+      if (parsed === null || typeof parsed !== "object") return noAnswer(`HTTP ${status}: not a JSON object`);
+      answer = parsed as Record<string, unknown>;
+    } catch (error) {
+      return noAnswer(error instanceof Error ? error.message : String(error));
+    }
+    if (answer.ok !== true) {
+      const reason = typeof answer.reason === "string" ? answer.reason : "refused";
+      return { ok: false, source: "service", reason, message: typeof answer.message === "string" ? answer.message : reason, status };
+    }
+    const success = answer as ContentAnswer;
+    // The signed text is the body's own, never a re-serialization (docs/content.md).
+    const text = contentText(raw);
+    const signed = text !== null && success.domain === domain;
+    if (!signed || !(await signatureOk(key, `${success.ts}.${domain}.${text}`, success.signature))) {
+      return refused("bad_signature", "The answer's signature does not match: it was not sent by the service for this call.");
+    }
+    const keyId = await keyIdOf(key, hostOfDomain(domain), params.keyId);
+    if (keyId === undefined) {
+      return refused("bad_attestation", "The key's id is unknown: pass keyId, or verify() with this key first.");
+    }
+    const set = await keys({ kid: decode(success.attestation)?.kid });
+    const checked = set
+      ? await checkAttestation(success.attestation, set, { typ: "content", iss: base, keyId, dom: domain, text, nowS: nowS() })
+      : ({ ok: false, why: "keys.json unavailable", stale: false } as const);
+    if (!checked.ok && checked.stale) {
+      return refused("stale_answer", "The answer's attestation is outside its validity (check this machine's clock).");
+    }
+    if (!checked.ok) {
+      return refused(
+        "bad_attestation",
+        `The answer's attestation does not check against keys.json (${checked.why}): it cannot be told from a forgery.`,
+      );
+    }
+    // The values are read from the text checked, not from the parsed body: a body with a second
+    // `content` field appended would parse to that one.
+    const values = JSON.parse(text) as ContentAnswer["content"];
+    return { ok: true, source: "service", content: values, answer: { ...success, content: values }, attestation: checked.claims };
+  };
+
+  return { verify, content, keys: (opts) => keys(opts) };
 }

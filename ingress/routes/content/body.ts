@@ -6,7 +6,8 @@ import type { HttpReply } from "../../types.js";
  * The content answer (interface.md 2.3, 4.3) is written as a string, because its
  * signature covers the exact JSON text of `content` as it appears in the body
  * (docs/content.md says how a client checks it): the route signs the very substring it
- * embeds, so no client has to reproduce a serializer.
+ * embeds, so no client has to reproduce a serializer. The `attestation` (last) digests the
+ * same substring.
  */
 
 const SUCCESS_HEADERS: Readonly<Record<string, string>> = Object.freeze({ ...VERIFY_HEADERS, "content-type": "application/json" });
@@ -63,8 +64,16 @@ export function contentSignature(apiKey: string, ts: number, domain: string, con
   return hmacHex(apiKey, `${ts}.${domain}.${content}`);
 }
 
-export function contentReply(s: { apiKey: string; domain: string; content: string; ts: number; latencyMs: number }): HttpReply {
+/** Field order: ok, domain, content, ts, signature, latency_ms, attestation (a JWS: base64url and dots). */
+export function contentReply(s: {
+  apiKey: string;
+  domain: string;
+  content: string;
+  ts: number;
+  latencyMs: number;
+  attestation: string;
+}): HttpReply {
   const signature = contentSignature(s.apiKey, s.ts, s.domain, s.content);
-  const body = `{"ok":true,"domain":${JSON.stringify(s.domain)},"content":${s.content},"ts":${s.ts},"signature":"${signature}","latency_ms":${s.latencyMs}}`;
+  const body = `{"ok":true,"domain":${JSON.stringify(s.domain)},"content":${s.content},"ts":${s.ts},"signature":"${signature}","latency_ms":${s.latencyMs},"attestation":"${s.attestation}"}`;
   return { status: 200, headers: SUCCESS_HEADERS as Record<string, string>, body };
 }

@@ -1,3 +1,4 @@
+import { createHash, createPublicKey, verify } from "node:crypto";
 import { expect } from "vitest";
 import type { TestGateway } from "../../helpers/gateway.js";
 
@@ -56,4 +57,26 @@ export async function rawCall(
     body: init.body,
   });
   return { status: response.status, text: await response.text(), headers: response.headers };
+}
+
+export const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/**
+ * An answer's `attestation` checked from the contract's side with nothing but keys.json
+ * (docs/content.md, docs/secret.md): its header and claims, or null when the Ed25519
+ * signature does not hold.
+ */
+export async function attested(
+  gw: TestGateway,
+  token: string,
+): Promise<{ header: Record<string, unknown>; claims: Record<string, unknown> } | null> {
+  const published = await fetch(`${gw.url}/api/v1/keys.json`);
+  const { keys } = (await published.json()) as { keys: { kty: string; crv: string; x: string; kid: string }[] };
+  const [header, payload, signature] = token.split(".");
+  const head = JSON.parse(Buffer.from(header, "base64url").toString("utf8")) as Record<string, unknown>;
+  const jwk = keys.find((k) => k.kid === head.kid);
+  if (jwk === undefined || head.alg !== "EdDSA") return null;
+  const key = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: "jwk" });
+  if (!verify(null, Buffer.from(`${header}.${payload}`), key, Buffer.from(signature, "base64url"))) return null;
+  return { header: head, claims: JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Record<string, unknown> };
 }

@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, waitFor } from "../../helpers/gateway.js";
-import { putContent, rawCall, usageTally } from "./content-fixtures.js";
-import { clientSetup, makeKey, makeOrg, usedOf, verifyDomain, type MadeKey } from "./verify-fixtures.js";
+import { attested, putContent, rawCall, sha256Hex, usageTally } from "./content-fixtures.js";
+import { advance, clientSetup, makeKey, makeOrg, patchKey, usedOf, verifyDomain, type MadeKey } from "./verify-fixtures.js";
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -57,7 +57,7 @@ describe("content answers", () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get("access-control-allow-origin")).toBe("*");
     expect(answer.headers.get("cache-control")).toBe("no-store");
-    expect(Object.keys(answer.body)).toEqual(["ok", "domain", "content", "ts", "signature", "latency_ms"]);
+    expect(Object.keys(answer.body)).toEqual(["ok", "domain", "content", "ts", "signature", "latency_ms", "attestation"]);
     expect(answer.body).toMatchObject({ ok: true, domain: "example.com" });
     expect(Number.isInteger(answer.body.ts)).toBe(true);
     expect(Number.isInteger(answer.body.latency_ms)).toBe(true);
@@ -147,6 +147,93 @@ describe("the content signature (interface.md 5.3)", () => {
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.text).domain).toBe("");
     expect(checkSignature(server.key, answer.text).valid).toBe(true);
+  });
+});
+
+describe("the attestation (docs/content.md)", () => {
+  const attestationOf = async (key: string, params: Record<string, unknown>) => {
+    const answer = await rawCall(gw, "/api/v1/content.php", { body: JSON.stringify({ key, ...params }) });
+    expect(answer.status, answer.text).toBe(200);
+    const body = JSON.parse(answer.text) as { ts: number; domain: string; attestation: string };
+    return { raw: answer.text, body, token: body.attestation };
+  };
+
+  it("verifies with keys.json alone and binds key, organization, domain and the exact content text", async () => {
+    const keysJson = await gw.call("/api/v1/keys.json");
+    expect(keysJson.body.tokens.types).toEqual(expect.arrayContaining(["content", "secret"]));
+    const kid = keysJson.body.keys[0].kid;
+    for (const params of [
+      { domain: "example.com" },
+      { domain: "https://www.example.com/pricing?x=1", content_key: "settings" },
+      { domain: "example.com", content_key: "greeting" },
+    ]) {
+      const { raw, body, token } = await attestationOf(shared.key, params);
+      // Last field, after latency_ms: the content text rule (up to the last `,"ts":`) still holds.
+      expect(raw).toMatch(/,"latency_ms":\d+,"attestation":"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"}$/);
+      const { contentText } = checkSignature(shared.key, raw);
+      const checked = await attested(gw, token);
+      expect(checked?.header).toEqual({ alg: "EdDSA", typ: "JWT", kid });
+      expect(checked?.claims).toEqual({
+        typ: "content",
+        iss: gw.ingress.deps.baseUrl(),
+        key: shared.id,
+        org: shared.orgId,
+        dom: params.domain,
+        sha: sha256Hex(contentText),
+        iat: expect.any(Number),
+        exp: expect.any(Number),
+      });
+      const claims = checked?.claims as { iat: number; exp: number };
+      expect(claims.exp - claims.iat).toBe(120);
+      expect(body.ts - claims.iat).toBeGreaterThanOrEqual(0);
+      expect(body.ts - claims.iat).toBeLessThan(60);
+      expect(body.domain).toBe(params.domain);
+    }
+  });
+
+  it("does not cover content that was changed in the answer", async () => {
+    const { raw, token } = await attestationOf(shared.key, { domain: "example.com", content_key: "price" });
+    const tampered = raw.replace('"value":19.99', '"value":0.01');
+    expect(tampered).not.toBe(raw);
+    const { contentText } = checkSignature(shared.key, tampered);
+    expect((await attested(gw, token))?.claims.sha).not.toBe(sha256Hex(contentText));
+    // Claims cannot be edited under the signature either.
+    const [h, p, s] = token.split(".");
+    const claims = JSON.parse(Buffer.from(p, "base64url").toString("utf8")) as Record<string, unknown>;
+    const edited = Buffer.from(JSON.stringify({ ...claims, sha: sha256Hex(contentText) })).toString("base64url");
+    expect(await attested(gw, `${h}.${edited}.${s}`)).toBeNull();
+  });
+
+  it("is reused within 60 s for the same answer, and signed afresh for new content, a changed key or after a minute", async () => {
+    const made = await clientSetup(gw);
+    await putContent(gw, made.orgId, "motd", "text", "first");
+    const ask = async (domain = "example.com") => (await attestationOf(made.key, { domain, content_key: "motd" })).token;
+    const first = await ask();
+    // Seconds later: a token signed afresh would carry another iat.
+    await advance(gw, 5);
+    expect(await ask()).toBe(first);
+    const otherDomain = await ask("www.example.com");
+    expect(otherDomain).not.toBe(first);
+    expect((await attested(gw, otherDomain))?.claims.dom).toBe("www.example.com");
+
+    await putContent(gw, made.orgId, "motd", "text", "second");
+    const changed = await ask();
+    expect(changed).not.toBe(first);
+    expect((await attested(gw, changed))?.claims.sha).not.toBe((await attested(gw, first))?.claims.sha);
+    await advance(gw, 5);
+    expect(await ask()).toBe(changed);
+
+    // A new key snapshot version (the key was edited), same content: signed afresh.
+    await patchKey(gw, made.id, { name: "Renamed" });
+    const afterEdit = await ask();
+    expect(afterEdit).not.toBe(changed);
+    expect((await attested(gw, afterEdit))?.claims.sha).toBe((await attested(gw, changed))?.claims.sha);
+
+    await advance(gw, 61);
+    const later = await ask();
+    expect(later).not.toBe(afterEdit);
+    const iat = (token: string) => JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString("utf8")).iat as number;
+    expect(iat(later) - iat(afterEdit)).toBeGreaterThanOrEqual(61);
   });
 });
 

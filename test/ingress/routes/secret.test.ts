@@ -2,8 +2,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REASONS } from "../../../shared/platform/reasons.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
-import { putSecret, usageTally } from "./content-fixtures.js";
-import { makeKey, makeOrg, usedOf, verifyDomain, type MadeKey } from "./verify-fixtures.js";
+import { attested, putSecret, rawCall, sha256Hex, usageTally } from "./content-fixtures.js";
+import { advance, makeKey, makeOrg, usedOf, verifyDomain, type MadeKey } from "./verify-fixtures.js";
 
 let gw: TestGateway;
 let orgId: number;
@@ -51,6 +51,7 @@ describe("secret answers", () => {
       ts: expect.any(Number),
       signature: expect.stringMatching(/^[0-9a-f]{64}$/),
       nonce,
+      attestation: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
     });
     expect(signatureValid(made.key, made.id, answer.body, "", nonce)).toBe(true);
     expect(signatureValid(made.key, made.id, answer.body, "", "other")).toBe(false);
@@ -81,6 +82,66 @@ describe("secret answers", () => {
     expect((await ask({ key: made.key, name: "rotating" })).body.value).toBe("v2");
     await gw.admin("DELETE", `/orgs/${orgId}/secrets/rotating`);
     expect((await ask({ key: made.key, name: "rotating" })).body.reason).toBe("unknown_secret");
+  });
+});
+
+describe("the attestation (docs/secret.md)", () => {
+  const raw = async (params: Record<string, unknown>) => {
+    const answer = await rawCall(gw, PATH, { body: JSON.stringify(params) });
+    expect(answer.status, answer.text).toBe(200);
+    return { text: answer.text, body: JSON.parse(answer.text) as { ts: number; value: string; attestation: string } };
+  };
+
+  it("verifies with keys.json alone and binds key, organization, domain, name, the exact value text and the nonce", async () => {
+    const made = await serverKey({ domain: "example.com" });
+    // A value whose JSON text has escapes: the digest is of the text as in the body.
+    await putSecret(gw, orgId, "quoted", 'a "quoted" \\ välue\n');
+    const nonce = "n-0123456789";
+    const { text, body } = await raw({ key: made.key, name: "quoted", domain: "api.example.com", nonce });
+    expect(text.endsWith(`,"attestation":"${body.attestation}"}`)).toBe(true);
+    const valueText = text.slice(text.indexOf('"value":') + '"value":'.length, text.indexOf(',"ts":'));
+    expect(JSON.parse(valueText)).toBe('a "quoted" \\ välue\n');
+    const checked = await attested(gw, body.attestation);
+    expect(checked?.header).toMatchObject({ alg: "EdDSA", typ: "JWT" });
+    expect(checked?.claims).toEqual({
+      typ: "secret",
+      iss: gw.ingress.deps.baseUrl(),
+      key: made.id,
+      org: orgId,
+      dom: "api.example.com",
+      name: "quoted",
+      sha: sha256Hex(valueText),
+      nonce,
+      iat: body.ts,
+      exp: body.ts + 120,
+    });
+    expect(sha256Hex(JSON.stringify(body.value))).toBe(checked?.claims.sha);
+
+    const bare = await ask({ key: made.key, name: "stripe_key", domain: "example.com" });
+    const claims = (await attested(gw, bare.body.attestation))?.claims;
+    expect(claims).toMatchObject({ typ: "secret", dom: "example.com", name: "stripe_key", sha: sha256Hex(JSON.stringify(PLAINTEXT)) });
+    expect(claims).not.toHaveProperty("nonce");
+    expect(bare.body.attestation).not.toContain(PLAINTEXT);
+  });
+
+  it("is signed per call with a nonce; without one reused within 60 s until the value changes", async () => {
+    const made = await serverKey();
+    await putSecret(gw, orgId, "reused", "v1");
+    const token = async (nonce?: string) =>
+      (await ask({ key: made.key, name: "reused", ...(nonce === undefined ? {} : { nonce }) })).body.attestation as string;
+    const a = await token("nonce-a");
+    const b = await token("nonce-b");
+    expect(a).not.toBe(b);
+    expect((await attested(gw, b))?.claims.nonce).toBe("nonce-b");
+    const plain = await token();
+    await advance(gw, 5);
+    expect(await token()).toBe(plain);
+    await putSecret(gw, orgId, "reused", "v2");
+    const changed = await token();
+    expect(changed).not.toBe(plain);
+    expect((await attested(gw, changed))?.claims.sha).toBe(sha256Hex(JSON.stringify("v2")));
+    await advance(gw, 61);
+    expect(await token()).not.toBe(changed);
   });
 });
 

@@ -10,6 +10,7 @@ import { build } from "esbuild";
 import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
+import { putContent } from "../../ingress/routes/content-fixtures.js";
 import { clientSetup, type MadeKey, makeKey } from "../../ingress/routes/verify-fixtures.js";
 import { WAIT } from "../../helpers/browser-wait.js";
 
@@ -108,6 +109,21 @@ globalThis.verifyInBrowser = async ({ base, key, forge }) => {
   const result = await client.verify({ domain: "example.com" });
   return { version: CLIENT_VERSION, node: typeof process !== "undefined", ...result };
 };
+// tamper: the price changed on its way, and the HMAC made again with the (public) client key.
+globalThis.contentInBrowser = async ({ base, key, keyId, tamper }) => {
+  const rewriting = async (input, init) => {
+    const response = await fetch(input, init);
+    if (!tamper || !String(input).endsWith("/content.php")) return response;
+    let raw = (await response.text()).replace("19.99", "0.01");
+    const body = JSON.parse(raw);
+    const text = raw.slice(raw.indexOf('"content":') + 10, raw.lastIndexOf(',"ts":'));
+    const hmac = await crypto.subtle.importKey("raw", new TextEncoder().encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const mac = await crypto.subtle.sign("HMAC", hmac, new TextEncoder().encode(body.ts + "." + body.domain + "." + text));
+    raw = raw.replace(body.signature, [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join(""));
+    return new Response(raw, { status: response.status, headers: response.headers });
+  };
+  return createVerifyClient({ baseUrl: base, key, keyId, fetch: rewriting }).content({ domain: "example.com" });
+};
 `,
         resolveDir: project,
         sourcefile: "entry.js",
@@ -168,6 +184,21 @@ globalThis.verifyInBrowser = async ({ base, key, forge }) => {
     // A wrong key: the service refuses, and the client closes.
     const wrongKey = own.key.replace(/.$/, (c) => (c === "0" ? "1" : "0"));
     expect(await run(wrongKey)).toMatchObject({ authorized: false, source: "service", reason: "invalid_key" });
+
+    // content(): the attestation checked with the browser's own WebCrypto Ed25519 against keys.json.
+    await putContent(gw, made.orgId, "price", "number", 19.99);
+    const content = (tamper: boolean) =>
+      page.evaluate(
+        (args) => (globalThis as unknown as { contentInBrowser: (a: unknown) => Promise<Record<string, unknown>> }).contentInBrowser(args),
+        { base, key: own.key, keyId: own.id, tamper },
+      );
+    expect(await content(false)).toMatchObject({
+      ok: true,
+      source: "service",
+      content: { price: { type: "number", value: 19.99 } },
+      attestation: { typ: "content", key: own.id, dom: "example.com" },
+    });
+    expect(await content(true)).toMatchObject({ ok: false, source: "client", reason: "bad_attestation" });
     expect(errors).toEqual([]);
   }, 60_000);
 });

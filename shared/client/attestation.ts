@@ -1,0 +1,107 @@
+import { sha256Hex } from "./encoding.js";
+import { decode, type KeySet, signatureValid } from "./tokens.js";
+
+/**
+ * The check of an answer's `attestation` (docs/content.md, docs/secret.md): an Ed25519 JWS
+ * signed with the keys.json key over what a content or secret answer says. The contract's
+ * HMAC is keyed with the API key, which a client key cannot keep secret, so whoever holds
+ * the key can make a "signed" answer; only this signature is out of their reach.
+ */
+
+/** Validity of an attestation (interface.md section 8: verify answer freshness). */
+export const ATTESTATION_TTL_S = 120;
+
+export interface ContentClaims {
+  typ: "content";
+  iss: string;
+  key: number;
+  org: number;
+  dom: string;
+  /** SHA-256 hex of the `content` JSON text exactly as in the body. */
+  sha: string;
+  iat: number;
+  exp: number;
+}
+
+export interface SecretClaims {
+  typ: "secret";
+  iss: string;
+  key: number;
+  org: number;
+  dom: string;
+  name: string;
+  /** SHA-256 hex of the `value` JSON text (quotes included) exactly as in the body. */
+  sha: string;
+  nonce?: string;
+  iat: number;
+  exp: number;
+}
+
+export type AttestationExpected = {
+  /** `{base_url}`, the `iss` the service names itself by. */
+  iss: string;
+  keyId: number;
+  /** The `domain` parameter as sent ("" when none). */
+  dom: string;
+  /** The JSON text the digest covers (see contentText, valueText). */
+  text: string;
+  /** Unix seconds. */
+  nowS: number;
+} & ({ typ: "content" } | { typ: "secret"; name: string; nonce?: string });
+
+export type AttestationCheck<C> = { ok: true; claims: C } | { ok: false; why: string; stale: boolean };
+
+/** The `content` JSON text of a raw content answer: from the first `"content":` to the last `,"ts":`. */
+export function contentText(raw: string): string | null {
+  const start = raw.indexOf('"content":');
+  const end = raw.lastIndexOf(',"ts":');
+  return start < 0 || end < start ? null : raw.slice(start + '"content":'.length, end);
+}
+
+/**
+ * The `value` JSON text of a raw secret answer: from the first `"value":` to the next `,"ts":`
+ * (`name` is `[A-Za-z0-9_.:-]`, and a JSON string cannot hold an unescaped `"`).
+ */
+export function valueText(raw: string): string | null {
+  const start = raw.indexOf('"value":');
+  const end = start < 0 ? -1 : raw.indexOf(',"ts":', start);
+  return end < 0 ? null : raw.slice(start + '"value":'.length, end);
+}
+
+const fail = <C>(why: string, stale = false): AttestationCheck<C> => ({ ok: false, why, stale });
+
+/**
+ * Signature against keys.json (by `kid`), `typ`, `iss`, `key`, `dom`, `sha` of `text`, for a
+ * secret `name` and `nonce`, and freshness: `exp > now` and `iat` at most 120 s ahead of now
+ * (a clock far behind). Returns the claims, or the first thing that failed.
+ */
+export async function checkAttestation(
+  token: unknown,
+  keys: KeySet,
+  expected: AttestationExpected & { typ: "content" },
+): Promise<AttestationCheck<ContentClaims>>;
+export async function checkAttestation(
+  token: unknown,
+  keys: KeySet,
+  expected: AttestationExpected & { typ: "secret" },
+): Promise<AttestationCheck<SecretClaims>>;
+export async function checkAttestation(
+  token: unknown,
+  keys: KeySet,
+  expected: AttestationExpected,
+): Promise<AttestationCheck<ContentClaims | SecretClaims>> {
+  const decoded = decode(token);
+  if (!decoded) return fail("missing or malformed attestation");
+  if (!(await signatureValid(decoded, keys))) return fail("bad signature or unknown kid");
+  const c = decoded.claims;
+  if (c.typ !== expected.typ || typeof c.exp !== "number" || typeof c.iat !== "number") return fail("wrong token type");
+  if (c.iss !== expected.iss) return fail("another issuer");
+  if (c.key !== expected.keyId) return fail("another key");
+  if (c.dom !== expected.dom) return fail("another domain");
+  if (expected.typ === "secret" && (c.name !== expected.name || c.nonce !== (expected.nonce || undefined))) {
+    return fail("another secret or nonce");
+  }
+  if (c.sha !== (await sha256Hex(expected.text))) return fail(`${expected.typ === "content" ? "content" : "value"} changed`);
+  if (c.exp <= expected.nowS || c.iat > expected.nowS + ATTESTATION_TTL_S) return fail("outside its validity", true);
+  return { ok: true, claims: c as unknown as ContentClaims | SecretClaims };
+}

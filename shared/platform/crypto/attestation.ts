@@ -1,0 +1,129 @@
+import { createHash } from "node:crypto";
+import { signToken, type SigningKey } from "./entitlement.js";
+
+/**
+ * The `attestation` of content.php and secret.php answers (docs/content.md, docs/secret.md):
+ * a JWS signed with the entitlement's Ed25519 key (same header, same `kid`, keys.json) over
+ * what the answer says. The contract's `signature` is an HMAC keyed with the API key, which
+ * a client key cannot keep secret, so it cannot show who wrote the answer; this can.
+ *
+ * Signing costs tens of microseconds, so a content attestation is reused for an identical
+ * payload (same key and org snapshot versions, domain and content digest) for up to
+ * ATTESTATION_REUSE_S, like the entitlement (shared/verify/entitlements.ts). A secret
+ * answer with a nonce is signed per call: the nonce is in the payload.
+ */
+
+/** Validity of an attestation: the freshness of a verify answer (interface.md section 8). */
+export const ATTESTATION_TTL_S = 120;
+/** A signed attestation is reused this long, so it always has at least 60 s of validity left. */
+export const ATTESTATION_REUSE_S = 60;
+/** Characters of cache keys and tokens held per process before the cache is emptied (~8 MB). */
+const MAX_CACHED_CHARS = 8_000_000;
+
+/** A content answer: `sha` is SHA-256 hex of the `content` JSON text exactly as in the body. */
+export interface ContentAttestation {
+  typ: "content";
+  iss: string;
+  key: number;
+  org: number;
+  /** The answer's `domain`, exactly as echoed ("" when none was sent). */
+  dom: string;
+  sha: string;
+  iat: number;
+  exp: number;
+}
+
+/** A secret answer: `sha` is SHA-256 hex of the `value` JSON text (quotes included) as in the body. */
+export interface SecretAttestation {
+  typ: "secret";
+  iss: string;
+  key: number;
+  org: number;
+  /** The `domain` parameter as sent ("" when none), as in the answer's signature. */
+  dom: string;
+  name: string;
+  sha: string;
+  /** Present only when the call sent a non-empty nonce. */
+  nonce?: string;
+  iat: number;
+  exp: number;
+}
+
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** Who asked: the key, its organization, and the snapshot versions they were judged at. */
+export interface Attester {
+  iss: string;
+  keyId: number;
+  orgId: number;
+  /** `<key version>|<org version>`, so that a change to the key or its organization signs afresh. */
+  versions: string;
+}
+
+export interface Attestations {
+  /** `content`: the exact JSON text of the answer's `content`. */
+  content(by: Attester, domain: string, content: string, nowS: number): string;
+  /** `valueJson`: the exact JSON text of the answer's `value`. */
+  secret(by: Attester, domain: string, name: string, valueJson: string, nonce: string | undefined, nowS: number): string;
+}
+
+interface Signed {
+  token: string;
+  at: number;
+}
+
+export function createAttestations(signingKey: SigningKey): Attestations {
+  const signed = new Map<string, Signed>();
+  let chars = 0;
+
+  const sign = (claims: Omit<ContentAttestation, "iat" | "exp"> | Omit<SecretAttestation, "iat" | "exp">, nowS: number) =>
+    signToken(signingKey, { ...claims, iat: nowS, exp: nowS + ATTESTATION_TTL_S });
+
+  /** The token of `cacheKey` signed less than ATTESTATION_REUSE_S ago, or a fresh one. */
+  const reuse = (cacheKey: string, nowS: number, claims: () => Parameters<typeof sign>[0]): string => {
+    const hit = signed.get(cacheKey);
+    if (hit && nowS - hit.at < ATTESTATION_REUSE_S && nowS >= hit.at) return hit.token;
+    const token = sign(claims(), nowS);
+    if (hit) chars -= cacheKey.length + hit.token.length;
+    // Bounded by size, not count: a domain may be 2048 characters, and is in both key and token.
+    if (chars + cacheKey.length + token.length > MAX_CACHED_CHARS) {
+      signed.clear();
+      chars = 0;
+    }
+    signed.set(cacheKey, { token, at: nowS });
+    chars += cacheKey.length + token.length;
+    return token;
+  };
+
+  return {
+    content(by, domain, content, nowS) {
+      const sha = sha256Hex(content);
+      return reuse(`c|${by.versions}|${sha}|${domain}`, nowS, () => ({
+        typ: "content",
+        iss: by.iss,
+        key: by.keyId,
+        org: by.orgId,
+        dom: domain,
+        sha,
+      }));
+    },
+    secret(by, domain, name, valueJson, nonce, nowS) {
+      const sha = sha256Hex(valueJson);
+      const claims = (): Omit<SecretAttestation, "iat" | "exp"> => ({
+        typ: "secret",
+        iss: by.iss,
+        key: by.keyId,
+        org: by.orgId,
+        dom: domain,
+        name,
+        sha,
+        ...(nonce === undefined ? {} : { nonce }),
+      });
+      // Each nonce makes its own payload: caching those would only evict reusable entries.
+      if (nonce !== undefined) return sign(claims(), nowS);
+      return reuse(`s|${by.versions}|${name}|${sha}|${domain}`, nowS, claims);
+    },
+  };
+}
