@@ -4,6 +4,7 @@ import net from "node:net";
 import type { OutboundPolicy } from "../../shared/platform/net/address-policy.js";
 import { createDnsClient } from "../../shared/platform/net/outbound/dns-client.js";
 import { dnsHostResolver, pinnedLookup, resolveGuarded } from "../../shared/platform/net/outbound/ssrf.js";
+import { trustedCas } from "../../shared/platform/net/outbound/trust.js";
 
 export interface PostOptions {
   timeoutMs: number;
@@ -59,7 +60,7 @@ export async function postJson(url: string, body: string, headers: Record<string
         agent: false,
         lookup: pinnedLookup(verdict.address, verdict.family),
         headers: { ...headers, host: target.host, "content-length": String(Buffer.byteLength(body)) },
-        ...(secure ? { servername: net.isIP(host) ? undefined : host, ...(options.caPem ? { ca: [options.caPem] } : {}) } : {}),
+        ...(secure ? { servername: net.isIP(host) ? undefined : host, ...(options.caPem ? { ca: trustedCas(options.caPem) } : {}) } : {}),
       },
       (response) => {
         let size = 0;

@@ -1,8 +1,8 @@
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
-import tls from "node:tls";
 import { pinnedLookup } from "../../../shared/platform/net/outbound/ssrf.js";
+import { trustedCas } from "../../../shared/platform/net/outbound/trust.js";
 import type { SiemTarget } from "../../../shared/events/index.js";
 import { guardedAddress, type PushNetwork } from "./guard.js";
 
@@ -49,7 +49,7 @@ export async function postGuarded(
   };
   if (secure) {
     options.servername = net.isIP(target.host) ? undefined : target.host;
-    if (network.caPem) options.ca = [...tls.rootCertificates, network.caPem];
+    if (network.caPem) options.ca = trustedCas(network.caPem);
   }
   // `timeout` above ends a silent socket; the deadline ends the whole push, however the
   // collector paces its bytes (one every few seconds, or an answer without end, would hold the

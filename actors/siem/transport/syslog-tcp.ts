@@ -1,6 +1,7 @@
 import net from "node:net";
 import tls from "node:tls";
 import { octetFrame, type SyslogEvent, syslogLine, type SiemTarget } from "../../../shared/events/index.js";
+import { trustedCas } from "../../../shared/platform/net/outbound/trust.js";
 import { guardedAddress, type PushNetwork } from "./guard.js";
 import { DeliveryError } from "./http-post.js";
 
@@ -31,7 +32,7 @@ export async function sendSyslog(target: SiemTarget, events: readonly SyslogEven
             host: address,
             port: target.port,
             servername: net.isIP(target.host) ? undefined : target.host,
-            ca: network.caPem ? [...tls.rootCertificates, network.caPem] : undefined,
+            ca: trustedCas(network.caPem),
           })
         : net.connect({ host: address, port: target.port });
     const timer = setTimeout(

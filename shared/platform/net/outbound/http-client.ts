@@ -14,6 +14,7 @@ import type { CertificateInfo, HttpExchange, RedirectChain, TlsInfo } from "./ev
 import { emptyExchange } from "./evidence.js";
 import type { AddressPolicy } from "../address-policy.js";
 import { type HostResolver, pinnedLookup, resolveGuarded } from "./ssrf.js";
+import { trustedCas } from "./trust.js";
 
 export const BODY_LIMIT = 1024 * 1024;
 export const MAX_REDIRECTS = 10;
@@ -51,7 +52,7 @@ function webPorts(options: ScanOptions): ReadonlySet<number> {
 }
 
 function trustStore(options: ScanOptions): string[] | undefined {
-  return options.caPem ? [...tls.rootCertificates, options.caPem] : undefined;
+  return trustedCas(options.caPem);
 }
 
 function certificateOf(socket: tls.TLSSocket): CertificateInfo | null {
