@@ -2,12 +2,14 @@ import type { Redis } from "../../shared/platform/redis/client.js";
 import type { Clock } from "../../shared/platform/clock.js";
 import {
   destinationById,
+  findDestination,
   recordDelivered,
   recordFailure,
   type SyslogEvent,
   type DestinationMessage,
   type SiemTestReply,
   type SiemTestRequest,
+  type SiemDestinationRow,
   appendToDestinations,
 } from "../../shared/events/index.js";
 import type { Pool } from "../../shared/platform/db/pool.js";
@@ -120,14 +122,21 @@ export function testEvent(nowMs: number, orgId: number): SyslogEvent {
   };
 }
 
-/** "Send test event": one synthetic event straight to the destination, the outcome as the reply. */
+/**
+ * "Send test event": one synthetic event straight to the destination, the outcome as the
+ * reply. The destination is looked up within the request's organization, the one its turn
+ * was taken for; a request without one (published before `org_id` was added) by id alone.
+ */
 export function testHandler(
-  load: (row: NonNullable<Awaited<ReturnType<typeof destinationById>>>) => LoadedDestination,
+  load: (row: SiemDestinationRow) => LoadedDestination,
   deps: Pick<DeliveryDeps, "network" | "clock" | "send">,
 ): Handler<SiemTestRequest, Pool> {
   const send = deps.send ?? sendBatch;
   return async (request, { db, reply }) => {
-    const row = await destinationById(db, request.destination_id);
+    const row =
+      request.org_id === undefined
+        ? await destinationById(db, request.destination_id)
+        : await findDestination(db, request.org_id, request.destination_id);
     let answer: SiemTestReply;
     if (row === null) answer = { ok: false, error: "no such destination" };
     else {

@@ -89,6 +89,22 @@ export const DEFAULT_PUSHER: PusherOptions = {
   retentionIntervalMs: 3_600_000,
 };
 
+/** "Send test event" requests a pusher handles at once: each waits on a collector, up to the time-out. */
+export const SIEM_TESTS_AT_ONCE = 4;
+/**
+ * Test events of one organization a pusher sends at once: a collector that accepts and
+ * never answers holds one slot for the time-out, never all of them, and the other slots go
+ * to the other organizations in turn (the runtime's `fairness`).
+ */
+export const SIEM_TESTS_PER_ORG = 1;
+/** Requests held beyond SIEM_TESTS_AT_ONCE, so another organization's request behind one organization's run of them is read. */
+export const SIEM_TEST_BACKLOG = 60;
+
+/** The turn a test request takes: its organization, or its destination for a request published without one. */
+export function siemTestParty(request: SiemTestRequest): string {
+  return request.org_id === undefined ? `destination:${request.destination_id}` : String(request.org_id);
+}
+
 export interface SiemPusher extends RunningActor {
   /** Re-read the destinations now (start and stop delivery loops). */
   reload(): Promise<void>;
@@ -298,7 +314,8 @@ export async function startSiemPusher(ctx: Context, overrides: Partial<PusherOpt
       name: "siem-test",
       streams: SIEM_TEST_STREAM,
       schema: siemTestSchema,
-      concurrency: 4,
+      concurrency: SIEM_TESTS_AT_ONCE,
+      fairness: { key: siemTestParty, perKey: SIEM_TESTS_PER_ORG, backlog: SIEM_TEST_BACKLOG },
       maxAttempts: 1,
       startId: "$",
       handler: testHandler((row) => loadDestination(ctx, row), { network, clock: ctx.clock, send: options.send }),

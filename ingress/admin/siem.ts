@@ -11,6 +11,7 @@ import {
   SIEM_KINDS,
   type SiemDestinationRow,
   type SiemKind,
+  type SiemTestRequest,
   tokenAad,
   parseTarget,
   siemPutBack,
@@ -174,7 +175,7 @@ export const testDestination: AdminHandler = async (_request, deps, params) => {
   if (!row) return refuse("not_found");
   const answer = await ask(deps, {
     stream: SIEM_TEST_STREAM,
-    message: { destination_id: row.id },
+    message: { destination_id: row.id, org_id: row.org_id } satisfies SiemTestRequest,
     replySchema: siemTestReplySchema,
     timeoutMs: TEST_TIMEOUT_MS,
     refusal: { extra: { detail: "no SIEM pusher answered (is the siem actor running?)" } },

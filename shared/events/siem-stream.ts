@@ -91,10 +91,15 @@ export interface SiemTestEvent {
 /** "Send test event" (admin API): request/reply to whichever pusher takes it. */
 export const SIEM_TEST_STREAM = "siem-test";
 
+/**
+ * `org_id` is the destination's organization, the pusher's key for taking turns between
+ * organizations (actors/siem/index.ts). Optional: a request published by an ingress from
+ * before it was added, still in the stream while the processes are upgraded, is answered too.
+ */
 export const siemTestSchema = {
   type: "object",
   required: ["destination_id"],
-  properties: { destination_id: { type: "integer", minimum: 1 } },
+  properties: { destination_id: { type: "integer", minimum: 1 }, org_id: { type: "integer", minimum: 1 } },
   additionalProperties: false,
 } as const;
 
