@@ -101,6 +101,8 @@ export function startDeliveryLoop(
 
   const send = async (job: DeliveryJob) => {
     const result = await attempt(job);
+    if ("logDetail" in result)
+      deps.logger.warn({ delivery: job.id, error: result.error, detail: result.logDetail }, "webhook delivery refused");
     const now = deps.clock.now();
     await recordAttempt(deps.db, job.id, outcomeOf(result, job, now, policy), now);
   };

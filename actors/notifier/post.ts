@@ -3,7 +3,7 @@ import https from "node:https";
 import net from "node:net";
 import type { OutboundPolicy } from "../../shared/platform/net/address-policy.js";
 import { createDnsClient } from "../../shared/platform/net/outbound/dns-client.js";
-import { dnsHostResolver, pinnedLookup, resolveGuarded } from "../../shared/platform/net/outbound/ssrf.js";
+import { dnsHostResolver, pinnedLookup, resolveGuarded, unreachableHost } from "../../shared/platform/net/outbound/ssrf.js";
 import { trustedCas } from "../../shared/platform/net/outbound/trust.js";
 
 export interface PostOptions {
@@ -15,7 +15,11 @@ export interface PostOptions {
   caPem: string | null;
 }
 
-export type PostResult = { status: number } | { error: string; refused: boolean };
+/**
+ * The receiver's status, or why there was none: `error` is what the organization reads
+ * (`last_error`), `logDetail` what it must not (why the SSRF guard refused), for the log.
+ */
+export type PostResult = { status: number } | { error: string; refused: boolean; logDetail?: string };
 
 const RESPONSE_LIMIT = 64 * 1024;
 
@@ -36,11 +40,10 @@ export async function postJson(url: string, body: string, headers: Record<string
   if (target.protocol !== "http:" && target.protocol !== "https:") return { error: `unsupported scheme ${target.protocol}`, refused: true };
   const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
   const verdict = await resolveGuarded(host, options.outbound, dnsHostResolver(createDnsClient(options.resolver, options.timeoutMs)));
-  if (!verdict.ok)
-    return {
-      error: verdict.reason === "unresolvable" ? verdict.detail : `refused by the SSRF guard: ${verdict.detail}`,
-      refused: verdict.reason !== "unresolvable",
-    };
+  // A name that does not resolve and one that resolves inside the service's network read the
+  // same and are retried alike (a name may come to resolve, or to a public address): telling
+  // them apart, by words or by a delivery failed at once, would say which internal names exist.
+  if (!verdict.ok) return { error: unreachableHost(host), refused: false, logDetail: `SSRF guard refused ${host}: ${verdict.detail}` };
   const secure = target.protocol === "https:";
   return new Promise((resolve) => {
     let settled = false;

@@ -1,5 +1,6 @@
 import type { Redis } from "../../shared/platform/redis/client.js";
 import type { Clock } from "../../shared/platform/clock.js";
+import type { Logger } from "../../shared/platform/log.js";
 import {
   destinationById,
   findDestination,
@@ -11,13 +12,14 @@ import {
   type SiemTestRequest,
   type SiemDestinationRow,
   appendToDestinations,
+  siemTestDone,
 } from "../../shared/events/index.js";
 import type { Pool } from "../../shared/platform/db/pool.js";
 import { describeError, type Handler, RetryableError } from "../runtime/index.js";
 import { createBatcher } from "./batcher.js";
 import type { LoadedDestination } from "./messages.js";
 import { jitteredBackoff, type RetryPolicy } from "./retry.js";
-import type { PushNetwork } from "./transport/guard.js";
+import { DeliveryError, type PushNetwork } from "./transport/guard.js";
 import { sendBatch } from "./transport/index.js";
 
 export interface DeliveryDeps {
@@ -39,6 +41,18 @@ interface Item {
   messageId: string;
   inHand: string;
   redis: Redis;
+  logger: Logger;
+}
+
+/**
+ * The organization reads a failure's message (`last_error`, the test event's reply); what a
+ * DeliveryError keeps from it (a collector's words from inside the service's network, why the
+ * guard refused a name) is logged here.
+ */
+function logWithheld(logger: Logger, destinationId: number, error: unknown): void {
+  if (error instanceof DeliveryError && error.logDetail !== undefined) {
+    logger.warn({ destination: destinationId, error: error.message, detail: error.logDetail }, "SIEM push failed");
+  }
 }
 
 /** The entries leave the `inhand` hash: delivered, or dead-lettered by the runtime (which keeps their data). */
@@ -72,6 +86,7 @@ export function deliveryHandler(destination: LoadedDestination, deps: DeliveryDe
         const last = items.filter((i) => i.attempt >= deps.retry.maxAttempts);
         const exhausted = new Set(last.map((i) => i.event.id)).size;
         const description = describeError(error);
+        logWithheld(items[0].logger, destination.id, error);
         await recordFailure(deps.db, destination.id, description, exhausted, deps.clock.now()).catch(() => {});
         await handedOver(last).catch(() => {});
         throw new RetryableError(description, jitteredBackoff(deps.retry, attempt, deps.random));
@@ -88,6 +103,7 @@ export function deliveryHandler(destination: LoadedDestination, deps: DeliveryDe
       messageId: helpers.messageId,
       inHand: helpers.keys.streamSide(helpers.stream, "inhand"),
       redis: helpers.redis,
+      logger: helpers.logger,
     });
 }
 
@@ -126,26 +142,33 @@ export function testEvent(nowMs: number, orgId: number): SyslogEvent {
  * "Send test event": one synthetic event straight to the destination, the outcome as the
  * reply. The destination is looked up within the request's organization, the one its turn
  * was taken for; a request without one (published before `org_id` was added) by id alone.
+ * Handled, the request no longer counts among its organization's outstanding ones (the
+ * admin route's cap), before the reply, so a caller answered may send the next at once.
  */
 export function testHandler(
   load: (row: SiemDestinationRow) => LoadedDestination,
   deps: Pick<DeliveryDeps, "network" | "clock" | "send">,
 ): Handler<SiemTestRequest, Pool> {
   const send = deps.send ?? sendBatch;
-  return async (request, { db, reply }) => {
-    const row =
-      request.org_id === undefined
-        ? await destinationById(db, request.destination_id)
-        : await findDestination(db, request.org_id, request.destination_id);
+  return async (request, { db, reply, redis, keys, logger }) => {
     let answer: SiemTestReply;
-    if (row === null) answer = { ok: false, error: "no such destination" };
-    else {
-      try {
-        await send(load(row), [testEvent(deps.clock.now(), row.org_id)], deps.network);
-        answer = { ok: true, event_id: 0 };
-      } catch (error) {
-        answer = { ok: false, error: describeError(error) };
+    try {
+      const row =
+        request.org_id === undefined
+          ? await destinationById(db, request.destination_id)
+          : await findDestination(db, request.org_id, request.destination_id);
+      if (row === null) answer = { ok: false, error: "no such destination" };
+      else {
+        try {
+          await send(load(row), [testEvent(deps.clock.now(), row.org_id)], deps.network);
+          answer = { ok: true, event_id: 0 };
+        } catch (error) {
+          logWithheld(logger, row.id, error);
+          answer = { ok: false, error: describeError(error) };
+        }
       }
+    } finally {
+      if (request.org_id !== undefined) await siemTestDone(redis, keys, request.org_id);
     }
     await reply?.(answer);
   };

@@ -1,6 +1,8 @@
 import {
+  admitSiemTest,
   SIEM_GROUP,
   SIEM_TEST_STREAM,
+  SIEM_TESTS_OUTSTANDING,
   siemTestReplySchema,
   destinationStreamName,
   countDestinations,
@@ -173,6 +175,8 @@ export const removeDestination: AdminHandler = async (_request, deps, params, _b
 export const testDestination: AdminHandler = async (_request, deps, params) => {
   const row = await owned(deps, params);
   if (!row) return refuse("not_found");
+  // Given back by the pusher that handles it, not when this wait ends: the request outlives a 504.
+  if (!(await admitSiemTest(deps.redis, deps.keys, row.org_id))) return refuse("test_rate_limited", { limit: SIEM_TESTS_OUTSTANDING });
   const answer = await ask(deps, {
     stream: SIEM_TEST_STREAM,
     message: { destination_id: row.id, org_id: row.org_id } satisfies SiemTestRequest,

@@ -51,6 +51,7 @@ export {
   webhookSecretAad,
 } from "./db/webhooks.js";
 export {
+  admitSiemTest,
   appendToDestinations,
   type DestinationMessage,
   destinationMessageSchema,
@@ -58,6 +59,8 @@ export {
   destinationStreamName,
   SIEM_GROUP,
   SIEM_TEST_STREAM,
+  SIEM_TESTS_OUTSTANDING,
+  siemTestDone,
   type SiemTestEvent,
   type SiemTestReply,
   siemTestReplySchema,

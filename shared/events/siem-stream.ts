@@ -105,6 +105,42 @@ export const siemTestSchema = {
 
 export type SiemTestRequest = FromSchema<typeof siemTestSchema>;
 
+const admitTestScript = loadScript("siem-test-admit-1.lua");
+const testDoneScript = loadScript("siem-test-done-1.lua");
+
+/**
+ * Test requests one organization may have outstanding (published, not yet handled by a
+ * pusher) across the deployment; the admin route refuses more (429 `test_rate_limited`). A
+ * request outlives its caller's 504: a pusher still sends it, one of the organization's at a
+ * time. Without the cap, an organization testing a stalled collector faster than one per
+ * time-out would fill the pushers' backlog, and every organization's test would wait behind
+ * its requests again (docs/events.md, "Send test event").
+ */
+export const SIEM_TESTS_OUTSTANDING = 3;
+
+/**
+ * The count's safety net (siem-test-admit-1.lua): it runs out this long after the
+ * organization's last admitted request. Its requests take a pusher at most a few minutes
+ * (3 of them one after another, 20 s each at most, and the turns of other organizations).
+ */
+export const SIEM_TESTS_OUTSTANDING_TTL_MS = 5 * 60_000;
+
+/** One more outstanding test request of the organization (the admin route, before it publishes); false at the cap. */
+export async function admitSiemTest(redis: Redis, keys: Keys, orgId: number): Promise<boolean> {
+  const count = await runScript(
+    redis,
+    admitTestScript,
+    [keys.siemTestsOutstanding(orgId)],
+    [SIEM_TESTS_OUTSTANDING, SIEM_TESTS_OUTSTANDING_TTL_MS],
+  );
+  return Number(count) > 0;
+}
+
+/** The pusher handled one of the organization's test requests (answered, or failed to): one fewer outstanding. */
+export async function siemTestDone(redis: Redis, keys: Keys, orgId: number): Promise<void> {
+  await runScript(redis, testDoneScript, [keys.siemTestsOutstanding(orgId)], []);
+}
+
 /** What the pusher answers: the test event's id once the destination took it, or why not. */
 export const siemTestReplySchema = {
   oneOf: [

@@ -34,6 +34,21 @@ const SYSLOG_PROTOCOLS: Readonly<Record<string, "tcp" | "tls">> = {
 
 export const MAX_URL_LENGTH = 2048;
 
+/**
+ * A syslog URL's host as an http URL's host is read (IPv6 brackets taken off), or null when
+ * it is not one. `syslog:` and `tcp:` are not special schemes, so WHATWG URL keeps their host
+ * as typed: `0x7f.1`, `2130706433`, `127.1` and `127.0.0.1.` would stay names (refused only at
+ * delivery, by DNS) where an http URL reads 127.0.0.1, which the check at creation refuses like
+ * any other literal address. Upper case is lowered and percent-escapes decoded (IDNA) the same way.
+ */
+function canonicalHost(hostname: string): string | null {
+  try {
+    return new URL(`http://${hostname}`).hostname.replace(/^\[(.*)\]$/, "$1");
+  } catch {
+    return null;
+  }
+}
+
 export function parseTarget(kind: SiemKind, raw: string): TargetResult {
   if (raw.length === 0 || raw.length > MAX_URL_LENGTH) return { ok: false, detail: `the URL must have 1 to ${MAX_URL_LENGTH} characters` };
   let url: URL;
@@ -48,8 +63,10 @@ export function parseTarget(kind: SiemKind, raw: string): TargetResult {
   if (kind === "syslog_tcp") {
     const protocol = SYSLOG_PROTOCOLS[url.protocol];
     if (!protocol) return { ok: false, detail: "syslog_tcp takes syslog://, syslog+tcp://, tcp://, syslog+tls:// or tls://" };
+    const canonical = canonicalHost(url.hostname);
+    if (canonical === null) return { ok: false, detail: "the URL's host is not a host name or an address" };
     const port = url.port === "" ? (protocol === "tls" ? 6514 : 514) : Number(url.port);
-    return { ok: true, target: { protocol, host, port, path: "" } };
+    return { ok: true, target: { protocol, host: canonical, port, path: "" } };
   }
   const protocol = HTTP_PROTOCOLS[url.protocol];
   if (!protocol) return { ok: false, detail: `${kind} takes http:// or https://` };

@@ -94,6 +94,12 @@ export const REASONS = {
   scan_failed: { status: 502, counts: false, message: "The scan could not run; try again." },
   missing_domain: { status: 400, counts: true, message: "The domain parameter is required." },
   delivery_failed: { status: 502, counts: false, message: "The SIEM destination did not take the test event." },
+  // Addition (docs/events.md, "Send test event"): SIEM_TESTS_OUTSTANDING in shared/events/siem-stream.ts.
+  test_rate_limited: {
+    status: 429,
+    counts: false,
+    message: "The organization has 3 test events that no pusher has handled yet; send another once one is answered.",
+  },
   timeout: { status: 504, counts: false, message: "The work did not finish in time; treat it as unreachable." },
   // Member sign-in (additions: docs/accounts-members.md).
   session_expired: { status: 401, counts: false, message: "The session expired or was revoked; sign in again." },

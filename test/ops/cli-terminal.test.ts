@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningActor } from "../../actors/index.js";
 import { startOutboxRelay } from "../../actors/outbox/index.js";
 import { startSiemPusher, type SiemPusher } from "../../actors/siem/index.js";
+import { pushNetwork } from "../../actors/siem/transport/guard.js";
+import { outboundPolicyOf } from "../../shared/platform/net/address-policy.js";
 import { type CliIo, runCli } from "../../ops/cli.js";
 import { terminalSafe } from "../../ops/cli/format.js";
 import { LAST_ERROR_MAX_CHARS } from "../../shared/events/db/last-error.js";
@@ -41,7 +43,17 @@ beforeAll(async () => {
   gw = await startTestGateway("cliterm", { OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8" });
   env = { ...gw.env, SITE_URL: gw.url };
   relay = await startOutboxRelay(gw.ctx);
-  pusher = await startSiemPusher(gw.ctx, { lingerMs: 10, retry: { maxAttempts: 2, backoffBaseMs: 10, backoffMaxMs: 20 } });
+  // The collector listens on loopback (OUTBOUND_ALLOW_CIDRS): counted public here, so its answer
+  // is quoted in `last_error` as a collector's on the internet is.
+  const network = pushNetwork({
+    outbound: outboundPolicyOf("siem", gw.ctx.config),
+    resolver: null,
+    caPem: null,
+    timeoutMs: 10_000,
+    hostname: "gateway.test",
+    isPublic: () => true,
+  });
+  pusher = await startSiemPusher(gw.ctx, { lingerMs: 10, retry: { maxAttempts: 2, backoffBaseMs: 10, backoffMaxMs: 20 }, network });
   orgId = (await gw.admin("POST", "/orgs", { name: "Terminal" })).body.org.id as number;
 });
 

@@ -4,25 +4,19 @@ import net from "node:net";
 import { pinnedLookup } from "../../../shared/platform/net/outbound/ssrf.js";
 import { trustedCas } from "../../../shared/platform/net/outbound/trust.js";
 import type { SiemTarget } from "../../../shared/events/index.js";
-import { guardedAddress, type PushNetwork } from "./guard.js";
+import { DeliveryError, guardedAddress, type PushNetwork } from "./guard.js";
 
 /** Bytes of a collector's answer kept (an Elasticsearch `_bulk` answer of 1000 items fits). */
 const ANSWER_LIMIT = 4 * 1024 * 1024;
 
+/** Characters of an answer quoted in an error: to the organization only from a public address (expectSuccess). */
+const QUOTED_CHARS = 200;
+
 export interface PostAnswer {
   status: number;
   body: string;
-}
-
-/** A failure a retry may fix; `status` when the collector answered. */
-export class DeliveryError extends Error {
-  override readonly name = "DeliveryError";
-  constructor(
-    message: string,
-    readonly status?: number,
-  ) {
-    super(message);
-  }
+  /** The address connected to is public under the default policy (guard.ts, `isPublic`): its words may be quoted. */
+  isPublic: boolean;
 }
 
 /** POST through the SSRF guard, connecting to the checked address; redirects are not followed. */
@@ -35,7 +29,7 @@ export async function postGuarded(
   // The push's deadline covers the address lookup too (`timeout` below ends only a silent socket).
   const deadlineMs = network.timeoutMs * 2;
   const startedAt = performance.now();
-  const { address, family } = await guardedAddress(target.host, network);
+  const { address, family, isPublic } = await guardedAddress(target.host, network);
   const secure = target.protocol === "https";
   const options: https.RequestOptions = {
     method: "POST",
@@ -68,7 +62,7 @@ export async function postGuarded(
     const request = (secure ? https : http).request(options, (response) => {
       const chunks: Buffer[] = [];
       let size = 0;
-      const answer = () => ({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") });
+      const answer = () => ({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), isPublic });
       response.on("data", (chunk: Buffer) => {
         size += chunk.length;
         if (size <= ANSWER_LIMIT) {
@@ -92,8 +86,16 @@ export async function postGuarded(
   });
 }
 
-/** 2xx or a DeliveryError naming the status and the start of the answer. */
+/**
+ * 2xx, or a DeliveryError naming the status, and the start of the answer when the collector
+ * is at a public address. A collector inside an OUTBOUND_ALLOW_CIDRS block may be any service
+ * there an organization's admin chose to name: its words go to the log, never to the
+ * organization (`last_error`, the test event's reply), or the pusher would read internal
+ * services for it.
+ */
 export function expectSuccess(answer: PostAnswer, what: string): void {
   if (answer.status >= 200 && answer.status < 300) return;
-  throw new DeliveryError(`${what} answered ${answer.status}: ${answer.body.slice(0, 200)}`, answer.status);
+  const quoted = `${what} answered ${answer.status}: ${answer.body.slice(0, QUOTED_CHARS)}`;
+  if (answer.isPublic) throw new DeliveryError(quoted, { status: answer.status });
+  throw new DeliveryError(`${what} answered ${answer.status}`, { status: answer.status, logDetail: quoted });
 }

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { SyslogEvent } from "../../../shared/events/index.js";
 import type { LoadedDestination } from "../messages.js";
-import type { PushNetwork } from "./guard.js";
-import { DeliveryError, expectSuccess, postGuarded } from "./http-post.js";
+import { DeliveryError, type PushNetwork } from "./guard.js";
+import { expectSuccess, postGuarded } from "./http-post.js";
 import { sendSyslog } from "./syslog-tcp.js";
 
 /**
@@ -83,9 +83,10 @@ async function sendBulk(destination: LoadedDestination, events: readonly SyslogE
   });
   if (failed.length === 0) return;
   const first = failed[0].create;
-  throw new DeliveryError(
-    `Elasticsearch _bulk refused ${failed.length} of ${events.length}: ${first?.status ?? "?"} ${first?.error?.type ?? ""} ${first?.error?.reason ?? ""}`.trim(),
-  );
+  const refused = `Elasticsearch _bulk refused ${failed.length} of ${events.length}: ${first?.status ?? "?"}`;
+  const reasons = `${refused} ${first?.error?.type ?? ""} ${first?.error?.reason ?? ""}`.trim();
+  // The error's type and reason are the collector's words: quoted only from a public address (expectSuccess).
+  throw answer.isPublic ? new DeliveryError(reasons) : new DeliveryError(refused, { logDetail: reasons });
 }
 
 export function idempotencyKey(destinationId: number, events: readonly Pick<SyslogEvent, "id">[]): string {

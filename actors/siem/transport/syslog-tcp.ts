@@ -2,8 +2,7 @@ import net from "node:net";
 import tls from "node:tls";
 import { octetFrame, type SyslogEvent, syslogLine, type SiemTarget } from "../../../shared/events/index.js";
 import { trustedCas } from "../../../shared/platform/net/outbound/trust.js";
-import { guardedAddress, type PushNetwork } from "./guard.js";
-import { DeliveryError } from "./http-post.js";
+import { DeliveryError, guardedAddress, type PushNetwork } from "./guard.js";
 
 /**
  * RFC 5424 messages over TCP with RFC 6587 octet-counting framing, TLS for `tls` targets

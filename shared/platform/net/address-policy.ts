@@ -151,7 +151,9 @@ export function checkAddress(ip: string, policy: OutboundPolicy): AddressCheck {
  */
 export function literalRefusal(host: string, policy: OutboundPolicy): string | null {
   const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
-  const literal = net.isIP(bare) !== 0 ? bare : bare === "localhost" || bare.endsWith(".localhost") ? "127.0.0.1" : null;
+  // `localhost.` is the same name as `localhost` (the root label written out): DNS resolves both alike.
+  const name = bare.replace(/\.+$/, "");
+  const literal = net.isIP(bare) !== 0 ? bare : name === "localhost" || name.endsWith(".localhost") ? "127.0.0.1" : null;
   if (literal === null) return null;
   const verdict = checkAddress(literal, policy);
   if (verdict.ok) return null;

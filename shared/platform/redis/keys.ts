@@ -198,6 +198,8 @@ export function createKeys(prefix: string) {
     siemPushers: () => `${prefix}siem:pushers`,
     /** One pusher process's heartbeat (PX expiry, renewed with its leases). */
     siemPusher: (owner: string) => `${prefix}siem:pusher:${owner}`,
+    /** Count of an organization's "send test event" requests published and not yet handled (PX expiry: siem-test-admit-1.lua). */
+    siemTestsOutstanding: (orgId: KeyId) => `${prefix}siem:tests:${orgId}`,
     /** A WebAuthn challenge between its options call and its verify call (JSON: what it is bound to, its end). */
     authChallenge: (challenge: string) => `${prefix}auth:challenge:${challenge}`,
     /** A fixed window of a sign-in budget; `subject` is a digest of the source network or e-mail, never the address itself. */

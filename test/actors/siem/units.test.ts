@@ -60,6 +60,20 @@ describe("destination URLs and framing", () => {
     expect(parseTarget("syslog_tcp", "tcp://[2001:db8::1]:601")).toMatchObject({ ok: true, target: { host: "2001:db8::1", port: 601 } });
   });
 
+  it("reads a syslog host as an http host is read: the address a legacy form denotes, lower case, IDNA", () => {
+    const hostOf = (url: string) => {
+      const parsed = parseTarget("syslog_tcp", url);
+      return parsed.ok ? parsed.target.host : parsed.detail;
+    };
+    for (const url of ["tcp://0x7f.1", "tcp://2130706433", "tcp://127.1", "tcp://127.0.0.1.", "syslog://0177.0.0.1:514"]) {
+      expect([url, hostOf(url)]).toEqual([url, "127.0.0.1"]);
+    }
+    expect(hostOf("tls://[::ffff:127.0.0.1]:6514")).toBe("::ffff:7f00:1");
+    expect(hostOf("syslog://Collector.Example.COM")).toBe("collector.example.com");
+    expect(hostOf("syslog://bücher.example")).toBe("xn--bcher-kva.example");
+    expect(hostOf("tcp://a%40b")).toBe("the URL's host is not a host name or an address");
+  });
+
   it("counts octets, not characters (RFC 6587)", () => {
     expect(octetFrame("é")).toBe("2 é");
   });

@@ -4,6 +4,7 @@ import { pushNetwork } from "../../../actors/siem/transport/guard.js";
 import { sendBatch } from "../../../actors/siem/transport/index.js";
 import { destinationById } from "../../../shared/events/db/siem.js";
 import { outboundPolicy } from "../../../shared/platform/net/address-policy.js";
+import { unreachableHost } from "../../../shared/platform/net/outbound/ssrf.js";
 import { startFakeHttp, type FakeHttp } from "../../fixtures/siem/collectors.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 
@@ -84,6 +85,7 @@ describe("admin SIEM destinations", () => {
     [{ kind: "http", url: "http://169.254.169.254/latest" }, "bad_url"],
     [{ kind: "syslog_tcp", url: "tls://[::1]:6514" }, "bad_url"],
     [{ kind: "http", url: "http://10.1.2.3/" }, "bad_url"],
+    [{ kind: "syslog_tcp", url: "tcp://a%40b:514" }, "bad_url"],
     [{ kind: "elastic_bulk", url: "http://es.example", index: "Bad Index" }, "bad_index"],
     [{ kind: "http", url: "http://x.example", token: 5 }, "bad_token"],
     [{ kind: "http", url: "http://x.example", extra: 1 }, "bad_extra"],
@@ -91,6 +93,30 @@ describe("admin SIEM destinations", () => {
     const res = await gw.admin("POST", `/orgs/${orgId}/siem`, body);
     expect(res.status).toBe(400);
     expect(res.body.reason).toBe(reason);
+  });
+
+  it.each([
+    // Not special schemes: WHATWG URL keeps their host as typed; read as an http host is, each is loopback.
+    "tcp://0x7f.1",
+    "tcp://2130706433",
+    "tcp://127.1",
+    "tcp://127.0.0.1.",
+    "syslog://0177.0.0.1:1514",
+    "tls://%31%32%37.0.0.1",
+    "syslog+tcp://LOCALHOST.",
+    "syslog://app.localhost.",
+  ])("syslog_tcp %s is refused at creation like any loopback address", async (url) => {
+    const res = await gw.admin("POST", `/orgs/${orgId}/siem`, { kind: "syslog_tcp", url });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      reason: "bad_url",
+      detail: expect.stringMatching(/^the address is refused \(loopback; OUTBOUND_ALLOW_CIDRS/),
+    });
+  });
+
+  it.each(["http://localhost./", "https://app.localhost.:8088/"])("%s is refused at creation like localhost", async (url) => {
+    const res = await gw.admin("POST", `/orgs/${orgId}/siem`, { kind: "http", url });
+    expect(res.body).toMatchObject({ reason: "bad_url", detail: expect.stringMatching(/^the address is refused \(loopback; /) });
   });
 
   it("unknown organization is 404; no admin token is 401", async () => {
@@ -126,7 +152,10 @@ describe("admin SIEM destinations", () => {
       score: 90,
       fail_count: 0,
     };
-    await expect(sendBatch(destination, [event], network)).rejects.toThrow(/SSRF guard refused 127\.0\.0\.1: .*loopback/);
+    await expect(sendBatch(destination, [event], network)).rejects.toMatchObject({
+      message: unreachableHost("127.0.0.1"),
+      logDetail: expect.stringMatching(/SSRF guard refused 127\.0\.0\.1: .*loopback/),
+    });
     expect(receiver.requests).toBe(0);
     const allowed = pushNetwork({
       outbound: outboundPolicy("siem", ["127.0.0.0/8"]),

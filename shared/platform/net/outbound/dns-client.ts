@@ -91,8 +91,19 @@ async function queryServer(server: DnsServer, name: string, type: RecordType, fl
     return toAnswer(name, type, reply);
   } catch (error) {
     if (error instanceof QueryTimeout) return failed(name, type, "timeout", `no reply within ${timeoutMs} ms`);
-    return failed(name, type, "error", error instanceof Error ? error.message : String(error));
+    return failed(name, type, "error", faultText(error));
   }
+}
+
+/**
+ * A socket error's message names the server's address and port (`connect ECONNREFUSED
+ * 10.0.0.2:53`): the service's own network, and an answer's `error` reaches scan evidence and
+ * refusal messages. Such an error is named by its code; this file's own errors name no address.
+ */
+function faultText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  return typeof code === "string" ? `the DNS server could not be asked (${code})` : error.message;
 }
 
 function buildQuery(id: number, name: string, type: RecordType, flags: QueryFlags): Buffer {

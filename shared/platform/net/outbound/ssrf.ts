@@ -67,6 +67,17 @@ export async function resolveGuarded(
   return { ok: false, reason: refusal.reason, detail: `${host} resolves to a non-public address (${refusal.reason})` };
 }
 
+/**
+ * What the guard's refusal says to the customer who named `host` as a SIEM destination or a
+ * webhook: one sentence whether the name does not resolve or resolves only to refused
+ * addresses. The verdict's `detail` tells those apart, and which names resolve inside the
+ * service's network is not the customer's to learn (their `last_error`, a test event's reply),
+ * so `detail` goes to the log. Scans keep `detail` as evidence (docs/security.md, item 8).
+ */
+export function unreachableHost(host: string): string {
+  return `${host} does not resolve to a public address this service may reach`;
+}
+
 /** A `lookup` for http/https/tls that answers with the pre-checked address, whatever the name. */
 export function pinnedLookup(address: string, family: 4 | 6): Lookup {
   return (_hostname, options, callback) => {

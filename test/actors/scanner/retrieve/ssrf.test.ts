@@ -1,4 +1,6 @@
+import dgram from "node:dgram";
 import http from "node:http";
+import { Packet } from "dns2";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createDnsClient } from "../../../../shared/platform/net/outbound/dns-client.js";
 import {
@@ -142,6 +144,14 @@ describe("checkAddress", () => {
     expect(literalRefusal("[::1]", siem)).toMatch(/^the address is refused \(loopback; /);
     expect(literalRefusal("169.254.169.254", outboundPolicy("webhook", ["169.254.0.0/16"]))).toBe("the address is refused (metadata)");
     expect(literalRefusal("app.localhost", outboundPolicy("webhook", "none"))).toMatch(/\(loopback; /);
+    // The root label written out is the same name.
+    for (const host of ["localhost.", "LOCALHOST.", "app.localhost.", "localhost.."]) {
+      expect([host, literalRefusal(host, outboundPolicy("siem", "none"))]).toEqual([
+        host,
+        "the address is refused (loopback; OUTBOUND_ALLOW_CIDRS lists the private blocks it may reach)",
+      ]);
+    }
+    expect(literalRefusal("localhost.example.com.", outboundPolicy("siem", "none"))).toBeNull();
   });
 });
 
@@ -182,6 +192,33 @@ describe("resolution through the guard", () => {
 
   test("an unknown name is unresolvable, not an exception", async () => {
     expect(await resolveGuarded("nothing-here.test", NONE, resolve())).toMatchObject({ ok: false, reason: "unresolvable" });
+  });
+
+  test("scan evidence tells a name that does not resolve from one resolving inside, never naming the resolver", async () => {
+    // The scanner's decision (docs/security.md, item 8): the customer's own names, and DNS evidence says as much already.
+    expect(await resolveGuarded("nothing-here.test", NONE, resolve())).toMatchObject({
+      detail: "cannot resolve nothing-here.test: nxdomain",
+    });
+    // A resolver that answers over UDP "truncated, ask over TCP" and refuses TCP: the socket
+    // error names its address and port (connect ECONNREFUSED 127.0.0.1:<port>).
+    const truncating = dgram.createSocket("udp4");
+    truncating.on("message", (data, peer) => {
+      const reply = Packet.createResponseFromRequest(Packet.parse(data));
+      reply.header.tc = 1;
+      truncating.send(reply.toBuffer(), peer.port, peer.address);
+    });
+    await new Promise<void>((done) => truncating.bind(0, "127.0.0.1", done));
+    try {
+      const port = truncating.address().port;
+      const verdict = await resolveGuarded("good.test", NONE, dnsHostResolver(createDnsClient({ host: "127.0.0.1", port }, 2000)));
+      expect(verdict).toMatchObject({ ok: false, reason: "unresolvable" });
+      if (!verdict.ok) {
+        expect(verdict.detail).toBe("cannot resolve good.test: the DNS server could not be asked (ECONNREFUSED)");
+        expect(verdict.detail).not.toContain(String(port));
+      }
+    } finally {
+      truncating.close();
+    }
   });
 
   const get = (host: string, policy: OutboundPolicy) =>
