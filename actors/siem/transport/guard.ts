@@ -25,6 +25,19 @@ export class DeliveryError extends Error {
   }
 }
 
+/**
+ * A socket error as the organization may read it: Node's message names the address connected
+ * to (`connect ECONNREFUSED 10.20.30.5:9200`), which for a collector reached only through an
+ * OUTBOUND_ALLOW_CIDRS block is the inside of the network. Then only the error's code is
+ * said, and the message goes to the log.
+ */
+export function connectionError(error: Error, isPublic: boolean): DeliveryError {
+  if (error instanceof DeliveryError) return error;
+  if (isPublic) return new DeliveryError(error.message);
+  const code = (error as NodeJS.ErrnoException).code;
+  return new DeliveryError(`connection failed${typeof code === "string" ? ` (${code})` : ""}`, { logDetail: error.message });
+}
+
 /** What every transport needs besides the destination: built once from the configuration. */
 export interface PushNetwork {
   /** The `siem` policy: private space only inside OUTBOUND_ALLOW_CIDRS (on-premise collectors, tests). */

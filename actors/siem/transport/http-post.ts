@@ -4,7 +4,7 @@ import net from "node:net";
 import { pinnedLookup } from "../../../shared/platform/net/outbound/ssrf.js";
 import { trustedCas } from "../../../shared/platform/net/outbound/trust.js";
 import type { SiemTarget } from "../../../shared/events/index.js";
-import { DeliveryError, guardedAddress, type PushNetwork } from "./guard.js";
+import { connectionError, DeliveryError, guardedAddress, type PushNetwork } from "./guard.js";
 
 /** Bytes of a collector's answer kept (an Elasticsearch `_bulk` answer of 1000 items fits). */
 const ANSWER_LIMIT = 4 * 1024 * 1024;
@@ -81,7 +81,7 @@ export async function postGuarded(
       request.destroy();
     }, leftMs);
     request.on("timeout", () => request.destroy(new DeliveryError(`no answer within ${network.timeoutMs} ms`)));
-    request.on("error", (error) => settle({ error: error instanceof DeliveryError ? error : new DeliveryError(error.message) }));
+    request.on("error", (error) => settle({ error: connectionError(error, isPublic) }));
     request.end(body);
   });
 }

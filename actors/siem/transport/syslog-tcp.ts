@@ -2,7 +2,7 @@ import net from "node:net";
 import tls from "node:tls";
 import { octetFrame, type SyslogEvent, syslogLine, type SiemTarget } from "../../../shared/events/index.js";
 import { trustedCas } from "../../../shared/platform/net/outbound/trust.js";
-import { DeliveryError, guardedAddress, type PushNetwork } from "./guard.js";
+import { connectionError, DeliveryError, guardedAddress, type PushNetwork } from "./guard.js";
 
 /**
  * RFC 5424 messages over TCP with RFC 6587 octet-counting framing, TLS for `tls` targets
@@ -14,7 +14,7 @@ import { DeliveryError, guardedAddress, type PushNetwork } from "./guard.js";
  */
 export async function sendSyslog(target: SiemTarget, events: readonly SyslogEvent[], network: PushNetwork): Promise<void> {
   const payload = events.map((event) => octetFrame(syslogLine(event, network.hostname))).join("");
-  const { address } = await guardedAddress(target.host, network);
+  const { address, isPublic } = await guardedAddress(target.host, network);
   await new Promise<void>((resolve, reject) => {
     let settled = false;
     const finish = (error?: Error) => {
@@ -22,7 +22,7 @@ export async function sendSyslog(target: SiemTarget, events: readonly SyslogEven
       settled = true;
       clearTimeout(timer);
       socket.destroy();
-      if (error) reject(error instanceof DeliveryError ? error : new DeliveryError(error.message));
+      if (error) reject(connectionError(error, isPublic));
       else resolve();
     };
     const socket: net.Socket =

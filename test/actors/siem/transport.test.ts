@@ -144,6 +144,44 @@ describe("what the organization reads of a failed push", () => {
     );
   });
 
+  it("a connection refused inside a listed block: the error's code only, never the address", async () => {
+    // A closed port on loopback (reached through the listed block): Node's message names 127.0.0.1:<port>.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = http.createServer();
+      probe.listen(0, "127.0.0.1", () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const target = (kind: "http" | "syslog"): LoadedDestination =>
+      kind === "http"
+        ? {
+            ...destination("http", "127.0.0.1", "/"),
+            url: `http://127.0.0.1:${closed}/`,
+            target: { protocol: "http", host: "127.0.0.1", port: closed, path: "/" },
+          }
+        : {
+            ...destination("http", "127.0.0.1", "/"),
+            kind: "syslog_tcp",
+            url: `tcp://127.0.0.1:${closed}`,
+            target: { protocol: "tcp", host: "127.0.0.1", port: closed, path: "" },
+          };
+    for (const kind of ["http", "syslog"] as const) {
+      const inside = await failure(sendBatch(target(kind), [EVENT], network));
+      expect(inside.message, kind).toBe("connection failed (ECONNREFUSED)");
+      expect(inside.logDetail, kind).toContain(`127.0.0.1:${closed}`);
+      // At a public address the organization reads Node's own message: the address is theirs.
+      const outside = await failure(
+        sendBatch(
+          target(kind),
+          [EVENT],
+          networkOf(() => true),
+        ),
+      );
+      expect(outside.message, kind).toContain(`ECONNREFUSED 127.0.0.1:${closed}`);
+    }
+  });
+
   it("public means reachable with OUTBOUND_ALLOW_CIDRS unset", () => {
     expect(["8.8.8.8", "2606:4700:4700::1111"].map(publicUnderDefault)).toEqual([true, true]);
     expect(["127.0.0.1", "10.20.30.40", "::ffff:10.0.0.1", "fd00::1", "169.254.169.254"].map(publicUnderDefault)).toEqual([
