@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { userInfo } from "node:os";
@@ -82,6 +82,62 @@ describe("migrate", () => {
       // Fixed: the next run (another session) is not blocked by a leftover lock and applies only the fix.
       await writeFile(join(dir, "0002_bad.sql"), "CREATE TABLE half (id int);");
       expect(await migrate(pool(url), dir)).toEqual(["0002_bad.sql"]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("0014 gives each older token the member its created_by names, within the token's organization", async () => {
+    const url = await createEmpty("migtok");
+    const dir = await mkdtemp(join(tmpdir(), "migrations-"));
+    try {
+      const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith(".sql")).sort();
+      const before = files.filter((f) => f < "0014");
+      for (const f of before) await copyFile(join(MIGRATIONS_DIR, f), join(dir, f));
+      const p = pool(url);
+      await migrate(p, dir);
+      const org = async (name: string) =>
+        (
+          await p.query<{ id: number }>(
+            "INSERT INTO orgs (name, plan, subscription, cycle_anchor, created_at, updated_at) VALUES ($1, 'free', 'active', now(), now(), now()) RETURNING id",
+            [name],
+          )
+        ).rows[0].id;
+      const member = async (orgId: number, name: string, email: string) =>
+        (
+          await p.query<{ id: number }>(
+            "INSERT INTO members (org_id, name, email, role, created_at) VALUES ($1, $2, $3, 'owner', now()) RETURNING id",
+            [orgId, name, email],
+          )
+        ).rows[0].id;
+      let n = 0;
+      const token = async (orgId: number, createdBy: string) =>
+        (
+          await p.query<{ id: number }>(
+            "INSERT INTO org_tokens (org_id, name, token_hash, prefix, scopes, created_by, created_at) VALUES ($1, 't', $2, 'ot', '{read}', $3, now()) RETURNING id",
+            [orgId, Buffer.from([++n]), createdBy],
+          )
+        ).rows[0].id;
+      const a = await org("A");
+      const b = await org("B");
+      const ann = await member(a, "Ann", "ann@example.com");
+      await member(b, "Ann", "ann@example.com");
+      const made = {
+        byAnn: await token(a, "Ann <ann@example.com>"),
+        byOperator: await token(a, "operator"),
+        byRenamed: await token(a, "Annie <ann@example.com>"),
+        // The same text in another organization names that organization's member, not A's.
+        inB: await token(b, "Ann <ann@example.com>"),
+      };
+      await copyFile(join(MIGRATIONS_DIR, "0014_token_creator.sql"), join(dir, "0014_token_creator.sql"));
+      expect(await migrate(p, dir)).toEqual(["0014_token_creator.sql"]);
+      const { rows } = await p.query<{ id: number; created_by_member: number | null }>("SELECT id, created_by_member FROM org_tokens");
+      const of = (id: number) => rows.find((r) => r.id === id)?.created_by_member;
+      expect(of(made.byAnn)).toBe(ann);
+      expect(of(made.byOperator)).toBeNull();
+      expect(of(made.byRenamed)).toBeNull();
+      expect(of(made.inB)).not.toBe(ann);
+      expect(of(made.inB)).not.toBeNull();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
