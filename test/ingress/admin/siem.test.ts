@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadDestination } from "../../../actors/siem/index.js";
 import { pushNetwork } from "../../../actors/siem/transport/guard.js";
 import { sendBatch } from "../../../actors/siem/transport/index.js";
@@ -166,5 +166,22 @@ describe("admin SIEM destinations", () => {
     });
     await sendBatch(destination, [event], allowed);
     expect(receiver.stored.get(1)).toBe(1);
+  });
+});
+
+describe("send test event when the request cannot be published", () => {
+  it("answers the fault and gives its place back: no pusher will ever handle it", async () => {
+    const created = await gw.admin("POST", `/orgs/${orgId}/siem`, { kind: "http", url: "https://collector.example.com/in" });
+    expect(created.status).toBe(201);
+    const outstanding = async () => Number((await gw.ctx.redis.get(gw.ctx.keys.siemTestsOutstanding(orgId))) ?? 0);
+    const before = await outstanding();
+    const xadd = vi
+      .spyOn(gw.ingress.deps.redis, "xadd")
+      .mockRejectedValueOnce(new Error("READONLY You can't write against a read only replica."));
+    const failed = await gw.admin("POST", `/orgs/${orgId}/siem/${created.body.destination.id}/test`);
+    expect(xadd).toHaveBeenCalled();
+    xadd.mockRestore();
+    expect(failed.status).toBe(500);
+    expect(await outstanding()).toBe(before);
   });
 });
