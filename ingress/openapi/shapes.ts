@@ -131,7 +131,7 @@ export const PUBLIC_ANSWERS: Record<string, Schema> = {
         additionalProperties: strict({ type: str, value: {}, updated_at: nullable("string") }, ["type", "value"]),
       },
       attestation: attestation(
-        "JWS (EdDSA, keys.json) with claims typ=content, iss, key, org, dom (the domain field), sha (SHA-256 hex of the content JSON text as in the body), iat, exp = iat + 120. docs/content.md.",
+        "JWS (EdDSA, keys.json) with claims typ=content, iss, key, org, dom (the domain field), ck (the content_key sent, null for every value), sha (SHA-256 hex of the content JSON text as in the body), iat, exp = iat + 120. docs/content.md.",
       ),
     },
     ["ok", "content", "ts", "signature", "attestation"],

@@ -56,6 +56,6 @@ export async function content(request: HttpRequest, deps: IngressDeps): Promise<
     content,
     ts,
     latencyMs: Math.floor(performance.now() - request.startedMs),
-    attestation: deps.attestations.content(attesterOf(deps, gate), domain, content, ts),
+    attestation: deps.attestations.content(attesterOf(deps, gate), domain, contentKey ?? null, content, ts),
   });
 }

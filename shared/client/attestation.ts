@@ -17,6 +17,8 @@ export interface ContentClaims {
   key: number;
   org: number;
   dom: string;
+  /** The `content_key` the call sent, or null when it asked for every value. */
+  ck: string | null;
   /** SHA-256 hex of the `content` JSON text exactly as in the body. */
   sha: string;
   iat: number;
@@ -47,33 +49,77 @@ export type AttestationExpected = {
   text: string;
   /** Unix seconds. */
   nowS: number;
-} & ({ typ: "content" } | { typ: "secret"; name: string; nonce?: string });
+} & (
+  | {
+      typ: "content";
+      /** The `content_key` sent; omitted, null or "" when the call asked for every value. */
+      ck?: string | null;
+    }
+  | { typ: "secret"; name: string; nonce?: string }
+);
 
 export type AttestationCheck<C> = { ok: true; claims: C } | { ok: false; why: string; stale: boolean };
 
-/** The `content` JSON text of a raw content answer: from the first `"content":` to the last `,"ts":`. */
+/**
+ * Whether two parsed JSON values are the same value: leaves by `Object.is` (1e999, which
+ * parses to Infinity, is not null; -0 is not 0), arrays and objects member by member, keys
+ * in the same order.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return Object.is(a, b);
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  const others = Object.keys(y);
+  return keys.length === others.length && keys.every((key, i) => key === others[i] && sameJson(x[key], y[key]));
+}
+
+/**
+ * `text`, when the body's own `field` (what `JSON.parse(raw)[field]` gives: the LAST of
+ * duplicate keys) is exactly the value `text` holds; null otherwise. The text is cut from
+ * the first occurrence, so a body with a second `field` appended would have its checked
+ * text differ from what a caller reads from the parsed body.
+ */
+function parsedAs(raw: string, field: string, text: string): string | null {
+  try {
+    const body: unknown = JSON.parse(raw);
+    if (body === null || typeof body !== "object" || !Object.hasOwn(body, field)) return null;
+    return sameJson((body as Record<string, unknown>)[field], JSON.parse(text)) ? text : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The `content` JSON text of a raw content answer: from the first `"content":` to the last
+ * `,"ts":`. Null when there is none, or when `JSON.parse(raw).content` is not exactly the
+ * value of that text (a duplicate `content` field): read the values as `JSON.parse(text)`.
+ */
 export function contentText(raw: string): string | null {
   const start = raw.indexOf('"content":');
   const end = raw.lastIndexOf(',"ts":');
-  return start < 0 || end < start ? null : raw.slice(start + '"content":'.length, end);
+  return start < 0 || end < start ? null : parsedAs(raw, "content", raw.slice(start + '"content":'.length, end));
 }
 
 /**
  * The `value` JSON text of a raw secret answer: from the first `"value":` to the next `,"ts":`
- * (`name` is `[A-Za-z0-9_.:-]`, and a JSON string cannot hold an unescaped `"`).
+ * (`name` is `[A-Za-z0-9_.:-]`, and a JSON string cannot hold an unescaped `"`). Null when
+ * there is none, or when `JSON.parse(raw).value` is not exactly the value of that text (a
+ * duplicate `value` field): read the value as `JSON.parse(text)`.
  */
 export function valueText(raw: string): string | null {
   const start = raw.indexOf('"value":');
   const end = start < 0 ? -1 : raw.indexOf(',"ts":', start);
-  return end < 0 ? null : raw.slice(start + '"value":'.length, end);
+  return end < 0 ? null : parsedAs(raw, "value", raw.slice(start + '"value":'.length, end));
 }
 
 const fail = <C>(why: string, stale = false): AttestationCheck<C> => ({ ok: false, why, stale });
 
 /**
- * Signature against keys.json (by `kid`), `typ`, `iss`, `key`, `dom`, `sha` of `text`, for a
- * secret `name` and `nonce`, and freshness: `exp > now` and `iat` at most 120 s ahead of now
- * (a clock far behind). Returns the claims, or the first thing that failed.
+ * Signature against keys.json (by `kid`), `typ`, `iss`, `key`, `dom`, `sha` of `text`, for
+ * content `ck`, for a secret `name` and `nonce`, and freshness: `exp > now` and `iat` at
+ * most 120 s ahead of now (a clock far behind). Returns the claims, or the first thing that failed.
  */
 export async function checkAttestation(
   token: unknown,
@@ -98,6 +144,7 @@ export async function checkAttestation(
   if (c.iss !== expected.iss) return fail("another issuer");
   if (c.key !== expected.keyId) return fail("another key");
   if (c.dom !== expected.dom) return fail("another domain");
+  if (expected.typ === "content" && c.ck !== (expected.ck || null)) return fail("another content key");
   if (expected.typ === "secret" && (c.name !== expected.name || c.nonce !== (expected.nonce || undefined))) {
     return fail("another secret or nonce");
   }

@@ -338,7 +338,8 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
       return { ok: false, source: "service", reason, message: typeof answer.message === "string" ? answer.message : reason, status };
     }
     const success = answer as ContentAnswer;
-    // The signed text is the body's own, never a re-serialization (docs/content.md).
+    // The signed text is the body's own, never a re-serialization (docs/content.md); null when
+    // the parsed body's `content` is not that text's value (a second `content` field).
     const text = contentText(raw);
     const signed = text !== null && success.domain === domain;
     if (!signed || !(await signatureOk(key, `${success.ts}.${domain}.${text}`, success.signature))) {
@@ -350,7 +351,15 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
     }
     const set = await keys({ kid: decode(success.attestation)?.kid });
     const checked = set
-      ? await checkAttestation(success.attestation, set, { typ: "content", iss: base, keyId, dom: domain, text, nowS: nowS() })
+      ? await checkAttestation(success.attestation, set, {
+          typ: "content",
+          iss: base,
+          keyId,
+          dom: domain,
+          ck: params.contentKey || null,
+          text,
+          nowS: nowS(),
+        })
       : ({ ok: false, why: "keys.json unavailable", stale: false } as const);
     if (!checked.ok && checked.stale) {
       return refused("stale_answer", "The answer's attestation is outside its validity (check this machine's clock).");
@@ -361,8 +370,7 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
         `The answer's attestation does not check against keys.json (${checked.why}): it cannot be told from a forgery.`,
       );
     }
-    // The values are read from the text checked, not from the parsed body: a body with a second
-    // `content` field appended would parse to that one.
+    // The values are read from the text checked, never from anything else in the body.
     const values = JSON.parse(text) as ContentAnswer["content"];
     return { ok: true, source: "service", content: values, answer: { ...success, content: values }, attestation: checked.claims };
   };

@@ -8,9 +8,10 @@ import { signToken, type SigningKey } from "./entitlement.js";
  * a client key cannot keep secret, so it cannot show who wrote the answer; this can.
  *
  * Signing costs tens of microseconds, so a content attestation is reused for an identical
- * payload (same key and org snapshot versions, domain and content digest) for up to
- * ATTESTATION_REUSE_S, like the entitlement (shared/verify/entitlements.ts). A secret
- * answer with a nonce is signed per call: the nonce is in the payload.
+ * payload (same key and org ids and snapshot versions, domain, content key asked for and
+ * content digest) for up to ATTESTATION_REUSE_S, like the entitlement
+ * (shared/verify/entitlements.ts). A secret answer with a nonce is signed per call: the
+ * nonce is in the payload.
  */
 
 /** Validity of an attestation: the freshness of a verify answer (interface.md section 8). */
@@ -28,6 +29,11 @@ export interface ContentAttestation {
   org: number;
   /** The answer's `domain`, exactly as echoed ("" when none was sent). */
   dom: string;
+  /**
+   * The `content_key` asked for, or null when the call asked for every value: without it an
+   * answer for one key (or for all) could be served in place of another request's.
+   */
+  ck: string | null;
   sha: string;
   iat: number;
   exp: number;
@@ -63,8 +69,8 @@ export interface Attester {
 }
 
 export interface Attestations {
-  /** `content`: the exact JSON text of the answer's `content`. */
-  content(by: Attester, domain: string, content: string, nowS: number): string;
+  /** `contentKey`: the `content_key` asked for, null for every value; `content`: the exact JSON text of the answer's `content`. */
+  content(by: Attester, domain: string, contentKey: string | null, content: string, nowS: number): string;
   /** `valueJson`: the exact JSON text of the answer's `value`. */
   secret(by: Attester, domain: string, name: string, valueJson: string, nonce: string | undefined, nowS: number): string;
 }
@@ -98,14 +104,18 @@ export function createAttestations(signingKey: SigningKey): Attestations {
   };
 
   return {
-    content(by, domain, content, nowS) {
+    content(by, domain, contentKey, content, nowS) {
       const sha = sha256Hex(content);
-      return reuse(`c|${by.versions}|${sha}|${domain}`, nowS, () => ({
+      // Every claim but `iss` (one per process) and the times is in the key; the two free texts
+      // last, as JSON, so that neither can pass for the other (a content key "null" is not every value).
+      const cacheKey = `c|${by.keyId}|${by.orgId}|${by.versions}|${sha}|${JSON.stringify([contentKey, domain])}`;
+      return reuse(cacheKey, nowS, () => ({
         typ: "content",
         iss: by.iss,
         key: by.keyId,
         org: by.orgId,
         dom: domain,
+        ck: contentKey,
         sha,
       }));
     },
@@ -123,7 +133,7 @@ export function createAttestations(signingKey: SigningKey): Attestations {
       });
       // Each nonce makes its own payload: caching those would only evict reusable entries.
       if (nonce !== undefined) return sign(claims(), nowS);
-      return reuse(`s|${by.versions}|${name}|${sha}|${domain}`, nowS, claims);
+      return reuse(`s|${by.keyId}|${by.orgId}|${by.versions}|${sha}|${JSON.stringify([name, domain])}`, nowS, claims);
     },
   };
 }

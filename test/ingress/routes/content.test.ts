@@ -158,7 +158,7 @@ describe("the attestation (docs/content.md)", () => {
     return { raw: answer.text, body, token: body.attestation };
   };
 
-  it("verifies with keys.json alone and binds key, organization, domain and the exact content text", async () => {
+  it("verifies with keys.json alone and binds key, organization, domain, content key and the exact content text", async () => {
     const keysJson = await gw.call("/api/v1/keys.json");
     expect(keysJson.body.tokens.types).toEqual(expect.arrayContaining(["content", "secret"]));
     const kid = keysJson.body.keys[0].kid;
@@ -179,6 +179,7 @@ describe("the attestation (docs/content.md)", () => {
         key: shared.id,
         org: shared.orgId,
         dom: params.domain,
+        ck: params.content_key ?? null,
         sha: sha256Hex(contentText),
         iat: expect.any(Number),
         exp: expect.any(Number),
@@ -189,6 +190,25 @@ describe("the attestation (docs/content.md)", () => {
       expect(body.ts - claims.iat).toBeLessThan(60);
       expect(body.domain).toBe(params.domain);
     }
+  });
+
+  it("binds the content_key asked for, even when one value and every value are the same text", async () => {
+    // The organization's only content key is named "null": the answer for it and the answer for
+    // every value have the same content text, and "null" must still not read as every value.
+    const made = await clientSetup(gw);
+    await putContent(gw, made.orgId, "null", "text", "only one");
+    const claimsOf = async (token: string) => (await attested(gw, token))?.claims;
+    const all = await attestationOf(made.key, { domain: "example.com" });
+    const one = await attestationOf(made.key, { domain: "example.com", content_key: "null" });
+    expect(checkSignature(made.key, one.raw).contentText).toBe(checkSignature(made.key, all.raw).contentText);
+    expect(await claimsOf(all.token)).toMatchObject({ ck: null, sha: sha256Hex(checkSignature(made.key, all.raw).contentText) });
+    expect(await claimsOf(one.token)).toMatchObject({ ck: "null", sha: sha256Hex(checkSignature(made.key, one.raw).contentText) });
+    // Within the reuse minute, each request keeps its own attestation; an empty content_key is every value.
+    expect((await attestationOf(made.key, { domain: "example.com", content_key: "" })).token).toBe(all.token);
+    expect((await attestationOf(made.key, { domain: "example.com", content_key: "null" })).token).toBe(one.token);
+    // A JSON number is taken as its digits, in the claim as in the lookup.
+    await putContent(gw, made.orgId, "10", "text", "ten");
+    expect(await claimsOf((await attestationOf(made.key, { domain: "example.com", content_key: 10 })).token)).toMatchObject({ ck: "10" });
   });
 
   it("does not cover content that was changed in the answer", async () => {

@@ -1,6 +1,6 @@
 import { createHmac, generateKeyPairSync, sign as cryptoSign } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkAttestation, type ContentResult, createVerifyClient, valueText } from "../../../shared/client/index.js";
+import { checkAttestation, type ContentResult, contentText, createVerifyClient, valueText } from "../../../shared/client/index.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { putContent, putSecret, sha256Hex } from "../../ingress/routes/content-fixtures.js";
 import { clientSetup, makeKey, type MadeKey } from "../../ingress/routes/verify-fixtures.js";
@@ -82,11 +82,13 @@ describe("content()", () => {
       key: made.id,
       org: made.orgId,
       dom: "example.com",
+      ck: null,
       sha: sha256Hex(JSON.stringify(result.answer.content)),
     });
     expect(t.state.calls.filter((c) => c === "/keys.json")).toHaveLength(1);
     const one = await client.content({ domain: "example.com", contentKey: "price" });
     expect(one.ok && Object.keys(one.content)).toEqual(["price"]);
+    expect(one.ok && one.attestation.ck).toBe("price");
   });
 
   it("takes the key id from the options, and refuses to believe an answer for a key whose id it does not know", async () => {
@@ -125,6 +127,7 @@ describe("content()", () => {
         key: made.id,
         org: made.orgId,
         dom: "example.com",
+        ck: null,
         sha: sha256Hex(text),
         iat,
         exp: iat + 120,
@@ -175,12 +178,44 @@ describe("content()", () => {
       const result = await client.content({ domain: "example.com" });
       expect(result, what).toMatchObject({ ok: false, source: "client", reason, message: expect.stringContaining(why) });
     }
-    // A second `content` appended after the checked one: the checked text is what is returned.
+    // A second `content` appended after the checked one: a parser would read that one, so the body is refused.
     t.state.rewrite = (raw) => `${raw.slice(0, -1)},"content":{"price":{"type":"number","value":0.01,"updated_at":"x"}}}`;
-    const appended = await client.content({ domain: "example.com" });
-    expectOk(appended);
-    expect(appended.ok && appended.content.price.value).toBe(19.99);
-    expect(appended.ok && appended.answer.content.price.value).toBe(19.99);
+    expect(await client.content({ domain: "example.com" })).toMatchObject({ ok: false, source: "client", reason: "bad_signature" });
+  });
+
+  it("refuses a genuine answer to another request: one content key for every value, every value for one, another key", async () => {
+    const t = transport();
+    const client = createVerifyClient({ baseUrl: base, key: made.key, keyId: made.id, fetch: t.fetch });
+    // Whole genuine bodies from the service (HMAC and attestation intact), served for another call.
+    const cases: [string, Record<string, string>, Record<string, string>][] = [
+      ["one value served for every value", {}, { content_key: "price" }],
+      ["every value served for one", { contentKey: "price" }, {}],
+      ["another value served for one", { contentKey: "price" }, { content_key: "motd" }],
+    ];
+    for (const [what, asked, served] of cases) {
+      t.state.rewrite = () => genuine(made.key, { domain: "example.com", ...served });
+      expect(await client.content({ domain: "example.com", ...asked }), what).toMatchObject({
+        ok: false,
+        source: "client",
+        reason: "bad_attestation",
+        message: expect.stringContaining("another content key"),
+      });
+    }
+    t.state.rewrite = null;
+    expectOk(await client.content({ domain: "example.com", contentKey: "price" }));
+    // checkAttestation directly: `ck` omitted, null or "" is every value.
+    const raw = await genuine(made.key, { domain: "example.com", content_key: "price" });
+    const keys = await client.keys();
+    if (keys === null) throw new Error("keys.json unavailable");
+    const expected = { typ: "content", iss: base, keyId: made.id, dom: "example.com", text: contentText(raw) ?? "" } as const;
+    const nowS = Math.floor(Date.now() / 1000);
+    expect(await checkAttestation(attestationOf(raw), keys, { ...expected, ck: "price", nowS })).toMatchObject({ ok: true });
+    for (const ck of [undefined, null, ""]) {
+      expect(await checkAttestation(attestationOf(raw), keys, { ...expected, ck, nowS })).toMatchObject({
+        ok: false,
+        why: "another content key",
+      });
+    }
   });
 
   it("refuses a genuine answer outside its validity (a replay, or this machine's clock off)", async () => {
@@ -228,6 +263,8 @@ describe("checkAttestation for a secret answer", () => {
     if (keys === null) throw new Error("keys.json unavailable");
     const text = valueText(raw) ?? "";
     expect(JSON.parse(text)).toBe('tok "quoted" \\ ünï');
+    // A second `value` appended: JSON.parse(raw).value would be it, not the text checked.
+    expect(valueText(`${raw.slice(0, -1)},"value":"evil"}`)).toBeNull();
     const token = (JSON.parse(raw) as { attestation: string }).attestation;
     const expected = {
       typ: "secret",
@@ -256,5 +293,36 @@ describe("checkAttestation for a secret answer", () => {
       why: "another secret or nonce",
     });
     expect(await checkAttestation(token, keys, { ...expected, typ: "content" })).toMatchObject({ ok: false, why: "wrong token type" });
+  });
+});
+
+describe("contentText and valueText", () => {
+  const content = (value: string) => `{"a":{"type":"json","value":${value},"updated_at":"2026-05-01T09:30:00Z"}}`;
+  const contentBody = (text: string) =>
+    `{"ok":true,"domain":"","content":${text},"ts":1777628000,"signature":"00","latency_ms":0,"attestation":"h.p.s"}`;
+  const secretBody = (text: string) => `{"ok":true,"name":"n","value":${text},"ts":1777628000,"signature":"00","attestation":"h.p.s"}`;
+  const append = (raw: string, extra: string) => `${raw.slice(0, -1)},${extra}}`;
+
+  it("return the text when the parsed body's field is exactly its value", () => {
+    expect(contentText(contentBody(content('{"x":[1,"y",null]}')))).toBe(content('{"x":[1,"y",null]}'));
+    expect(valueText(secretBody('"v \\"q\\""'))).toBe('"v \\"q\\""');
+  });
+
+  it("return null when a duplicate field makes JSON.parse(raw) read another value than the text cut", () => {
+    const raw = contentBody(content("null"));
+    for (const extra of [
+      `"content":${content("0.01")}`,
+      // Parses to Infinity and -0, which JSON.stringify writes back as null and 0.
+      `"content":${content("1e999")}`,
+      `"content":{"a":{"value":null,"type":"json","updated_at":"2026-05-01T09:30:00Z"}}`,
+    ]) {
+      expect(contentText(append(raw, extra)), extra).toBeNull();
+    }
+    expect(contentText(append(contentBody(content("0")), `"content":${content("-0")}`))).toBeNull();
+    expect(valueText(append(secretBody('"genuine"'), '"value":"evil"'))).toBeNull();
+    expect(valueText(append(secretBody('"genuine"'), '"value":["genuine"]'))).toBeNull();
+    // A duplicate before the real one: the text cut from the first is not what the parser keeps.
+    expect(valueText(`{"value":"evil",${secretBody('"genuine"').slice(1)}`)).toBeNull();
+    expect(contentText("not json")).toBeNull();
   });
 });

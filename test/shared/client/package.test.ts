@@ -196,7 +196,7 @@ globalThis.contentInBrowser = async ({ base, key, keyId, tamper }) => {
       ok: true,
       source: "service",
       content: { price: { type: "number", value: 19.99 } },
-      attestation: { typ: "content", key: own.id, dom: "example.com" },
+      attestation: { typ: "content", key: own.id, dom: "example.com", ck: null },
     });
     expect(await content(true)).toMatchObject({ ok: false, source: "client", reason: "bad_attestation" });
     expect(errors).toEqual([]);
