@@ -131,7 +131,7 @@ export const PUBLIC_ANSWERS: Record<string, Schema> = {
         additionalProperties: strict({ type: str, value: {}, updated_at: nullable("string") }, ["type", "value"]),
       },
       attestation: attestation(
-        "JWS (EdDSA, keys.json) with claims typ=content, iss, key, org, dom (the domain field), ck (the content_key sent, null for every value), sha (SHA-256 hex of the content JSON text as in the body), iat, exp = iat + 120. docs/content.md.",
+        "JWS (EdDSA, keys.json) with claims typ=content, iss, key, org, dom (the host the domain field names, WHATWG URL, lower case), ck (the content_key sent, null for every value), sha (SHA-256 hex of the content JSON text as in the body), iat, exp = iat + 120. docs/content.md.",
       ),
     },
     ["ok", "content", "ts", "signature", "attestation"],
@@ -145,7 +145,7 @@ export const PUBLIC_ANSWERS: Record<string, Schema> = {
       signature: str,
       nonce: str,
       attestation: attestation(
-        "JWS (EdDSA, keys.json) with claims typ=secret, iss, key, org, dom, name, sha (SHA-256 hex of the value JSON text as in the body), nonce (when sent), iat, exp = iat + 120. docs/secret.md.",
+        "JWS (EdDSA, keys.json) with claims typ=secret, iss, key, org, dom (the host the domain names), name, sha (SHA-256 hex of the value JSON text as in the body), nonce (when sent), iat, exp = iat + 120. docs/secret.md.",
       ),
     },
     ["ok", "name", "value", "ts", "signature", "attestation"],

@@ -7,6 +7,7 @@ import { pageAllowed } from "./content/origin.js";
 import { attesterOf, passGate } from "./gate.js";
 import { VERIFY_HEADERS } from "./verify/answer.js";
 import { contentParams } from "./schemas.js";
+import { attestedHost } from "../../shared/client/index.js";
 
 /**
  * content.php (interface.md 4.3): the organization's dashboard-managed content values,
@@ -56,6 +57,6 @@ export async function content(request: HttpRequest, deps: IngressDeps): Promise<
     content,
     ts,
     latencyMs: Math.floor(performance.now() - request.startedMs),
-    attestation: deps.attestations.content(attesterOf(deps, gate), domain, contentKey ?? null, content, ts),
+    attestation: deps.attestations.content(attesterOf(deps, gate), attestedHost(domain), contentKey ?? null, content, ts),
   });
 }

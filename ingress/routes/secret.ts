@@ -7,6 +7,7 @@ import type { HttpReply, HttpRequest } from "../types.js";
 import { attesterOf, passGate } from "./gate.js";
 import { verifySignature } from "./verify/answer.js";
 import { secretParams } from "./schemas.js";
+import { attestedHost } from "../../shared/client/index.js";
 
 /**
  * secret.php (interface.md 4.4): a runtime secret for a server key bound to an IP
@@ -66,6 +67,6 @@ export async function secret(request: HttpRequest, deps: IngressDeps): Promise<H
   const body: Record<string, unknown> = { ok: true, name, value, ts, signature };
   if (nonce !== undefined) body.nonce = nonce;
   // JSON.stringify writes `value` in the body exactly as here: the attestation digests that text.
-  body.attestation = deps.attestations.secret(attesterOf(deps, gate), domain, name, JSON.stringify(value), nonce, ts);
+  body.attestation = deps.attestations.secret(attesterOf(deps, gate), attestedHost(domain), name, JSON.stringify(value), nonce, ts);
   return { status: 200, headers: { ...SUCCESS_HEADERS }, body: JSON.stringify(body) };
 }

@@ -11,6 +11,25 @@ import { decode, type KeySet, signatureValid } from "./tokens.js";
 /** Validity of an attestation (interface.md section 8: verify answer freshness). */
 export const ATTESTATION_TTL_S = 120;
 
+/**
+ * An attestation's `dom`: the host a `domain` parameter names, as the WHATWG URL parser reads
+ * it (what browsers and Node share), lower case, without trailing dots; "" when there is none.
+ * `example.com`, `https://EXAMPLE.com/a?b` and `example.com.` are all `example.com`. The
+ * service signs this (so every path of one host shares one attestation, and varying the path
+ * cannot force a signature per call) and the client recomputes it from the answer's `domain`
+ * with this same function, so the two cannot disagree.
+ */
+export function attestedHost(domain: string | undefined): string {
+  const text = (domain ?? "").trim();
+  if (text === "") return "";
+  try {
+    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
+    return url.hostname.toLowerCase().replace(/\.+$/, "");
+  } catch {
+    return "";
+  }
+}
+
 export interface ContentClaims {
   typ: "content";
   iss: string;
@@ -43,7 +62,7 @@ export type AttestationExpected = {
   /** `{base_url}`, the `iss` the service names itself by. */
   iss: string;
   keyId: number;
-  /** The `domain` parameter as sent ("" when none). */
+  /** attestedHost of the answer's `domain` ("" when none was sent). */
   dom: string;
   /** The JSON text the digest covers (see contentText, valueText). */
   text: string;

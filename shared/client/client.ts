@@ -1,5 +1,5 @@
 import type { ContentAnswer, ContentResult, VerifyAnswer, VerifyResult } from "./answer.js";
-import { checkAttestation, contentText } from "./attestation.js";
+import { attestedHost, checkAttestation, contentText } from "./attestation.js";
 import { randomHex, sha256Hex } from "./encoding.js";
 import { createSignatureChecker, freshness, verifyMessage } from "./signature.js";
 import { memoryStore, type CacheStore } from "./store.js";
@@ -355,7 +355,7 @@ export function createVerifyClient(options: ClientOptions): VerifyClient {
           typ: "content",
           iss: base,
           keyId,
-          dom: domain,
+          dom: attestedHost(domain),
           ck: params.contentKey || null,
           text,
           nowS: nowS(),

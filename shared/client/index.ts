@@ -11,6 +11,7 @@ export {
 } from "./client.js";
 export type { ClientReason, ContentAnswer, ContentItem, ContentResult, VerifyAnswer, VerifyResult } from "./answer.js";
 export {
+  attestedHost,
   checkAttestation,
   contentText,
   valueText,

@@ -8,7 +8,7 @@ import { signToken, type SigningKey } from "./entitlement.js";
  * a client key cannot keep secret, so it cannot show who wrote the answer; this can.
  *
  * Signing costs tens of microseconds, so a content attestation is reused for an identical
- * payload (same key and org ids and snapshot versions, domain, content key asked for and
+ * payload (same key and org ids and snapshot versions, host, content key asked for and
  * content digest) for up to ATTESTATION_REUSE_S, like the entitlement
  * (shared/verify/entitlements.ts). A secret answer with a nonce is signed per call: the
  * nonce is in the payload.
@@ -27,7 +27,7 @@ export interface ContentAttestation {
   iss: string;
   key: number;
   org: number;
-  /** The answer's `domain`, exactly as echoed ("" when none was sent). */
+  /** The host the answer's `domain` names (attestedHost, shared/client/attestation.ts; "" when none was sent). */
   dom: string;
   /**
    * The `content_key` asked for, or null when the call asked for every value: without it an
@@ -45,7 +45,7 @@ export interface SecretAttestation {
   iss: string;
   key: number;
   org: number;
-  /** The `domain` parameter as sent ("" when none), as in the answer's signature. */
+  /** The host the `domain` parameter names (attestedHost; "" when none was sent). */
   dom: string;
   name: string;
   sha: string;
@@ -70,9 +70,9 @@ export interface Attester {
 
 export interface Attestations {
   /** `contentKey`: the `content_key` asked for, null for every value; `content`: the exact JSON text of the answer's `content`. */
-  content(by: Attester, domain: string, contentKey: string | null, content: string, nowS: number): string;
+  content(by: Attester, host: string, contentKey: string | null, content: string, nowS: number): string;
   /** `valueJson`: the exact JSON text of the answer's `value`. */
-  secret(by: Attester, domain: string, name: string, valueJson: string, nonce: string | undefined, nowS: number): string;
+  secret(by: Attester, host: string, name: string, valueJson: string, nonce: string | undefined, nowS: number): string;
 }
 
 interface Signed {
@@ -93,7 +93,7 @@ export function createAttestations(signingKey: SigningKey): Attestations {
     if (hit && nowS - hit.at < ATTESTATION_REUSE_S && nowS >= hit.at) return hit.token;
     const token = sign(claims(), nowS);
     if (hit) chars -= cacheKey.length + hit.token.length;
-    // Bounded by size, not count: a domain may be 2048 characters, and is in both key and token.
+    // Bounded by size, not count: a host may be 253 characters, and is in both key and token.
     if (chars + cacheKey.length + token.length > MAX_CACHED_CHARS) {
       signed.clear();
       chars = 0;
@@ -104,36 +104,36 @@ export function createAttestations(signingKey: SigningKey): Attestations {
   };
 
   return {
-    content(by, domain, contentKey, content, nowS) {
+    content(by, host, contentKey, content, nowS) {
       const sha = sha256Hex(content);
       // Every claim but `iss` (one per process) and the times is in the key; the two free texts
       // last, as JSON, so that neither can pass for the other (a content key "null" is not every value).
-      const cacheKey = `c|${by.keyId}|${by.orgId}|${by.versions}|${sha}|${JSON.stringify([contentKey, domain])}`;
+      const cacheKey = `c|${by.keyId}|${by.orgId}|${by.versions}|${sha}|${JSON.stringify([contentKey, host])}`;
       return reuse(cacheKey, nowS, () => ({
         typ: "content",
         iss: by.iss,
         key: by.keyId,
         org: by.orgId,
-        dom: domain,
+        dom: host,
         ck: contentKey,
         sha,
       }));
     },
-    secret(by, domain, name, valueJson, nonce, nowS) {
+    secret(by, host, name, valueJson, nonce, nowS) {
       const sha = sha256Hex(valueJson);
       const claims = (): Omit<SecretAttestation, "iat" | "exp"> => ({
         typ: "secret",
         iss: by.iss,
         key: by.keyId,
         org: by.orgId,
-        dom: domain,
+        dom: host,
         name,
         sha,
         ...(nonce === undefined ? {} : { nonce }),
       });
       // Each nonce makes its own payload: caching those would only evict reusable entries.
       if (nonce !== undefined) return sign(claims(), nowS);
-      return reuse(`s|${by.keyId}|${by.orgId}|${by.versions}|${sha}|${JSON.stringify([name, domain])}`, nowS, claims);
+      return reuse(`s|${by.keyId}|${by.orgId}|${by.versions}|${sha}|${JSON.stringify([name, host])}`, nowS, claims);
     },
   };
 }

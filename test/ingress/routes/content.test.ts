@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, waitFor } from "../../helpers/gateway.js";
+import { attestedHost } from "../../../shared/client/index.js";
 import { attested, putContent, rawCall, sha256Hex, usageTally } from "./content-fixtures.js";
 import { advance, clientSetup, makeKey, makeOrg, patchKey, usedOf, verifyDomain, type MadeKey } from "./verify-fixtures.js";
 
@@ -162,11 +163,11 @@ describe("the attestation (docs/content.md)", () => {
     const keysJson = await gw.call("/api/v1/keys.json");
     expect(keysJson.body.tokens.types).toEqual(expect.arrayContaining(["content", "secret"]));
     const kid = keysJson.body.keys[0].kid;
-    for (const params of [
-      { domain: "example.com" },
-      { domain: "https://www.example.com/pricing?x=1", content_key: "settings" },
-      { domain: "example.com", content_key: "greeting" },
-    ]) {
+    for (const [params, host] of [
+      [{ domain: "example.com" }, "example.com"],
+      [{ domain: "https://www.example.com/pricing?x=1", content_key: "settings" }, "www.example.com"],
+      [{ domain: "example.com", content_key: "greeting" }, "example.com"],
+    ] as const) {
       const { raw, body, token } = await attestationOf(shared.key, params);
       // Last field, after latency_ms: the content text rule (up to the last `,"ts":`) still holds.
       expect(raw).toMatch(/,"latency_ms":\d+,"attestation":"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"}$/);
@@ -178,8 +179,8 @@ describe("the attestation (docs/content.md)", () => {
         iss: gw.ingress.deps.baseUrl(),
         key: shared.id,
         org: shared.orgId,
-        dom: params.domain,
-        ck: params.content_key ?? null,
+        dom: host,
+        ck: "content_key" in params ? params.content_key : null,
         sha: sha256Hex(contentText),
         iat: expect.any(Number),
         exp: expect.any(Number),
@@ -189,6 +190,35 @@ describe("the attestation (docs/content.md)", () => {
       expect(body.ts - claims.iat).toBeGreaterThanOrEqual(0);
       expect(body.ts - claims.iat).toBeLessThan(60);
       expect(body.domain).toBe(params.domain);
+    }
+  });
+
+  it("names the host of the domain: every path and form of one host shares one attestation, which the client accepts", async () => {
+    const made = await clientSetup(gw);
+    await putContent(gw, made.orgId, "banner", "text", "hello");
+    const forms = [
+      "example.com",
+      "https://example.com/a?b=1",
+      "HTTP://Example.COM:8443/x",
+      "example.com.",
+      "example.com/path/" + "p".repeat(200),
+    ];
+    const answers = [];
+    for (const domain of forms) answers.push(await attestationOf(made.key, { domain }));
+    // One signature for the host within the reuse minute, whatever the path: a varied path forces none.
+    expect(new Set(answers.map((a) => a.token)).size).toBe(1);
+    expect((await attested(gw, answers[0].token))?.claims).toMatchObject({ dom: "example.com" });
+    // Each answer still echoes and HMAC-signs the domain exactly as sent.
+    answers.forEach((a, i) => expect(a.body.domain).toBe(forms[i]));
+    for (const [domain, host] of [
+      ["", ""],
+      ["https://www.Example.com/", "www.example.com"],
+      ["example.com..", "example.com"],
+      ["bücher.example", "xn--bcher-kva.example"],
+      ["[::1]:80", "[::1]"],
+      ["javascript:alert(1)", ""],
+    ]) {
+      expect(attestedHost(domain), domain).toBe(host);
     }
   });
 

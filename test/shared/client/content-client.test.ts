@@ -91,6 +91,13 @@ describe("content()", () => {
     expect(one.ok && one.attestation.ck).toBe("price");
   });
 
+  it("accepts an answer for a domain with a path: the attestation names its host", async () => {
+    const client = createVerifyClient({ baseUrl: base, key: made.key, keyId: made.id });
+    const result = await client.content({ domain: "https://Example.com/pricing?plan=pro" });
+    expectOk(result);
+    expect(result.ok && result.attestation.dom).toBe("example.com");
+  });
+
   it("takes the key id from the options, and refuses to believe an answer for a key whose id it does not know", async () => {
     const named = createVerifyClient({ baseUrl: base, key: made.key, keyId: made.id });
     expectOk(await named.content({ domain: "example.com" }));
