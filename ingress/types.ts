@@ -42,6 +42,8 @@ export interface Charge {
   /** Clock ms of the counted call. */
   readonly nowMs: number;
   readonly cycleStartMs: number;
+  /** The UTC day its counting run recorded it under (CountingCall.day). */
+  readonly day: string;
 }
 
 /** A route's part in its fault answer: the reason when not `unavailable`, and headers. */

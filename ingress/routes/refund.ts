@@ -15,7 +15,14 @@ export type { Charge };
 
 /** What a counted call charged. */
 export function chargeOf(call: CountingCall): Charge {
-  return { orgId: call.orgId, keyId: call.keyId, endpoint: call.endpoint, nowMs: call.nowMs, cycleStartMs: call.cycleStartMs };
+  return {
+    orgId: call.orgId,
+    keyId: call.keyId,
+    endpoint: call.endpoint,
+    nowMs: call.nowMs,
+    cycleStartMs: call.cycleStartMs,
+    day: call.day ?? new Date(call.nowMs).toISOString().slice(0, 10),
+  };
 }
 
 let script: LuaScript | null = null;
@@ -23,7 +30,8 @@ let script: LuaScript | null = null;
 /** Best effort: a refund that cannot reach Redis is logged, and the call stays counted. */
 export async function refundCharge(deps: IngressDeps, charge: Charge, reason: string, requestId: string): Promise<void> {
   script ??= loadScript("usage-refund-3.lua");
-  const day = new Date(charge.nowMs).toISOString().slice(0, 10);
+  // The day the counting run recorded the call under: its usage event and its label set.
+  const { day } = charge;
   try {
     await runScript(
       deps.redis,

@@ -39,6 +39,12 @@ export interface CountingCall {
   endpoint: string;
   nowMs: number;
   cycleStartMs: number;
+  /**
+   * The UTC day (YYYY-MM-DD) the counting run recorded the call under, set by the batcher when
+   * it sends the call: the run's own clock, which may be past midnight for a call made just
+   * before it. A refund takes the count back under the same day.
+   */
+  day?: string;
 }
 
 /** The counting call of one judged request: what the script needs of its snapshots and outcome. */
@@ -164,6 +170,8 @@ export interface EncodedBatch<P extends { call: CountingCall }> {
   keys: string[];
   args: string[];
   order: P[];
+  /** ARG_DAY: the day the run records its calls under. */
+  day: string;
 }
 
 /**
@@ -276,7 +284,7 @@ export function encodeBatch<P extends { call: CountingCall }>(
       for (const member of alike) order.push(member);
     }
   }
-  return { keys: redisKeys, args, order };
+  return { keys: redisKeys, args, order, day };
 }
 
 /** The calls a run-length encoded reply answers; -1 when a count is not a positive integer. */
@@ -301,7 +309,8 @@ export function createCountingBatcher(options: BatcherOptions) {
   const stats: BatchStats = { calls: 0, runs: 0 };
 
   async function run(shard: number, batch: Pending[]): Promise<void> {
-    const { keys: redisKeys, args, order } = encodeBatch(keys, shard, clock.now(), maxLen, batch);
+    const { keys: redisKeys, args, order, day } = encodeBatch(keys, shard, clock.now(), maxLen, batch);
+    for (const p of order) p.call.day = day;
     stats.calls += batch.length;
     stats.runs += 1;
     options.onRun?.(batch.length);

@@ -7,6 +7,7 @@ import { ENDPOINT_LABELS_PER_DAY, OTHER_LABEL, UNNAMED_INSTALL } from "../../../
 import { createKeys } from "../../../shared/platform/redis/keys.js";
 import { loadScript } from "../../../shared/platform/redis/scripts.js";
 import { cleanRedis } from "../../helpers/gateway.js";
+import { chargeOf } from "../../../ingress/routes/refund.js";
 
 /** The counting script's contract (shared/platform/redis/lua/verify-batch-n.lua), through the batcher, on real Redis. */
 
@@ -60,6 +61,23 @@ async function events(orgId: number): Promise<Record<string, unknown>[]> {
     .flatMap(([, fields]) => (JSON.parse(fields[1]) as { events: Record<string, unknown>[] }).events)
     .filter((e) => e.org === orgId);
 }
+
+describe("the day a call is recorded under", () => {
+  it("is the run's, which a refund takes the count back under: a call made just before midnight and sent after it", async () => {
+    const a = await setup();
+    const late = Date.UTC(2030, 0, 15, 23, 59, 59, 999);
+    const runClock = manualClock(late + 2);
+    const counting = createCountingBatcher({ redis, keys, clock: runClock, script: loadScript("verify-batch-n.lua") });
+    const made = call(a, { nowMs: late, endpoint: "checkout" });
+    expect(reasons([await counting.submit(made)])).toEqual(["ok"]);
+    expect(made.day).toBe("2030-01-16");
+    // The usage event and the label set are the run's day too: what a refund must name.
+    const entries = await redis.xrange(keys.usageStreamOf(a.orgId), "-", "+");
+    expect(entries.map(([, fields]) => (JSON.parse(fields[1]) as { day: string }).day)).toEqual(["2030-01-16"]);
+    expect(await redis.sismember(keys.endpointLabels(a.orgId, a.keyId, "2030-01-16"), "checkout")).toBe(1);
+    expect(chargeOf(made).day).toBe("2030-01-16");
+  });
+});
 
 describe("verify-batch-n.lua", () => {
   it("answers one result per call, in order, in one run per shard", async () => {
