@@ -209,7 +209,7 @@ describe("the attestation (docs/content.md)", () => {
     expect(new Set(answers.map((a) => a.token)).size).toBe(1);
     expect((await attested(gw, answers[0].token))?.claims).toMatchObject({ dom: "example.com" });
     // Each answer still echoes and HMAC-signs the domain exactly as sent.
-    answers.forEach((a, i) => expect(a.body.domain).toBe(forms[i]));
+    for (const [i, a] of answers.entries()) expect(a.body.domain).toBe(forms[i]);
     for (const [domain, host] of [
       ["", ""],
       ["https://www.Example.com/", "www.example.com"],
