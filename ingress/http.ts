@@ -6,7 +6,7 @@ import { memoize } from "../shared/platform/memo.js";
 import type { Clock } from "../shared/platform/clock.js";
 import { REASONS, type Reason } from "../shared/platform/reasons.js";
 import { fault } from "./reply.js";
-import { RequestGoneError, type Charge, type FaultHook, type HttpReply, type HttpRequest } from "./types.js";
+import { ByteParts, RequestGoneError, type Charge, type FaultHook, type HttpReply, type HttpRequest } from "./types.js";
 import type { ClientAddressResolver } from "./client-address.js";
 
 /**
@@ -31,6 +31,9 @@ export const MAX_HEADER_BYTES = 32 * 1024;
 const MAX_DRAINED_BYTES = 16 * 1024 * 1024;
 
 const EMPTY = Buffer.alloc(0);
+
+/** Where ByteParts answers are assembled, one at a time, just before uWS copies them out. */
+const scratch = { buffer: Buffer.allocUnsafe(16 * 1024) };
 
 // Request ids: a random per-process tag and a counter, unique across processes and cheap per request.
 const processTag = randomBytes(4).toString("hex");
@@ -63,6 +66,25 @@ const STATUS_TEXT: Record<number, string> = {
   503: "503 Service Unavailable",
   504: "504 Gateway Timeout",
 };
+
+/** The status lines as bytes: uWS takes bytes as they are, where a string is converted on every call. */
+const STATUS_BYTES = new Map(Object.entries(STATUS_TEXT).map(([status, text]) => [Number(status), Buffer.from(text)]));
+
+/**
+ * A frozen header set (the routes' constant ones, e.g. verify's) as name and value bytes,
+ * made once: a string handed to uWS is measured and encoded on every call.
+ */
+const headerBytes = new WeakMap<Record<string, string>, Buffer[]>();
+
+function encodedHeaders(headers: Record<string, string>): Buffer[] {
+  let encoded = headerBytes.get(headers);
+  if (encoded === undefined) {
+    encoded = [];
+    for (const name in headers) encoded.push(Buffer.from(name), Buffer.from(headers[name]));
+    headerBytes.set(headers, encoded);
+  }
+  return encoded;
+}
 
 export function refusalBody(reason: Reason): { ok: false; reason: Reason; message: string } {
   return { ok: false, reason, message: REASONS[reason].message };
@@ -148,13 +170,21 @@ export function listen(options: {
   const write = (res: uws.HttpResponse, state: ResponseState, reply: HttpReply, close = false) => {
     if (state.aborted || state.ended) return;
     state.ended = true;
-    const text = typeof reply.body === "string" || Buffer.isBuffer(reply.body);
-    const body: string | Buffer = text ? (reply.body as string | Buffer) : JSON.stringify(reply.body);
+    const parts = reply.body instanceof ByteParts;
+    const text = parts || typeof reply.body === "string" || Buffer.isBuffer(reply.body);
+    // Parts are copied into the one scratch buffer: uWS copies what end() is given before it returns.
+    const body: string | Buffer = parts
+      ? (reply.body as ByteParts).writeInto(scratch)
+      : text
+        ? (reply.body as string | Buffer)
+        : JSON.stringify(reply.body);
     const headers = reply.headers;
+    const encoded = headers !== undefined && Object.isFrozen(headers) ? encodedHeaders(headers) : null;
     res.cork(() => {
-      res.writeStatus(STATUS_TEXT[reply.status] ?? `${reply.status} Status`);
+      res.writeStatus(STATUS_BYTES.get(reply.status) ?? `${reply.status} Status`);
       if (!text && headers?.["content-type"] === undefined) res.writeHeader("content-type", "application/json");
-      if (headers) for (const name in headers) res.writeHeader(name, headers[name]);
+      if (encoded !== null) for (let i = 0; i < encoded.length; i += 2) res.writeHeader(encoded[i], encoded[i + 1]);
+      else if (headers) for (const name in headers) res.writeHeader(name, headers[name]);
       // A HEAD answer reports the length of the body a GET would carry, and carries none.
       // (endWithoutBody with a reported length closes the connection in this uWS build.)
       if (state.head) res.writeHeader("content-length", String(Buffer.byteLength(body))).endWithoutBody();

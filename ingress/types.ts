@@ -55,8 +55,49 @@ export interface FaultHook {
 export interface HttpReply {
   status: number;
   headers?: Record<string, string>;
-  /** An object is sent as JSON; a string or Buffer as is (with its content-type header). */
+  /** An object is sent as JSON; a string, Buffer or ByteParts as is (with its content-type header). */
   body: unknown;
+}
+
+/** Buffer's own UTF-8 writer: Buffer.write without its argument checks (not in @types/node). */
+type Utf8Writer = { utf8Write(text: string, offset: number): number };
+
+/**
+ * An answer in parts, sent as their bytes one after another: bytes made once and reused
+ * across calls (a memoized head and tail), and the text written per call between them. The
+ * HTTP layer writes them into one buffer of its own just before sending, so an answer costs
+ * no buffer of its own and no flattening and encoding of one long string (http.ts).
+ */
+export class ByteParts {
+  constructor(readonly parts: readonly (Buffer | string)[]) {}
+
+  /** Length in bytes. */
+  get byteLength(): number {
+    let length = 0;
+    for (const part of this.parts) length += typeof part === "string" ? Buffer.byteLength(part) : part.length;
+    return length;
+  }
+
+  /** The bytes written into `scratch` (grown when too short), as a view of it valid until its next use. */
+  writeInto(scratch: { buffer: Buffer }): Buffer {
+    let room = 0;
+    for (const part of this.parts) room += typeof part === "string" ? part.length * 3 : part.length;
+    if (scratch.buffer.length < room) scratch.buffer = Buffer.allocUnsafe(Math.max(room, scratch.buffer.length * 2));
+    const out = scratch.buffer;
+    let at = 0;
+    for (const part of this.parts) {
+      if (typeof part === "string") at += (out as unknown as Utf8Writer).utf8Write(part, at);
+      else {
+        out.set(part, at);
+        at += part.length;
+      }
+    }
+    return out.subarray(0, at);
+  }
+
+  toString(): string {
+    return Buffer.concat(this.parts.map((part) => (typeof part === "string" ? Buffer.from(part) : part))).toString("utf8");
+  }
 }
 
 export type RouteParams = Readonly<Record<string, string>>;

@@ -54,39 +54,64 @@ function hmac(key: string | Buffer, parts: readonly (string | Buffer)[], encodin
   return encoding === "hex" ? hash("sha256", outerScratch, "hex") : Buffer.from(hash("sha256", outerScratch, "binary"), "latin1");
 }
 
+/** Room after a key's inner pad for the message of hmacHexPadded; a longer message is hashed as text. */
+const PADDED_ROOM = 1024;
+
+/** Buffer's own UTF-8 writer: Buffer.write without its argument checks (not in @types/node). */
+type Utf8Writer = { utf8Write(text: string, offset: number): number };
+
 /**
- * A key's HMAC pads, made once per key: the inner pad block as text (an ASCII key XOR 0x36
- * is ASCII, so the text's UTF-8 is the block's bytes), and the outer pad block with room for
- * the inner digest after it. A signature is then two one-shot hashes, neither of which
- * allocates a Buffer: node:crypto's `hash` costs about 0.45 µs more when it returns one.
+ * A key's HMAC pads, made once per key: the inner pad block with room for the message after
+ * it, and the outer pad block with room for the inner digest after it. A signature is then
+ * two one-shot hashes over bytes already in place: the message is written after the inner
+ * pad, and the inner digest (latin1 text, one character per byte) after the outer pad.
+ * Neither hash allocates a Buffer (node:crypto's `hash` costs about 0.45 µs more when it
+ * returns one), and hashing bytes spares the flattening and encoding of the pad and
+ * message as one new string (about 0.2 µs per signature, measured).
  */
 export interface HmacPads {
-  readonly inner: string;
-  /** The outer pad block, then the 32 bytes the inner digest is written into: one key, one signer at a time (single-threaded). */
+  /** The inner pad block, then PADDED_ROOM bytes the message is written into: one signer at a time (single-threaded). */
+  readonly inner: Buffer;
+  /** The inner pad block as text (an ASCII key XOR 0x36 is ASCII): for a message past the room. */
+  readonly innerText: string;
+  /** The outer pad block, then the 32 bytes the inner digest is written into. */
   readonly outer: Buffer;
+  /** inner.subarray(0, BLOCK + n), by message length n: made once per length, not per call. */
+  readonly views: (Buffer | undefined)[];
 }
 
 /** The pads of `key`; null when the key is not ASCII or longer than a block (hmacHex takes the general path then). */
 export function hmacPads(key: string): HmacPads | null {
   if (key.length > BLOCK) return null;
-  let inner = "";
+  let innerText = "";
+  const inner = Buffer.alloc(BLOCK + PADDED_ROOM);
   const outer = Buffer.alloc(BLOCK + 32);
   for (let i = 0; i < BLOCK; i++) {
     const byte = i < key.length ? key.charCodeAt(i) : 0;
     if (byte > 0x7f) return null;
-    inner += String.fromCharCode(byte ^ 0x36);
+    innerText += String.fromCharCode(byte ^ 0x36);
+    inner[i] = byte ^ 0x36;
     outer[i] = byte ^ 0x5c;
   }
-  return { inner, outer };
+  return { inner, innerText, outer, views: [] };
 }
 
 /**
  * hmacHex(key, message) for a key whose pads are already made: a key that signs every call
- * (verify's signature) skips building its blocks each time. The inner digest comes back as
- * latin1 text (one character per byte) and is written after the outer pad.
+ * (verify's signature) skips building its blocks each time.
  */
 export function hmacHexPadded(pads: HmacPads, message: string): string {
-  pads.outer.write(hash("sha256", pads.inner + message, "binary"), BLOCK, "latin1");
+  let innerDigest: string;
+  // At most three UTF-8 bytes per UTF-16 unit: a message this short always fits the room.
+  if (message.length * 3 <= PADDED_ROOM) {
+    const length = (pads.inner as unknown as Utf8Writer).utf8Write(message, BLOCK);
+    let bytes = pads.views[length];
+    if (bytes === undefined) pads.views[length] = bytes = pads.inner.subarray(0, BLOCK + length);
+    innerDigest = hash("sha256", bytes, "binary");
+  } else {
+    innerDigest = hash("sha256", pads.innerText + message, "binary");
+  }
+  pads.outer.write(innerDigest, BLOCK, "latin1");
   return hash("sha256", pads.outer, "hex");
 }
 

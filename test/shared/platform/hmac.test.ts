@@ -50,6 +50,11 @@ describe("hmacHexPadded", () => {
       "",
       "1795240280.17.1.example.com.nonce",
       "1795240280.17.1.bücher.example.𝄞",
+      // Either side of the room after the inner pad (1024 bytes, at most 3 per UTF-16 unit).
+      "m".repeat(341),
+      "€".repeat(341),
+      "m".repeat(342),
+      "1795240280.17.1.example.com.nonce",
       "m".repeat(4096),
       "m".repeat(4097),
       "€".repeat(2000),
