@@ -109,14 +109,31 @@ local KEEP_MS = 7 * 24 * 3600 * 1000
 
 --@layout
 
-local now = tonumber(ARGV[ARG_NOW])
+-- A number field of ARGV. Parsing strings (strtod) is a good part of this script's own CPU:
+-- `+ 0` parses the string once, where tonumber() parses it twice (lua_isnumber, then
+-- lua_tonumber). The caller writes every such field as a number.
+local function num(i)
+  return ARGV[i] + 0
+end
+-- The key an index field of ARGV names; nil for "0" (none), as KEYS[0] is, without parsing it.
+local function keyAt(i)
+  local index = ARGV[i]
+  if index == '0' then return nil end
+  return KEYS[index + 0]
+end
+
+local now = num(ARG_NOW)
 local day = ARGV[ARG_DAY]
 local maxlen = ARGV[ARG_MAXLEN]
-local groups = tonumber(ARGV[ARG_GROUPS])
+local groups = num(ARG_GROUPS)
 local other = ARGV[ARG_OTHER_LABEL]
-local pendingCap = tonumber(ARGV[ARG_PENDING_CAP])
-local labelCap = tonumber(ARGV[ARG_LABEL_CAP])
-local DAY_S = 2 * 24 * 3600
+-- The caps (ARG_PENDING_CAP, ARG_LABEL_CAP) are read where a new installation or label
+-- needs them, which a run seldom has.
+-- Expiries in seconds, as strings: Redis formats a Lua number argument with %.17g, which
+-- costs more. Two days (the day's label set and pending count), two minutes (a window, the
+-- minute's sightings).
+local DAY_S = '172800'
+local WINDOW_S = '120'
 
 local versions = {}
 local function version(key)
@@ -158,15 +175,16 @@ end
 
 local a = HEAD_FIELDS
 for _ = 1, groups do
-  local keySnap, orgSnap = KEYS[tonumber(ARGV[a + G_KEY_SNAPSHOT])], KEYS[tonumber(ARGV[a + G_ORG_SNAPSHOT])]
-  local usedKey, instKey = KEYS[tonumber(ARGV[a + G_CYCLE_USED])], KEYS[tonumber(ARGV[a + G_INSTALLATIONS])]
+  local keySnap, orgSnap = keyAt(a + G_KEY_SNAPSHOT), keyAt(a + G_ORG_SNAPSHOT)
+  local usedKey, instKey = keyAt(a + G_CYCLE_USED), keyAt(a + G_INSTALLATIONS)
   local keyV, orgV = ARGV[a + G_KEY_VERSION], ARGV[a + G_ORG_VERSION]
-  local rate, perSource, allowance = tonumber(ARGV[a + G_RATE]), tonumber(ARGV[a + G_PER_SOURCE]), tonumber(ARGV[a + G_ALLOWANCE])
-  local org, key, endpoint, cycle = tonumber(ARGV[a + G_ORG]), tonumber(ARGV[a + G_KEY]), ARGV[a + G_ENDPOINT], tonumber(ARGV[a + G_CYCLE_START])
+  local rate, perSource, allowance = num(a + G_RATE), num(a + G_PER_SOURCE), num(a + G_ALLOWANCE)
+  local org, key, endpoint, cycle = num(a + G_ORG), num(a + G_KEY), ARGV[a + G_ENDPOINT], num(a + G_CYCLE_START)
   -- nil for an endpoint's own label (never capped) and when no call of the group names an installation.
-  local labelsKey, pendingKey = KEYS[tonumber(ARGV[a + G_LABELS])], KEYS[tonumber(ARGV[a + G_PENDING_INSTALLS])]
-  local seenKey = KEYS[tonumber(ARGV[a + G_SIGHTINGS])]
-  local shapes = tonumber(ARGV[a + G_SHAPES])
+  local labelsKey, seenKey = keyAt(a + G_LABELS), keyAt(a + G_SIGHTINGS)
+  -- Where the pending-installation counter is named: only a new installation needs its key.
+  local pendingField = a + G_PENDING_INSTALLS
+  local shapes = num(a + G_SHAPES)
   a = a + GROUP_FIELDS
   -- The caller-chosen label's state for the group: nil until a call needs it, then whether
   -- it is in the key's set of the day; labelsFull once an "ok" call found the set full.
@@ -180,7 +198,8 @@ for _ = 1, groups do
     if n <= 0 then return end
     local bucket = merged
     if label ~= endpoint then bucket = mergedOther end
-    local tag = result .. counted
+    -- Not `result .. counted`: turning the number into a string costs a sprintf.
+    local tag = result .. (counted == 1 and '1' or '0')
     local event = bucket[tag]
     if event then
       event.n = event.n + n
@@ -201,13 +220,18 @@ for _ = 1, groups do
 
   -- The installation step (5.) of a passing "ok" call that names one: its status, and
   -- whether this call recorded it (newStatus) or sighted it first this minute (sighted).
-  local function installation(install)
-    local status, newStatus, sighted = redis.call('HGET', instKey, install), nil, nil
+  -- `read`: the status refusedInstallation read for this shape (false = none recorded),
+  -- nil when it did not ask. Nothing writes the installations hash between the two (this
+  -- step is the only writer, and runs once per shape), so it is still the hash's answer.
+  local function installation(install, read)
+    local status, newStatus, sighted = read, nil, nil
+    if status == nil then status = redis.call('HGET', instKey, install) or false end
     if not status then
+      local pendingKey = keyAt(pendingField)
       if redis.call('HLEN', instKey) == 0 then
         -- The first installation a key is seen on keeps working, "(unnamed)" included.
         status = 'approved'
-      elseif tonumber(redis.call('GET', pendingKey) or '0') >= pendingCap then
+      elseif tonumber(redis.call('GET', pendingKey) or '0') >= num(ARG_PENDING_CAP) then
         status = 'over_limit'
       else
         status = 'pending'
@@ -221,18 +245,19 @@ for _ = 1, groups do
     end
     -- A recorded installation's first call of the minute is a sighting (last_seen_at).
     if status ~= 'over_limit' and seenKey and redis.call('HSETNX', seenKey, install, '1') == 1 then
-      redis.call('EXPIRE', seenKey, 120)
+      redis.call('EXPIRE', seenKey, WINDOW_S)
       if not newStatus then sighted = status end
     end
     return status, newStatus, sighted
   end
 
   -- Whether the installation step will refuse calls naming `install` (read only: the step
-  -- itself records). An unknown installation is approved only on a key that has none.
+  -- itself records), and the status read (false = none recorded), which the step then uses
+  -- instead of asking again. An unknown installation is approved only on a key that has none.
   local function refusedInstallation(install)
-    local status = redis.call('HGET', instKey, install)
-    if status then return status ~= 'approved' end
-    return redis.call('HLEN', instKey) > 0
+    local status = redis.call('HGET', instKey, install) or false
+    if status then return status ~= 'approved', status end
+    return redis.call('HLEN', instKey) > 0, status
   end
 
   local function statusAnswer(status, result)
@@ -261,16 +286,19 @@ for _ = 1, groups do
   end
 
   for _ = 1, shapes do
-    local calls, outcome, counts, install = tonumber(ARGV[a + S_CALLS]), ARGV[a + S_OUTCOME], ARGV[a + S_COUNTS], ARGV[a + S_INSTALL]
-    local rateKey, sourceIndex = KEYS[tonumber(ARGV[a + S_WINDOW])], tonumber(ARGV[a + S_SOURCE_WINDOW])
-    local sourceKey = nil
-    if sourceIndex > 0 and perSource >= 0 then sourceKey = KEYS[sourceIndex] end
-    local refusalIndex = tonumber(ARGV[a + S_REFUSAL_WINDOW])
+    local calls, outcome, counts, install = num(a + S_CALLS), ARGV[a + S_OUTCOME], ARGV[a + S_COUNTS], ARGV[a + S_INSTALL]
+    local rateKey, sourceKey = keyAt(a + S_WINDOW), nil
+    if perSource >= 0 then sourceKey = keyAt(a + S_SOURCE_WINDOW) end
+    local refusalKey = keyAt(a + S_REFUSAL_WINDOW)
     a = a + SHAPE_FIELDS
     -- Calls the installation step will refuse are a stranger's to make at will (any id, a
     -- public key): they take the refusal window, never the slots of the key's own installations.
-    if not stale and refusalIndex > 0 and counts == '1' and outcome == 'ok' and install ~= '' and refusedInstallation(install) then
-      rateKey = KEYS[refusalIndex]
+    -- `read`: the installation's status as read here, for the installation step (nil = not read).
+    local read = nil
+    if not stale and refusalKey and counts == '1' and outcome == 'ok' and install ~= '' then
+      local refused
+      refused, read = refusedInstallation(install)
+      if refused then rateKey = refusalKey end
     end
     if stale then
       answer('stale', calls)
@@ -293,7 +321,7 @@ for _ = 1, groups do
         local result, newStatus, sighted = outcome, nil, nil
         if outcome == 'ok' and install ~= '' then
           local status
-          status, newStatus, sighted = installation(install)
+          status, newStatus, sighted = installation(install, read)
           result = statusAnswer(status, outcome)
         end
         takeAll(sourceKey, rateKey, passing)
@@ -325,7 +353,7 @@ for _ = 1, groups do
           if outcome == 'ok' and install ~= '' then
             local status = known
             if status == false then
-              status, newStatus, sighted = installation(install)
+              status, newStatus, sighted = installation(install, read)
               known = status
             end
             result = statusAnswer(status, outcome)
@@ -338,7 +366,7 @@ for _ = 1, groups do
         if labelIn == nil then labelIn = redis.call('SISMEMBER', labelsKey, endpoint) == 1 end
         if not labelIn then
           -- Recorded only by a call that passed every rule and gate, while the set has room.
-          if result == 'ok' and not labelsFull and redis.call('SCARD', labelsKey) < labelCap then
+          if result == 'ok' and not labelsFull and redis.call('SCARD', labelsKey) < num(ARG_LABEL_CAP) then
             redis.call('SADD', labelsKey, endpoint)
             redis.call('EXPIRE', labelsKey, DAY_S)
             labelIn = true
@@ -365,7 +393,7 @@ for key, add in pairs(added) do
       redis.call('PEXPIRE', key, math.max(cycleEnd - now, 0) + KEEP_MS)
     end
   else
-    redis.call('EXPIRE', key, 120)
+    redis.call('EXPIRE', key, WINDOW_S)
   end
 end
 
