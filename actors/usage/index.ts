@@ -7,14 +7,20 @@ import { forgetStalePendingInstallations, usageBatchSchema, type UsageBatch } fr
 import { createUsageWriter } from "./writer.js";
 
 /**
- * How long usage messages are gathered before a read and before a transaction (writer.ts).
- * 100 ms against 20 ms took the usage actor's CPU per verify from 2.0 to 1.0 µs and
- * PostgreSQL's from 1.4 to 0.5 µs in `npm run bench` (docs/benchmarks.md, 2026-11-25).
+ * How long usage messages are gathered in the stream before a read (the runner's
+ * `readPauseMs`): a read, its one statement (handler.ts) and its XACK carry what arrived
+ * meanwhile. The messages of one read reach the writer in one turn, so it sends them at once
+ * (`gatherMs` 0): a gather there too only added its time to the lag without merging reads.
+ * History in `npm run bench`: 100 ms against 20 ms took the usage actor's CPU per verify from
+ * 2.0 to 1.0 µs and PostgreSQL's from 1.4 to 0.5 µs (docs/benchmarks.md, 2026-11-25); 200 ms
+ * with no gather in the writer, against 100 ms read pause plus 100 ms gather, keeps the
+ * longest lag (~200 ms) and doubles what a read carries (actors/usage: ~20% less CPU per
+ * message for the actor, ~25% less for PostgreSQL, measured feeding the stream at 900/s).
  */
-export const USAGE_GATHER_MS = 100;
-const USAGE_GATHER_CONCURRENCY = 1_024;
+export const USAGE_GATHER_MS = 200;
+const USAGE_GATHER_CONCURRENCY = 2_048;
 
-const writer = createUsageWriter({ gatherMs: USAGE_GATHER_MS });
+const writer = createUsageWriter({ gatherMs: 0, maxMessages: USAGE_GATHER_CONCURRENCY });
 
 /**
  * The usage accountant: one consumer group over the usage streams of every shard.
@@ -26,12 +32,12 @@ export const usageActor = defineActor<UsageBatch, Pool>({
   name: "usage",
   streams: (keys) => Array.from({ length: SHARDS }, (_, shard) => keys.usageStream(shard)),
   schema: usageBatchSchema,
-  // One read carries at most this many: with the pause below, 10,000 messages (script runs)
-  // a second per actor process, about 300,000 verify/s at ~30 calls per run.
+  // One read (and one statement) carries at most this many: with the pause below, 10,000
+  // messages (script runs) a second per actor process, about 300,000 verify/s at ~30 calls per run.
   concurrency: USAGE_GATHER_CONCURRENCY,
-  // One message per counting-script run (~1,500 a second at full load on two cores): read
-  // what 100 ms gathered at once, so a read, its transaction and its XACK each carry ~150
-  // messages. Accounting in PostgreSQL lags by that much; counting itself is in Redis.
+  // One message per counting-script run (~1,000-1,500 a second at full load on two cores):
+  // read what 200 ms gathered at once, so a read, its statement and its XACK each carry
+  // ~200-300 messages. Accounting in PostgreSQL lags by that much; counting itself is in Redis.
   readPauseMs: USAGE_GATHER_MS,
   // Its failures are PostgreSQL being away: retry often (at most 5 s apart, so accounting catches
   // up within seconds of its return) and for long (80 attempts, about 6.5 minutes) before a batch

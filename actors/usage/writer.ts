@@ -9,7 +9,9 @@ import { applyUsageMessages, type UsageMessage } from "./handler.js";
  * transaction per read instead of one per message: on a small machine PostgreSQL's and
  * the actor's CPU per verify fell several-fold, docs/verify.md). A message waits at most
  * `gatherMs` for others to join it: accounting lags by that much, and a busy stream's
- * messages of that span share one transaction.
+ * messages of that span share one transaction. The messages of one read arrive in one turn,
+ * so 0 (the next timer phase) already gathers a read (the usage actor's pause before each
+ * read does the gathering, index.ts). A transaction is mostly one statement (handler.ts).
  *
  * If a transaction of several messages fails, each is applied again on its own, so one
  * message PostgreSQL refuses fails (and is retried, then dead-lettered) alone.

@@ -18,38 +18,62 @@ export interface DailyRow {
   calls: number;
 }
 
-export async function writeDaily(tx: Queryable, rows: DailyRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await tx.query(
-    `INSERT INTO usage_daily (key_id, org_id, day, endpoint, reason, counted, refused, calls)
+/**
+ * The upserts of the usage rows, their parameters numbered from `at`, and `where` (a
+ * condition, or "") between the rows and the conflict clause: one text for the per-table
+ * writes below and for the one-statement apply of actors/usage/handler.ts.
+ */
+const params = (at: number, types: readonly string[]) => types.map((type, i) => `$${at + i}::${type}[]`).join(", ");
+const filter = (where: string) => (where === "" ? "" : `\n     WHERE ${where}`);
+
+export function dailyUpsert(at: number, where = ""): string {
+  return `INSERT INTO usage_daily (key_id, org_id, day, endpoint, reason, counted, refused, calls)
      SELECT k, o, d, e, r, c, f, n
-     FROM unnest($1::date[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[]) AS t(d, k, o, e, r, c, f, n)
+     FROM unnest(${params(at, ["date", "bigint", "bigint", "text", "text", "bigint", "bigint", "bigint"])}) AS t(d, k, o, e, r, c, f, n)${filter(where)}
      ON CONFLICT (key_id, day, endpoint, reason) DO UPDATE SET
        counted = usage_daily.counted + EXCLUDED.counted,
        refused = usage_daily.refused + EXCLUDED.refused,
-       calls = usage_daily.calls + EXCLUDED.calls`,
-    [
-      rows.map((r) => r.day),
-      rows.map((r) => r.key),
-      rows.map((r) => r.org),
-      rows.map((r) => r.endpoint),
-      rows.map((r) => r.reason),
-      rows.map((r) => r.counted),
-      rows.map((r) => r.refused),
-      rows.map((r) => r.calls),
-    ],
-  );
+       calls = usage_daily.calls + EXCLUDED.calls`;
 }
 
-export async function writeCycles(tx: Queryable, rows: { org: number; cycle: number; used: number }[]): Promise<void> {
+export function dailyValues(rows: readonly DailyRow[]): unknown[] {
+  return [
+    rows.map((r) => r.day),
+    rows.map((r) => r.key),
+    rows.map((r) => r.org),
+    rows.map((r) => r.endpoint),
+    rows.map((r) => r.reason),
+    rows.map((r) => r.counted),
+    rows.map((r) => r.refused),
+    rows.map((r) => r.calls),
+  ];
+}
+
+export async function writeDaily(tx: Queryable, rows: DailyRow[]): Promise<void> {
   if (rows.length === 0) return;
+  await tx.query(dailyUpsert(1), dailyValues(rows));
+}
+
+export interface CycleRow {
+  org: number;
+  cycle: number;
+  used: number;
+}
+
+export function cyclesUpsert(at: number, where = ""): string {
   // Same expression as cycleUsed() in shared/accounts/db/orgs.ts, so the projector finds the row.
-  await tx.query(
-    `INSERT INTO cycle_usage (org_id, cycle_start, used)
-     SELECT o, to_timestamp(c / 1000.0), u FROM unnest($1::bigint[], $2::numeric[], $3::bigint[]) AS t(o, c, u)
-     ON CONFLICT (org_id, cycle_start) DO UPDATE SET used = cycle_usage.used + EXCLUDED.used`,
-    [rows.map((r) => r.org), rows.map((r) => r.cycle), rows.map((r) => r.used)],
-  );
+  return `INSERT INTO cycle_usage (org_id, cycle_start, used)
+     SELECT o, to_timestamp(c / 1000.0), u FROM unnest(${params(at, ["bigint", "numeric", "bigint"])}) AS t(o, c, u)${filter(where)}
+     ON CONFLICT (org_id, cycle_start) DO UPDATE SET used = cycle_usage.used + EXCLUDED.used`;
+}
+
+export function cyclesValues(rows: readonly CycleRow[]): unknown[] {
+  return [rows.map((r) => r.org), rows.map((r) => r.cycle), rows.map((r) => r.used)];
+}
+
+export async function writeCycles(tx: Queryable, rows: CycleRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(cyclesUpsert(1), cyclesValues(rows));
 }
 
 export interface InstallationRow {
@@ -61,33 +85,49 @@ export interface InstallationRow {
   lastMs: number;
 }
 
-export async function writeInstallations(tx: Queryable, rows: InstallationRow[]): Promise<void> {
-  if (rows.length === 0) return;
+export function installationsUpsert(at: number, where = ""): string {
   // The first status written wins: an approval or block made meanwhile is kept.
-  await tx.query(
-    `INSERT INTO installations (key_id, install, status, first_seen_at, last_seen_at)
+  return `INSERT INTO installations (key_id, install, status, first_seen_at, last_seen_at)
      SELECT k, i, s, to_timestamp(f / 1000.0), to_timestamp(l / 1000.0)
-     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::numeric[], $5::numeric[]) AS t(k, i, s, f, l)
+     FROM unnest(${params(at, ["bigint", "text", "text", "numeric", "numeric"])}) AS t(k, i, s, f, l)${filter(where)}
      ON CONFLICT (key_id, install) DO UPDATE SET
        last_seen_at = GREATEST(installations.last_seen_at, EXCLUDED.last_seen_at),
-       first_seen_at = LEAST(installations.first_seen_at, EXCLUDED.first_seen_at)`,
-    [rows.map((r) => r.key), rows.map((r) => r.install), rows.map((r) => r.status), rows.map((r) => r.firstMs), rows.map((r) => r.lastMs)],
-  );
+       first_seen_at = LEAST(installations.first_seen_at, EXCLUDED.first_seen_at)`;
+}
+
+export function installationsValues(rows: readonly InstallationRow[]): unknown[] {
+  return [
+    rows.map((r) => r.key),
+    rows.map((r) => r.install),
+    rows.map((r) => r.status),
+    rows.map((r) => r.firstMs),
+    rows.map((r) => r.lastMs),
+  ];
+}
+
+export async function writeInstallations(tx: Queryable, rows: InstallationRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(installationsUpsert(1), installationsValues(rows));
 }
 
 /**
  * When each key was last used (clock ms), to the minute: a row already stamped in the
  * minute before is left alone, so a busy key costs no write per transaction.
  */
+export function lastUsedUpsert(at: number, where = ""): string {
+  return `INSERT INTO key_last_used (key_id, last_used_at)
+     SELECT k, to_timestamp(a / 1000.0) FROM unnest(${params(at, ["bigint", "numeric"])}) AS t(k, a)${filter(where)}
+     ON CONFLICT (key_id) DO UPDATE SET last_used_at = EXCLUDED.last_used_at
+     WHERE key_last_used.last_used_at < EXCLUDED.last_used_at - interval '1 minute'`;
+}
+
+export function lastUsedValues(rows: readonly { key: number; atMs: number }[]): unknown[] {
+  return [rows.map((r) => r.key), rows.map((r) => r.atMs)];
+}
+
 export async function writeLastUsed(tx: Queryable, rows: { key: number; atMs: number }[]): Promise<void> {
   if (rows.length === 0) return;
-  await tx.query(
-    `INSERT INTO key_last_used (key_id, last_used_at)
-     SELECT k, to_timestamp(a / 1000.0) FROM unnest($1::bigint[], $2::numeric[]) AS t(k, a)
-     ON CONFLICT (key_id) DO UPDATE SET last_used_at = EXCLUDED.last_used_at
-     WHERE key_last_used.last_used_at < EXCLUDED.last_used_at - interval '1 minute'`,
-    [rows.map((r) => r.key), rows.map((r) => r.atMs)],
-  );
+  await tx.query(lastUsedUpsert(1), lastUsedValues(rows));
 }
 
 export interface AppliedMarker {
@@ -96,17 +136,25 @@ export interface AppliedMarker {
   atMs: number;
 }
 
+/** The markers' insert, parameters from `at`; `onConflict`: "ON CONFLICT DO NOTHING", or "" to fail on a marker already there. */
+export function markersInsert(at: number, onConflict: string): string {
+  return `INSERT INTO usage_applied (stream, message_id, applied_at)
+     SELECT s, m, to_timestamp(a / 1000.0) FROM unnest(${params(at, ["text", "text", "numeric"])}) AS t(s, m, a)${onConflict === "" ? "" : `\n     ${onConflict}`}`;
+}
+
+export function markersValues(markers: readonly AppliedMarker[]): unknown[] {
+  return [markers.map((m) => m.stream), markers.map((m) => m.messageId), markers.map((m) => m.atMs)];
+}
+
 /**
  * Marks stream messages applied; returns the indexes (in `markers`) of those marked now,
  * without the ones applied before. `markers` must not repeat a message.
  */
 export async function markApplied(tx: Queryable, markers: readonly AppliedMarker[]): Promise<Set<number>> {
   const marked = await tx.query<{ stream: string; message_id: string }>(
-    `INSERT INTO usage_applied (stream, message_id, applied_at)
-     SELECT s, m, to_timestamp(a / 1000.0) FROM unnest($1::text[], $2::text[], $3::numeric[]) AS t(s, m, a)
-     ON CONFLICT DO NOTHING
+    `${markersInsert(1, "ON CONFLICT DO NOTHING")}
      RETURNING stream, message_id`,
-    [markers.map((m) => m.stream), markers.map((m) => m.messageId), markers.map((m) => m.atMs)],
+    markersValues(markers),
   );
   const index = new Map(markers.map((m, i) => [`${m.stream}\u0000${m.messageId}`, i]));
   return new Set(marked.rows.map((row) => index.get(`${row.stream}\u0000${row.message_id}`) as number));
