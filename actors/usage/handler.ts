@@ -1,17 +1,8 @@
 import type { Pool } from "../../shared/platform/db/pool.js";
 import { transaction } from "../../shared/platform/db/pool.js";
 import {
-  cyclesUpsert,
-  cyclesValues,
-  dailyUpsert,
-  dailyValues,
-  installationsUpsert,
-  installationsValues,
-  lastUsedUpsert,
-  lastUsedValues,
+  applyNewUsage,
   markApplied,
-  markersInsert,
-  markersValues,
   writeCycles,
   writeDaily,
   writeInstallations,
@@ -30,7 +21,7 @@ import { announcePendingInstallations } from "./pending.js";
  * transaction together with each message's row in usage_applied. The messages of one
  * transaction are summed first (writer.ts gathers the messages read together), so a busy
  * stream costs one transaction per read, not one per message; when every message is new
- * (nearly always) that transaction is one statement, one round trip (applyAllNew). A
+ * (nearly always) that transaction is one statement, one round trip (applyNewUsage, shared/verify/db/usage.ts). A
  * redelivered message finds its row and adds nothing, so redelivery never counts twice.
  *
  * Rows are written in a fixed order (markers sorted by stream and id; sorted keys; daily,
@@ -124,73 +115,10 @@ export function aggregate(batches: readonly UsageBatch[]) {
 }
 
 /**
- * The fast path: the markers and rows of messages none of which was applied before, in one
- * statement (its own transaction: one round trip, where the long way takes BEGIN, a statement
- * per table and COMMIT). The rows are those of every message, summed by aggregate(). The
- * markers are inserted without ON CONFLICT: a message applied before (a redelivery), or
- * being applied by another consumer that commits first, fails the whole statement on
- * usage_applied's primary key, so nothing of it stays, and applyUsageMessages applies them
- * the long way, which skips what was applied. (A plain insert also costs PostgreSQL less
- * than ON CONFLICT's speculative one.) The statements are those of
- * shared/verify/db/usage.ts; each waits for the one before it (a subquery on its RETURNING
- * rows), so tables are written in the long way's order: markers (a conflict is met before
- * any usage row is locked), daily, cycles, installations, last use. Prepared once per
- * connection.
- */
-const APPLY_NEW = {
-  name: "usage-apply-new-v2",
-  text: `WITH marked AS (
-  ${markersInsert(1, "")}
-  RETURNING 1
-), daily AS (
-  ${dailyUpsert(4, "(SELECT count(*) FROM marked) >= 0")}
-  RETURNING 1
-), cycles AS (
-  ${cyclesUpsert(12, "(SELECT count(*) FROM daily) >= 0")}
-  RETURNING 1
-), installs AS (
-  ${installationsUpsert(15, "(SELECT count(*) FROM cycles) >= 0")}
-  RETURNING 1
-), last_used AS (
-  ${lastUsedUpsert(20, "(SELECT count(*) FROM installs) >= 0")}
-  RETURNING 1
-)
-SELECT count(*) AS last_used FROM last_used`,
-};
-
-/** The fast path's insert met a marker: some message had been applied (or was being applied) already. */
-function appliedBefore(error: unknown): boolean {
-  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
-  return code === "23505" && constraint === "usage_applied_pkey";
-}
-
-/** Applies messages none of which repeats another; false (and nothing written) when some had been applied before. */
-async function applyAllNew(db: Pool, messages: readonly UsageMessage[], rows: ReturnType<typeof aggregate>): Promise<boolean> {
-  const { daily, cycles, installs, lastUsed } = rows;
-  try {
-    await db.query({
-      name: APPLY_NEW.name,
-      text: APPLY_NEW.text,
-      values: [
-        ...markersValues(messages.map((m) => ({ stream: m.stream, messageId: m.messageId, atMs: m.batch.at }))),
-        ...dailyValues(daily),
-        ...cyclesValues(cycles),
-        ...installationsValues(installs),
-        ...lastUsedValues(lastUsed),
-      ],
-    });
-    return true;
-  } catch (error) {
-    if (appliedBefore(error)) return false;
-    throw error;
-  }
-}
-
-/**
  * Applies messages in one transaction; returns, per message, whether it was applied now
  * (false: applied before, or repeated in `messages`, and so added nothing).
  *
- * Mostly every message is new: then one statement applies them all (applyAllNew). When
+ * Mostly every message is new: then one statement applies them all (applyNewUsage, shared/verify/db/usage.ts). When
  * one had been applied before (a redelivery), or some installation was first recorded
  * pending (its notice needs the installation row written first, pending.ts), the long
  * way: BEGIN, the markers, then the rows of the messages marked now, COMMIT.
@@ -216,9 +144,9 @@ export async function applyUsageMessages(db: Pool, messages: readonly UsageMessa
   const all = aggregate(distinct.map((i) => messages[i].batch));
   if (
     all.pending.length === 0 &&
-    (await applyAllNew(
+    (await applyNewUsage(
       db,
-      markerOrder.map((i) => messages[i]),
+      markerOrder.map((i) => ({ stream: messages[i].stream, messageId: messages[i].messageId, atMs: messages[i].batch.at })),
       all,
     ))
   ) {

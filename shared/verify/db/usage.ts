@@ -26,7 +26,7 @@ export interface DailyRow {
 const params = (at: number, types: readonly string[]) => types.map((type, i) => `$${at + i}::${type}[]`).join(", ");
 const filter = (where: string) => (where === "" ? "" : `\n     WHERE ${where}`);
 
-export function dailyUpsert(at: number, where = ""): string {
+function dailyUpsert(at: number, where = ""): string {
   return `INSERT INTO usage_daily (key_id, org_id, day, endpoint, reason, counted, refused, calls)
      SELECT k, o, d, e, r, c, f, n
      FROM unnest(${params(at, ["date", "bigint", "bigint", "text", "text", "bigint", "bigint", "bigint"])}) AS t(d, k, o, e, r, c, f, n)${filter(where)}
@@ -36,7 +36,7 @@ export function dailyUpsert(at: number, where = ""): string {
        calls = usage_daily.calls + EXCLUDED.calls`;
 }
 
-export function dailyValues(rows: readonly DailyRow[]): unknown[] {
+function dailyValues(rows: readonly DailyRow[]): unknown[] {
   return [
     rows.map((r) => r.day),
     rows.map((r) => r.key),
@@ -60,14 +60,14 @@ export interface CycleRow {
   used: number;
 }
 
-export function cyclesUpsert(at: number, where = ""): string {
+function cyclesUpsert(at: number, where = ""): string {
   // Same expression as cycleUsed() in shared/accounts/db/orgs.ts, so the projector finds the row.
   return `INSERT INTO cycle_usage (org_id, cycle_start, used)
      SELECT o, to_timestamp(c / 1000.0), u FROM unnest(${params(at, ["bigint", "numeric", "bigint"])}) AS t(o, c, u)${filter(where)}
      ON CONFLICT (org_id, cycle_start) DO UPDATE SET used = cycle_usage.used + EXCLUDED.used`;
 }
 
-export function cyclesValues(rows: readonly CycleRow[]): unknown[] {
+function cyclesValues(rows: readonly CycleRow[]): unknown[] {
   return [rows.map((r) => r.org), rows.map((r) => r.cycle), rows.map((r) => r.used)];
 }
 
@@ -85,7 +85,7 @@ export interface InstallationRow {
   lastMs: number;
 }
 
-export function installationsUpsert(at: number, where = ""): string {
+function installationsUpsert(at: number, where = ""): string {
   // The first status written wins: an approval or block made meanwhile is kept.
   return `INSERT INTO installations (key_id, install, status, first_seen_at, last_seen_at)
      SELECT k, i, s, to_timestamp(f / 1000.0), to_timestamp(l / 1000.0)
@@ -95,7 +95,7 @@ export function installationsUpsert(at: number, where = ""): string {
        first_seen_at = LEAST(installations.first_seen_at, EXCLUDED.first_seen_at)`;
 }
 
-export function installationsValues(rows: readonly InstallationRow[]): unknown[] {
+function installationsValues(rows: readonly InstallationRow[]): unknown[] {
   return [
     rows.map((r) => r.key),
     rows.map((r) => r.install),
@@ -114,14 +114,14 @@ export async function writeInstallations(tx: Queryable, rows: InstallationRow[])
  * When each key was last used (clock ms), to the minute: a row already stamped in the
  * minute before is left alone, so a busy key costs no write per transaction.
  */
-export function lastUsedUpsert(at: number, where = ""): string {
+function lastUsedUpsert(at: number, where = ""): string {
   return `INSERT INTO key_last_used (key_id, last_used_at)
      SELECT k, to_timestamp(a / 1000.0) FROM unnest(${params(at, ["bigint", "numeric"])}) AS t(k, a)${filter(where)}
      ON CONFLICT (key_id) DO UPDATE SET last_used_at = EXCLUDED.last_used_at
      WHERE key_last_used.last_used_at < EXCLUDED.last_used_at - interval '1 minute'`;
 }
 
-export function lastUsedValues(rows: readonly { key: number; atMs: number }[]): unknown[] {
+function lastUsedValues(rows: readonly { key: number; atMs: number }[]): unknown[] {
   return [rows.map((r) => r.key), rows.map((r) => r.atMs)];
 }
 
@@ -137,12 +137,12 @@ export interface AppliedMarker {
 }
 
 /** The markers' insert, parameters from `at`; `onConflict`: "ON CONFLICT DO NOTHING", or "" to fail on a marker already there. */
-export function markersInsert(at: number, onConflict: string): string {
+function markersInsert(at: number, onConflict: string): string {
   return `INSERT INTO usage_applied (stream, message_id, applied_at)
      SELECT s, m, to_timestamp(a / 1000.0) FROM unnest(${params(at, ["text", "text", "numeric"])}) AS t(s, m, a)${onConflict === "" ? "" : `\n     ${onConflict}`}`;
 }
 
-export function markersValues(markers: readonly AppliedMarker[]): unknown[] {
+function markersValues(markers: readonly AppliedMarker[]): unknown[] {
   return [markers.map((m) => m.stream), markers.map((m) => m.messageId), markers.map((m) => m.atMs)];
 }
 
@@ -158,6 +158,78 @@ export async function markApplied(tx: Queryable, markers: readonly AppliedMarker
   );
   const index = new Map(markers.map((m, i) => [`${m.stream}\u0000${m.messageId}`, i]));
   return new Set(marked.rows.map((row) => index.get(`${row.stream}\u0000${row.message_id}`) as number));
+}
+
+/**
+ * The usage actor's fast path (actors/usage/handler.ts): the markers and the summed rows of
+ * messages none of which was applied before, in one statement (its own transaction: one round
+ * trip, where the long way takes BEGIN, a statement per table and COMMIT). The markers are
+ * inserted without ON CONFLICT: a message applied before (a redelivery), or being applied by
+ * another consumer that commits first, fails the whole statement on usage_applied's primary
+ * key, so nothing of it stays, and the caller applies them the long way, which skips what was
+ * applied. (A plain insert also costs PostgreSQL less than ON CONFLICT's speculative one.)
+ * Each upsert waits for the one before it (a subquery on its RETURNING rows), so tables are
+ * written in the long way's order: markers (a conflict is met before any usage row is
+ * locked), daily, cycles, installations, last use. Prepared once per connection.
+ */
+const APPLY_NEW = {
+  name: "usage-apply-new-v2",
+  text: `WITH marked AS (
+  ${markersInsert(1, "")}
+  RETURNING 1
+), daily AS (
+  ${dailyUpsert(4, "(SELECT count(*) FROM marked) >= 0")}
+  RETURNING 1
+), cycles AS (
+  ${cyclesUpsert(12, "(SELECT count(*) FROM daily) >= 0")}
+  RETURNING 1
+), installs AS (
+  ${installationsUpsert(15, "(SELECT count(*) FROM cycles) >= 0")}
+  RETURNING 1
+), last_used AS (
+  ${lastUsedUpsert(20, "(SELECT count(*) FROM installs) >= 0")}
+  RETURNING 1
+)
+SELECT count(*) AS last_used FROM last_used`,
+};
+
+/** The fast path's insert met a marker: some message had been applied (or was being applied) already. */
+function appliedBefore(error: unknown): boolean {
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  return code === "23505" && constraint === "usage_applied_pkey";
+}
+
+/**
+ * Applies `markers` (none repeating another) and their summed rows in one statement; false,
+ * and nothing written, when one had been applied before.
+ */
+export async function applyNewUsage(
+  db: Queryable,
+  markers: readonly AppliedMarker[],
+  rows: {
+    daily: readonly DailyRow[];
+    cycles: readonly CycleRow[];
+    installs: readonly InstallationRow[];
+    lastUsed: readonly { key: number; atMs: number }[];
+  },
+): Promise<boolean> {
+  try {
+    await db.query({
+      name: APPLY_NEW.name,
+      text: APPLY_NEW.text,
+      values: [
+        ...markersValues(markers),
+        ...dailyValues(rows.daily),
+        ...cyclesValues(rows.cycles),
+        ...installationsValues(rows.installs),
+        ...lastUsedValues(rows.lastUsed),
+      ],
+    });
+    return true;
+  } catch (error) {
+    if (appliedBefore(error)) return false;
+    throw error;
+  }
 }
 
 /**
