@@ -71,13 +71,6 @@ type Utf8Writer = { utf8Write(text: string, offset: number): number };
 export class ByteParts {
   constructor(readonly parts: readonly (Buffer | string)[]) {}
 
-  /** Length in bytes. */
-  get byteLength(): number {
-    let length = 0;
-    for (const part of this.parts) length += typeof part === "string" ? Buffer.byteLength(part) : part.length;
-    return length;
-  }
-
   /** The bytes written into `scratch` (grown when too short), as a view of it valid until its next use. */
   writeInto(scratch: { buffer: Buffer }): Buffer {
     let room = 0;
@@ -95,6 +88,7 @@ export class ByteParts {
     return out.subarray(0, at);
   }
 
+  /** The answer as text (tests, logs); the HTTP layer uses writeInto. */
   toString(): string {
     return Buffer.concat(this.parts.map((part) => (typeof part === "string" ? Buffer.from(part) : part))).toString("utf8");
   }

@@ -56,6 +56,8 @@ function hmac(key: string | Buffer, parts: readonly (string | Buffer)[], encodin
 
 /** Room after a key's inner pad for the message of hmacHexPadded; a longer message is hashed as text. */
 const PADDED_ROOM = 1024;
+/** Message lengths below this keep their view of the pad buffer (HmacPads.views). */
+const VIEWS_KEPT = 256;
 
 /** Buffer's own UTF-8 writer: Buffer.write without its argument checks (not in @types/node). */
 type Utf8Writer = { utf8Write(text: string, offset: number): number };
@@ -76,7 +78,7 @@ export interface HmacPads {
   readonly innerText: string;
   /** The outer pad block, then the 32 bytes the inner digest is written into. */
   readonly outer: Buffer;
-  /** inner.subarray(0, BLOCK + n), by message length n: made once per length, not per call. */
+  /** inner.subarray(0, BLOCK + n), by message length n below VIEWS_KEPT: made once per length, not per call. */
   readonly views: (Buffer | undefined)[];
 }
 
@@ -106,7 +108,12 @@ export function hmacHexPadded(pads: HmacPads, message: string): string {
   if (message.length * 3 <= PADDED_ROOM) {
     const length = (pads.inner as unknown as Utf8Writer).utf8Write(message, BLOCK);
     let bytes = pads.views[length];
-    if (bytes === undefined) pads.views[length] = bytes = pads.inner.subarray(0, BLOCK + length);
+    if (bytes === undefined) {
+      bytes = pads.inner.subarray(0, BLOCK + length);
+      // Views of the usual lengths are kept (a verify message is ~60-130 bytes): at most
+      // VIEWS_KEPT per key, however the lengths of the domains and nonces sent vary.
+      if (length < VIEWS_KEPT) pads.views[length] = bytes;
+    }
     innerDigest = hash("sha256", bytes, "binary");
   } else {
     innerDigest = hash("sha256", pads.innerText + message, "binary");
