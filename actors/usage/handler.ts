@@ -141,23 +141,14 @@ export async function applyUsageMessages(db: Pool, messages: readonly UsageMessa
   const markerOrder = [...distinct].sort(
     (a, b) => compareText(messages[a].stream, messages[b].stream) || compareText(messages[a].messageId, messages[b].messageId),
   );
+  const markers = markerOrder.map((i) => ({ stream: messages[i].stream, messageId: messages[i].messageId, atMs: messages[i].batch.at }));
   const all = aggregate(distinct.map((i) => messages[i].batch));
-  if (
-    all.pending.length === 0 &&
-    (await applyNewUsage(
-      db,
-      markerOrder.map((i) => ({ stream: messages[i].stream, messageId: messages[i].messageId, atMs: messages[i].batch.at })),
-      all,
-    ))
-  ) {
+  if (all.pending.length === 0 && (await applyNewUsage(db, markers, all))) {
     for (const i of distinct) applied[i] = true;
     return applied;
   }
   return transaction(db, async (tx) => {
-    const marked = await markApplied(
-      tx,
-      markerOrder.map((i) => ({ stream: messages[i].stream, messageId: messages[i].messageId, atMs: messages[i].batch.at })),
-    );
+    const marked = await markApplied(tx, markers);
     const markedNow = new Set([...marked].map((position) => markerOrder[position]));
     const fresh = distinct.filter((i) => markedNow.has(i));
     const { daily, cycles, installs, lastUsed, pending } = aggregate(fresh.map((i) => messages[i].batch));

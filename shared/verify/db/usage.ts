@@ -23,13 +23,18 @@ export interface DailyRow {
  * condition, or "") between the rows and the conflict clause: one text for the per-table
  * writes below and for the one-statement apply of actors/usage/handler.ts.
  */
+const DAILY_TYPES = ["date", "bigint", "bigint", "text", "text", "bigint", "bigint", "bigint"];
+const CYCLE_TYPES = ["bigint", "numeric", "bigint"];
+const INSTALLATION_TYPES = ["bigint", "text", "text", "numeric", "numeric"];
+const LAST_USED_TYPES = ["bigint", "numeric"];
+const MARKER_TYPES = ["text", "text", "numeric"];
 const params = (at: number, types: readonly string[]) => types.map((type, i) => `$${at + i}::${type}[]`).join(", ");
 const filter = (where: string) => (where === "" ? "" : `\n     WHERE ${where}`);
 
 function dailyUpsert(at: number, where = ""): string {
   return `INSERT INTO usage_daily (key_id, org_id, day, endpoint, reason, counted, refused, calls)
      SELECT k, o, d, e, r, c, f, n
-     FROM unnest(${params(at, ["date", "bigint", "bigint", "text", "text", "bigint", "bigint", "bigint"])}) AS t(d, k, o, e, r, c, f, n)${filter(where)}
+     FROM unnest(${params(at, DAILY_TYPES)}) AS t(d, k, o, e, r, c, f, n)${filter(where)}
      ON CONFLICT (key_id, day, endpoint, reason) DO UPDATE SET
        counted = usage_daily.counted + EXCLUDED.counted,
        refused = usage_daily.refused + EXCLUDED.refused,
@@ -63,7 +68,7 @@ export interface CycleRow {
 function cyclesUpsert(at: number, where = ""): string {
   // Same expression as cycleUsed() in shared/accounts/db/orgs.ts, so the projector finds the row.
   return `INSERT INTO cycle_usage (org_id, cycle_start, used)
-     SELECT o, to_timestamp(c / 1000.0), u FROM unnest(${params(at, ["bigint", "numeric", "bigint"])}) AS t(o, c, u)${filter(where)}
+     SELECT o, to_timestamp(c / 1000.0), u FROM unnest(${params(at, CYCLE_TYPES)}) AS t(o, c, u)${filter(where)}
      ON CONFLICT (org_id, cycle_start) DO UPDATE SET used = cycle_usage.used + EXCLUDED.used`;
 }
 
@@ -89,7 +94,7 @@ function installationsUpsert(at: number, where = ""): string {
   // The first status written wins: an approval or block made meanwhile is kept.
   return `INSERT INTO installations (key_id, install, status, first_seen_at, last_seen_at)
      SELECT k, i, s, to_timestamp(f / 1000.0), to_timestamp(l / 1000.0)
-     FROM unnest(${params(at, ["bigint", "text", "text", "numeric", "numeric"])}) AS t(k, i, s, f, l)${filter(where)}
+     FROM unnest(${params(at, INSTALLATION_TYPES)}) AS t(k, i, s, f, l)${filter(where)}
      ON CONFLICT (key_id, install) DO UPDATE SET
        last_seen_at = GREATEST(installations.last_seen_at, EXCLUDED.last_seen_at),
        first_seen_at = LEAST(installations.first_seen_at, EXCLUDED.first_seen_at)`;
@@ -116,7 +121,7 @@ export async function writeInstallations(tx: Queryable, rows: InstallationRow[])
  */
 function lastUsedUpsert(at: number, where = ""): string {
   return `INSERT INTO key_last_used (key_id, last_used_at)
-     SELECT k, to_timestamp(a / 1000.0) FROM unnest(${params(at, ["bigint", "numeric"])}) AS t(k, a)${filter(where)}
+     SELECT k, to_timestamp(a / 1000.0) FROM unnest(${params(at, LAST_USED_TYPES)}) AS t(k, a)${filter(where)}
      ON CONFLICT (key_id) DO UPDATE SET last_used_at = EXCLUDED.last_used_at
      WHERE key_last_used.last_used_at < EXCLUDED.last_used_at - interval '1 minute'`;
 }
@@ -139,7 +144,7 @@ export interface AppliedMarker {
 /** The markers' insert, parameters from `at`; `onConflict`: "ON CONFLICT DO NOTHING", or "" to fail on a marker already there. */
 function markersInsert(at: number, onConflict: string): string {
   return `INSERT INTO usage_applied (stream, message_id, applied_at)
-     SELECT s, m, to_timestamp(a / 1000.0) FROM unnest(${params(at, ["text", "text", "numeric"])}) AS t(s, m, a)${onConflict === "" ? "" : `\n     ${onConflict}`}`;
+     SELECT s, m, to_timestamp(a / 1000.0) FROM unnest(${params(at, MARKER_TYPES)}) AS t(s, m, a)${onConflict === "" ? "" : `\n     ${onConflict}`}`;
 }
 
 function markersValues(markers: readonly AppliedMarker[]): unknown[] {
@@ -172,22 +177,28 @@ export async function markApplied(tx: Queryable, markers: readonly AppliedMarker
  * written in the long way's order: markers (a conflict is met before any usage row is
  * locked), daily, cycles, installations, last use. Prepared once per connection.
  */
+// Where each upsert's parameters start in the one statement: after the ones before it.
+const DAILY_AT = 1 + MARKER_TYPES.length;
+const CYCLES_AT = DAILY_AT + DAILY_TYPES.length;
+const INSTALLATIONS_AT = CYCLES_AT + CYCLE_TYPES.length;
+const LAST_USED_AT = INSTALLATIONS_AT + INSTALLATION_TYPES.length;
+
 const APPLY_NEW = {
   name: "usage-apply-new-v2",
   text: `WITH marked AS (
   ${markersInsert(1, "")}
   RETURNING 1
 ), daily AS (
-  ${dailyUpsert(4, "(SELECT count(*) FROM marked) >= 0")}
+  ${dailyUpsert(DAILY_AT, "(SELECT count(*) FROM marked) >= 0")}
   RETURNING 1
 ), cycles AS (
-  ${cyclesUpsert(12, "(SELECT count(*) FROM daily) >= 0")}
+  ${cyclesUpsert(CYCLES_AT, "(SELECT count(*) FROM daily) >= 0")}
   RETURNING 1
 ), installs AS (
-  ${installationsUpsert(15, "(SELECT count(*) FROM cycles) >= 0")}
+  ${installationsUpsert(INSTALLATIONS_AT, "(SELECT count(*) FROM cycles) >= 0")}
   RETURNING 1
 ), last_used AS (
-  ${lastUsedUpsert(20, "(SELECT count(*) FROM installs) >= 0")}
+  ${lastUsedUpsert(LAST_USED_AT, "(SELECT count(*) FROM installs) >= 0")}
   RETURNING 1
 )
 SELECT count(*) AS last_used FROM last_used`,
