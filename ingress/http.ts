@@ -3,7 +3,6 @@ import ipaddr from "ipaddr.js";
 import uws from "uWebSockets.js";
 import type { Logger } from "../shared/platform/log.js";
 import { memoize } from "../shared/platform/memo.js";
-import type { Clock } from "../shared/platform/clock.js";
 import { REASONS, type Reason } from "../shared/platform/reasons.js";
 import { fault } from "./reply.js";
 import { ByteParts, RequestGoneError, type Charge, type FaultHook, type HttpReply, type HttpRequest } from "./types.js";
@@ -130,7 +129,6 @@ class UwsRequest implements HttpRequest {
     readonly query: string,
     readonly headers: Record<string, string>,
     readonly headerOrder: string[],
-    readonly receivedAt: number,
     readonly startedMs: number,
     private readonly res: uws.HttpResponse,
     private readonly state: ResponseState,
@@ -157,12 +155,11 @@ export function listen(options: {
   host: string;
   port: number;
   dispatch: Dispatch;
-  clock: Clock;
   logger: Logger;
   /** Resolves the client behind trusted proxies (client-address.ts); default: the connecting address. */
   clientAddress?: ClientAddressResolver;
 }): Promise<HttpServer> {
-  const { dispatch, clock, logger } = options;
+  const { dispatch, logger } = options;
   const clientAddress: ClientAddressResolver = options.clientAddress ?? ((connecting) => connecting);
   const app = uws.App();
 
@@ -231,7 +228,6 @@ export function listen(options: {
       req.getQuery() ?? "",
       headers,
       headerOrder,
-      clock.now(),
       performance.now(),
       res,
       state,

@@ -75,7 +75,6 @@ export async function startIngress(ctx: Context): Promise<RunningIngress> {
     host: ctx.config.host,
     port,
     dispatch: buildApp(deps),
-    clock: ctx.clock,
     logger: ctx.logger,
     clientAddress: createClientAddressResolver({ trustedProxies: ctx.config.trustedProxies, header: ctx.config.trustedProxyHeader }),
   });
@@ -86,7 +85,6 @@ export async function startIngress(ctx: Context): Promise<RunningIngress> {
     host: ctx.config.metricsHost,
     port: ctx.config.metricsPort,
     dispatch: metricsOnly(deps),
-    clock: ctx.clock,
     logger: ctx.logger,
   });
   return {

@@ -16,8 +16,6 @@ export interface HttpRequest {
    */
   readonly remoteAddress: string;
   readonly requestId: string;
-  /** Clock milliseconds when the request arrived. */
-  readonly receivedAt: number;
   /** Monotonic start in milliseconds (`performance.now()`), for latency_ms and the duration metric: a number, no BigInt per request. */
   readonly startedMs: number;
   /**

@@ -8,6 +8,7 @@ import {
   type EnforceOptions,
   type Prepared,
   type Resolved,
+  type SignedTokens,
 } from "../../shared/verify/index.js";
 import { isStorableText } from "../../shared/platform/validation.js";
 import type { IngressDeps } from "../deps.js";
@@ -16,7 +17,7 @@ import { RequestAsk } from "./gate.js";
 import { chargeOf } from "./refund.js";
 import { readParams, str, type Params } from "../params.js";
 import type { HttpReply, HttpRequest } from "../types.js";
-import { publicKey, refusal, successReply, verifySignature } from "./verify/answer.js";
+import { publicKey, refusal, successReply, verifySignature, type Success } from "./verify/answer.js";
 import { clientNotice } from "./verify/notice.js";
 import { verifyParams } from "./schemas.js";
 
@@ -66,40 +67,53 @@ function readVerifyParams(request: HttpRequest, params: Params, apiKey: string, 
   };
 }
 
+/** What a success needs beyond the answer's own fields: enough to sign its tokens when the memo holds none. */
+interface VerifySuccess extends Success {
+  deps: IngressDeps;
+  snapshot: Resolved;
+  /** The host the entitlement names (requestHost). */
+  host: string;
+}
+
+/** The signed tokens of a success, from the entitlement cache; a plain function, so a call makes no closure for it. */
+function signTokens(s: VerifySuccess): SignedTokens {
+  const { key } = s.prepared;
+  return s.deps.enforcer.entitlement(`${s.snapshot.key.v}|${s.snapshot.org.v}|${s.install ?? ""}|${s.host}`, s.ts, () => ({
+    iss: s.deps.baseUrl(),
+    keyId: key.id,
+    orgId: key.org_id,
+    domain: s.host,
+    scopes: scopesText(key.scopes),
+    environment: key.environment,
+    trial: key.is_trial,
+    install: s.install,
+    nowS: s.ts,
+  }));
+}
+
 function success(request: HttpRequest, deps: IngressDeps, prepared: Prepared, snapshot: Resolved, p: VerifyParams): HttpReply {
   // The clock read that judged and counted the call: one read per call.
   const now = p.ask.now;
   const ts = Math.floor(now / 1000);
-  const { key } = prepared;
   const domain = p.ask.domain ?? "";
-  // Keyed by the host the entitlement names, not the raw `domain`: a path or query after the
-  // host would make every call its own entry (and its own two signatures).
-  const host = requestHost(prepared, p.ask.domain);
-  const sign = () =>
-    deps.enforcer.entitlement(`${snapshot.key.v}|${snapshot.org.v}|${p.install ?? ""}|${host}`, ts, () => ({
-      iss: deps.baseUrl(),
-      keyId: key.id,
-      orgId: key.org_id,
-      domain: host,
-      scopes: scopesText(key.scopes),
-      environment: key.environment,
-      trial: key.is_trial,
-      install: p.install,
-      nowS: ts,
-    }));
-  return successReply(
+  return successReply<VerifySuccess>(
     {
       prepared,
       nowMs: now,
       domain,
       install: p.install,
       ts,
-      signature: verifySignature(p.apiKey, ts, key.id, domain, p.nonce),
+      signature: verifySignature(p.apiKey, ts, prepared.key.id, domain, p.nonce),
       nonce: p.nonce,
       latencyMs: Math.floor(performance.now() - request.startedMs),
       notice: p.notice,
+      deps,
+      snapshot,
+      // Keyed by the host the entitlement names, not the raw `domain`: a path or query after the
+      // host would make every call its own entry (and its own two signatures).
+      host: requestHost(prepared, p.ask.domain),
     },
-    sign,
+    signTokens,
   );
 }
 

@@ -58,7 +58,6 @@ export async function openInprocGateway(): Promise<InprocGateway> {
       body,
       remoteAddress: "127.0.0.1",
       requestId: `r${++sequence}`,
-      receivedAt: ctx.clock.now(),
       startedMs: performance.now(),
     });
   };

@@ -22,7 +22,6 @@ const request = (host: string): HttpRequest => ({
   body: Buffer.alloc(0),
   remoteAddress: "127.0.0.1",
   requestId: "t-1",
-  receivedAt: 0,
   startedMs: performance.now(),
 });
 

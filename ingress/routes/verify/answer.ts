@@ -166,13 +166,13 @@ export interface Success {
  * changes, and the HTTP layer copies the parts into its buffer (ByteParts). A string answer
  * was flattened, measured and encoded again by uWS on every call: about 1.5 µs of a 1.7 KB
  * answer (perf, 2026-11-26).
- * `sign` gives the signed tokens (`"entitlement":…,"entitlement_expires":…,"lifeline":…`)
+ * `sign(s)` gives the signed tokens (`"entitlement":…,"entitlement_expires":…,"lifeline":…`)
  * when the memo holds none for this domain and installation, or holds some past
  * ENTITLEMENT_REUSE_S. Field order: authorized, reason, key, domain, ts, expires_in,
  * signature, nonce, latency_ms, entitlement, entitlement_expires, lifeline,
  * browser_guard | firewall, notice.
  */
-export function successReply(s: Success, sign: () => SignedTokens): HttpReply {
+export function successReply<S extends Success>(s: S, sign: (s: S) => SignedTokens): HttpReply {
   const memo = memoOf(s.prepared);
   const key = cachedKey(s.prepared, s.nowMs, memo);
   let { head, tail } = memo;
@@ -187,7 +187,7 @@ export function successReply(s: Success, sign: () => SignedTokens): HttpReply {
     s.ts - tokens.at >= ENTITLEMENT_REUSE_S ||
     s.ts < tokens.at
   ) {
-    const fresh = sign();
+    const fresh = sign(s);
     head = Buffer.from(`{"authorized":true,"reason":"ok","key":${key.json},"domain":${JSON.stringify(s.domain)},"ts":`);
     tail = Buffer.from(`${fresh.json}${kindFields(s.prepared, memo)}`);
     memo.head = head;

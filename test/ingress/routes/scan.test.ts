@@ -219,7 +219,6 @@ describe("scan.php", () => {
         remoteAddress: "127.0.0.1",
         body: Buffer.from(JSON.stringify({ key: key3, domain: "good.test" })),
         requestId: "t",
-        receivedAt: gw.ctx.clock.now(),
         startedMs: performance.now(),
       };
       const reply = await scanRoute(300)(request, gw.ingress.deps);

@@ -20,7 +20,6 @@ describe("verify's answer made in the enforcer's callback", () => {
     body: Buffer.from(JSON.stringify({ key: "ak_live_abcdefghijklmnopqrstuvwxyz012345", domain: "shop.example" })),
     remoteAddress: "127.0.0.1",
     requestId: "r1",
-    receivedAt: 0,
     startedMs: 0,
   };
 

@@ -41,6 +41,24 @@ describe("memoize", () => {
     expect(calls.filter((s) => s === "junk0")).toHaveLength(2);
   });
 
+  it("answers a new copy of the last input from memory, and never takes a refused answer for the last one", () => {
+    const calls: string[] = [];
+    const check = memoize(
+      (s: string) => {
+        calls.push(s);
+        return s.startsWith("ok") ? s.length : null;
+      },
+      { keep: (value) => value !== null },
+    );
+    const parts = ["ok", "-", "key"];
+    // Each call's key is a new string (as a parsed request body makes it): equal text is one answer.
+    for (let i = 0; i < 3; i++) expect(check(parts.join(""))).toBe(6);
+    expect(calls).toEqual(["ok-key"]);
+    expect([check("junk"), check("junk")]).toEqual([null, null]);
+    expect(check("ok-key")).toBe(6);
+    expect(calls).toEqual(["ok-key", "junk", "junk"]);
+  });
+
   it("a remembered user-agent hash is the same bytes as a fresh one", () => {
     const ua = "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0";
     const fresh = createHash("sha256").update(ua, "utf8").digest().subarray(0, 16);

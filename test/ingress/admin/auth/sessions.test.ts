@@ -53,7 +53,6 @@ function request(method: string, headers: Record<string, string>): HttpRequest {
     body: Buffer.alloc(0),
     remoteAddress: "127.0.0.1",
     requestId: "test",
-    receivedAt: gw.ctx.clock.now(),
     startedMs: 0,
   };
 }
