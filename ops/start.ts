@@ -17,6 +17,7 @@ import { createRedis } from "../shared/platform/redis/client.js";
 import { createProjector } from "../shared/verify/index.js";
 import { startHeartbeat } from "../shared/platform/streams/alive.js";
 import { INGRESS_NODE_FLAGS } from "./node-flags.js";
+import { lowerActorPriority } from "./priority.js";
 import { ensureServices } from "./services.js";
 import { seedDemo } from "./seed.js";
 import { DEMO_PAGE_HOST } from "../ingress/routes/demo.js";
@@ -95,6 +96,7 @@ async function runActor(config: Config, name: string): Promise<void> {
     process.stderr.write(`unknown actor ${JSON.stringify(name)}; known: ${Object.keys(ACTORS).join(", ") || "none"}\n`);
     process.exit(2);
   }
+  lowerActorPriority(name, config.actorNice, createLogger(config.logLevel, `actor:${name}`));
   const ctx = await openContext(config, `actor:${name}`, { pgUser });
   const actor = await (await load())(ctx);
   const heartbeat = startHeartbeat(ctx.redis, ctx.keys, name, `${hostname()}-${process.pid}`);

@@ -71,6 +71,8 @@ export interface Config {
   readonly monitorIntervalHours: number;
   /** Overrides every actor's claim idle time (a dead consumer's entries are claimed after it); null keeps each actor's own. */
   readonly actorClaimIdleMs: number | null;
+  /** The nice value (0-19) every actor but the prober lowers its CPU priority to: the ingress goes first on shared cores (ops/start.ts). */
+  readonly actorNice: number;
   /** A PostgreSQL read replica for the read-only endpoints; null reads from DATABASE_URL. */
   readonly databaseReadUrl: string | null;
 }
@@ -184,6 +186,12 @@ export const ENVIRONMENT = [
     default: "",
     secret: false,
     meaning: "Overrides every actor's claim idle time in ms (default per actor, 30 s or 60 s); tests and fast failover.",
+  },
+  {
+    name: "ACTOR_NICE",
+    default: "10",
+    secret: false,
+    meaning: "CPU priority (nice, 0-19) of every actor process but the prober; 0 runs them at the ingress's priority.",
   },
 ] as const;
 
@@ -471,6 +479,7 @@ export function loadConfig(env: Env): Config {
     monitorIntervalHours: count(env, "MONITOR_INTERVAL_HOURS", 24, 720),
     databaseReadUrl: optional(env, "DATABASE_READ_URL") === null ? null : url(env, "DATABASE_READ_URL", "", ["postgres:", "postgresql:"]),
     actorClaimIdleMs: optional(env, "ACTOR_CLAIM_IDLE_MS") === null ? null : integer(env, "ACTOR_CLAIM_IDLE_MS", 30_000, 300, 3_600_000),
+    actorNice: integer(env, "ACTOR_NICE", 10, 0, 19),
   });
 }
 

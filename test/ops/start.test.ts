@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { userInfo } from "node:os";
+import { getPriority, userInfo } from "node:os";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../../ops/cli.js";
@@ -77,6 +77,17 @@ describe("npm start (supervisor)", () => {
     });
     expect(invited.status).toBe(200);
     expect(((await invited.json()) as { member: { email: string } }).member.email).toBe("owner@demo.example");
+
+    // Actors run at a lower CPU priority than the ingress (ACTOR_NICE, 10 by default), all but
+    // the prober, which times the service's answers (ops/priority.ts).
+    const pidOf = (role: string) => Number(new RegExp(`"role":"${role}","pid":(\\d+)`).exec(output)?.[1]);
+    const base = getPriority();
+    for (const role of ["actor usage", "actor scanner", "actor siem"]) {
+      expect(pidOf(role), role).toBeGreaterThan(0);
+      await waitFor(() => getPriority(pidOf(role)) === Math.max(base, 10), 15_000);
+    }
+    expect(getPriority(pidOf("actor prober"))).toBe(base);
+    expect(getPriority(pidOf("ingress"))).toBe(base);
 
     // A crashed ingress is restarted by the supervisor (same port: PORT=0 picks a new one, so wait for a new line).
     const ingressPid = Number(/"role":"ingress","pid":(\d+)/.exec(output)?.[1]);

@@ -61,6 +61,12 @@ describe("loadConfig", () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it("runs actors at nice 10 unless ACTOR_NICE says otherwise (0 keeps the ingress's priority)", () => {
+    expect(loadConfig({}).actorNice).toBe(10);
+    expect(loadConfig({ ACTOR_NICE: "0" }).actorNice).toBe(0);
+    expect(loadConfig({ ACTOR_NICE: "19" }).actorNice).toBe(19);
+  });
+
   it("treats an empty value as unset", () => {
     const config = loadConfig({ PORT: "", ADMIN_TOKEN: "", GATEWAY_TEST_CLOCK: "", DNS_RESOLVER: "", REDIS_PREFIX: "" });
     expect(config).toMatchObject({ port: 8080, adminToken: null, testClock: false, dnsResolver: null, redisPrefix: "gw:" });
@@ -218,6 +224,8 @@ describe("loadConfig", () => {
     ["SMTP_URL", "http://mail"],
     ["GATEWAY_ENV", "staging"],
     ["LOG_LEVEL", "loud"],
+    ["ACTOR_NICE", "20"],
+    ["ACTOR_NICE", "-5"],
   ])("refuses %s=%j with a ConfigError naming it", (name, value) => {
     const error = configError({ [name]: value });
     expect(error.variable).toBe(name);
