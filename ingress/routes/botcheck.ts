@@ -1,4 +1,4 @@
-import { pooledRandomBytes } from "../../shared/platform/crypto/hash.js";
+import { pooledRandomHex } from "../../shared/platform/crypto/hash.js";
 import {
   assess,
   type BotcheckReason,
@@ -6,7 +6,7 @@ import {
   type ChallengeIssue,
   challengeAnswer,
   challengeRecord,
-  createNonce,
+  NONCE_BYTES,
   DECISIVE,
   difficulties,
   evaluateGrant,
@@ -158,7 +158,7 @@ async function storeChallenge(
   };
   const record = serializeChallenge(challengeRecord(issue));
   for (let attempt = 0; attempt < 3; attempt++) {
-    const nonce = createNonce(pooledRandomBytes);
+    const nonce = pooledRandomHex(NONCE_BYTES);
     if (await deps.botcheck.writeChallenge(deps.keys.challenge(nonce), record, CHALLENGE_TTL_S)) return nonce;
   }
   throw new Error("could not store a fresh challenge nonce");

@@ -22,6 +22,7 @@ export {
   type ChallengeRecord,
   challengeRecord,
   createNonce,
+  NONCE_BYTES,
   evaluateGrant,
   type GrantAttempt,
   type GrantDecision,

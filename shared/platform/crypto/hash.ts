@@ -180,17 +180,24 @@ export function randomToken(length: number): string {
   return out;
 }
 
-// CSPRNG output fetched 4 KiB at a time: one syscall-backed fill serves 256 nonces.
+// CSPRNG output fetched 4 KiB at a time: one syscall-backed fill serves 256 nonces of 16 bytes.
 let pool = Buffer.alloc(0);
 let poolOffset = 0;
 
-/** Cryptographically random bytes from a pooled buffer (a private copy each call). */
-export function pooledRandomBytes(size: number): Buffer {
+/** Buffer's own hex encoder: toString("hex", start, end) without its argument checks (not in @types/node). */
+type HexSlicer = { hexSlice(start: number, end: number): string };
+
+/**
+ * `size` cryptographically random bytes from a pooled buffer, as lower-case hex (a bot-check
+ * challenge's nonce): read straight off the pool, then wiped there, with no Buffer made per
+ * call (copying them out first cost about as much as the rest of making a nonce).
+ */
+export function pooledRandomHex(size: number): string {
   if (poolOffset + size > pool.length) {
     pool = randomBytes(Math.max(4096, size));
     poolOffset = 0;
   }
-  const out = Buffer.from(pool.subarray(poolOffset, poolOffset + size));
+  const out = (pool as unknown as HexSlicer).hexSlice(poolOffset, poolOffset + size);
   pool.fill(0, poolOffset, poolOffset + size);
   poolOffset += size;
   return out;

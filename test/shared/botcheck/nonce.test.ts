@@ -7,9 +7,11 @@ import {
   evaluateGrant,
   type GrantAttempt,
   isNonce,
+  NONCE_BYTES,
   parseChallenge,
   serializeChallenge,
 } from "../../../shared/botcheck/nonce.js";
+import { pooledRandomHex } from "../../../shared/platform/crypto/hash.js";
 import { networkHash } from "../../../shared/botcheck/network.js";
 import { proofBits } from "../../../shared/botcheck/proof.js";
 import { uaHash } from "../../../shared/botcheck/ua-hash.js";
@@ -54,6 +56,17 @@ describe("challenge nonce", () => {
     expect(CHALLENGE_TTL_MS).toBe(120_000);
   });
 
+  it("draws a route's nonces from the pooled CSPRNG as hex: well formed and never repeated", () => {
+    const seen = new Set<string>();
+    // Past one 4 KiB fill of the pool, so a refill is crossed.
+    for (let i = 0; i < 600; i++) {
+      const nonce = pooledRandomHex(NONCE_BYTES);
+      expect(isNonce(nonce)).toBe(true);
+      seen.add(nonce);
+    }
+    expect(seen.size).toBe(600);
+  });
+
   it("is 16 random bytes in hex, from the given source", () => {
     expect(createNonce(() => Buffer.alloc(16, 0xab))).toBe("ab".repeat(16));
     const a = createNonce();
@@ -82,6 +95,31 @@ describe("challenge nonce", () => {
     });
     expect(JSON.parse(serializeChallenge(record))).toEqual(record);
     expect(parseChallenge(serializeChallenge(record))).toEqual(record);
+  });
+
+  it("writes a record as JSON.stringify does, whatever its fields hold", () => {
+    const record = challengeRecord({
+      keyId: 42,
+      nowMs: issuedAtMs,
+      userAgent: UA.chromeWindows,
+      address: ADDRESS,
+      difficulty: 8,
+      withoutEvidence: 10,
+    });
+    const { keyId, uaHash: ua, netHash, difficulty, withoutEvidence } = record;
+    expect(serializeChallenge(record)).toBe(JSON.stringify({ keyId, issuedAtMs, uaHash: ua, netHash, difficulty, withoutEvidence }));
+    // Fields the hand-written form does not expect take JSON.stringify's way: still valid, same text.
+    for (const odd of [
+      { ...record, keyId: 'a"b\\c\u2028' },
+      { ...record, uaHash: 'AB"CD' },
+      { ...record, netHash: "x\n" },
+      { ...record, issuedAtMs: 1.5 },
+      { ...record, difficulty: Number.NaN },
+    ]) {
+      const text = serializeChallenge(odd);
+      expect(text).toBe(JSON.stringify(odd));
+      expect(() => JSON.parse(text)).not.toThrow();
+    }
   });
 
   it.each([
