@@ -1,4 +1,3 @@
-import { pooledRandomHex } from "../../shared/platform/crypto/hash.js";
 import {
   assess,
   type BotcheckReason,
@@ -6,7 +5,7 @@ import {
   type ChallengeIssue,
   challengeAnswer,
   challengeRecord,
-  NONCE_BYTES,
+  createNonce,
   DECISIVE,
   difficulties,
   evaluateGrant,
@@ -158,7 +157,7 @@ async function storeChallenge(
   };
   const record = serializeChallenge(challengeRecord(issue));
   for (let attempt = 0; attempt < 3; attempt++) {
-    const nonce = pooledRandomHex(NONCE_BYTES);
+    const nonce = createNonce();
     if (await deps.botcheck.writeChallenge(deps.keys.challenge(nonce), record, CHALLENGE_TTL_S)) return nonce;
   }
   throw new Error("could not store a fresh challenge nonce");

@@ -22,7 +22,6 @@ export {
   type ChallengeRecord,
   challengeRecord,
   createNonce,
-  NONCE_BYTES,
   evaluateGrant,
   type GrantAttempt,
   type GrantDecision,

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { pooledRandomHex } from "../platform/crypto/hash.js";
 import type { InteractionVerdict } from "./interaction.js";
 import { networkHash } from "./network.js";
 import { proofBits } from "./proof.js";
@@ -49,8 +49,9 @@ export interface GrantAttempt {
 }
 
 /** 16 random bytes as 32 lower-case hex characters. */
-export function createNonce(random: (size: number) => Buffer = randomBytes): string {
-  return random(NONCE_BYTES).toString("hex");
+export function createNonce(random?: (size: number) => Buffer): string {
+  // The CSPRNG's output pooled 4 KiB at a time, read as hex where it lies (no Buffer per nonce).
+  return random === undefined ? pooledRandomHex(NONCE_BYTES) : random(NONCE_BYTES).toString("hex");
 }
 
 /** Check a nonce's shape before looking it up: a malformed one is `invalid_challenge`. */

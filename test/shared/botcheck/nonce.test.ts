@@ -7,11 +7,9 @@ import {
   evaluateGrant,
   type GrantAttempt,
   isNonce,
-  NONCE_BYTES,
   parseChallenge,
   serializeChallenge,
 } from "../../../shared/botcheck/nonce.js";
-import { pooledRandomHex } from "../../../shared/platform/crypto/hash.js";
 import { networkHash } from "../../../shared/botcheck/network.js";
 import { proofBits } from "../../../shared/botcheck/proof.js";
 import { uaHash } from "../../../shared/botcheck/ua-hash.js";
@@ -56,11 +54,11 @@ describe("challenge nonce", () => {
     expect(CHALLENGE_TTL_MS).toBe(120_000);
   });
 
-  it("draws a route's nonces from the pooled CSPRNG as hex: well formed and never repeated", () => {
+  it("draws nonces from the pooled CSPRNG as hex: well formed and never repeated", () => {
     const seen = new Set<string>();
     // Past one 4 KiB fill of the pool, so a refill is crossed.
     for (let i = 0; i < 600; i++) {
-      const nonce = pooledRandomHex(NONCE_BYTES);
+      const nonce = createNonce();
       expect(isNonce(nonce)).toBe(true);
       seen.add(nonce);
     }
