@@ -1,5 +1,4 @@
 import { getPriority, setPriority } from "node:os";
-import type { Logger } from "../shared/platform/log.js";
 
 /**
  * Actors work behind the requests: what they write can wait milliseconds, a verify answer
@@ -17,13 +16,16 @@ export const TIMING_ACTORS: ReadonlySet<string> = new Set(["prober"]);
 /**
  * Lowers this process's CPU priority to `nice` for actor `name` (never raises it: a process
  * started nicer stays so). Linux sets it for the calling thread, the main one, and the
- * threads started after it (libuv's pool) inherit it: call it first thing.
+ * threads started after it (libuv's pool) inherit it: call it first thing, before the
+ * process has a logger. Returns what kept it from lowering the priority, for the caller to
+ * log, or null.
  */
-export function lowerActorPriority(name: string, nice: number, logger: Logger): void {
-  if (nice === 0 || TIMING_ACTORS.has(name)) return;
+export function lowerActorPriority(name: string, nice: number): unknown {
+  if (nice === 0 || TIMING_ACTORS.has(name)) return null;
   try {
     if (getPriority() < nice) setPriority(nice);
+    return null;
   } catch (error) {
-    logger.warn({ err: error, actor: name, nice }, "cannot lower the actor's CPU priority; it runs at the ingress's");
+    return error;
   }
 }

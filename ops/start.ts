@@ -96,8 +96,14 @@ async function runActor(config: Config, name: string): Promise<void> {
     process.stderr.write(`unknown actor ${JSON.stringify(name)}; known: ${Object.keys(ACTORS).join(", ") || "none"}\n`);
     process.exit(2);
   }
-  lowerActorPriority(name, config.actorNice, createLogger(config.logLevel, `actor:${name}`));
+  const niceFault = lowerActorPriority(name, config.actorNice);
   const ctx = await openContext(config, `actor:${name}`, { pgUser });
+  if (niceFault !== null) {
+    ctx.logger.warn(
+      { err: niceFault, actor: name, nice: config.actorNice },
+      "cannot lower the actor's CPU priority; it runs at the ingress's",
+    );
+  }
   const actor = await (await load())(ctx);
   const heartbeat = startHeartbeat(ctx.redis, ctx.keys, name, `${hostname()}-${process.pid}`);
   ctx.logger.info({ actor: name }, "actor running");
